@@ -1,0 +1,1 @@
+module.exports = { forbidden: [], options: { parser: "swc", doNotFollow: { path: "node_modules" } } };
