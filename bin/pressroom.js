@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+// The `pressroom` command. Sources are TypeScript, run through tsx's loader
+// so that there is no build step between an edit and a run.
+import { register } from "tsx/esm/api";
+
+register();
+const { main } = await import("./cli.ts");
+process.exitCode = await main(process.argv.slice(2), process.env);

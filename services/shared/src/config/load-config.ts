@@ -1,0 +1,199 @@
+import { ConfigError } from "../errors.ts";
+import {
+  type LogLevel,
+  portSchema,
+  type VariableName,
+  type VariableValue,
+  variableSpecs,
+  variables,
+} from "./variables.ts";
+
+/** Each process's own default port; `PORT` overrides it, `0` picks a free one. */
+export const DEFAULT_PORTS = { content: 4100, site: 4101, webhook: 4102, preview: 4104 } as const;
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export interface ServerConfig {
+  host: string;
+  port: number;
+}
+
+export interface PrismicConfig {
+  repository: string;
+  /** Document API v2 endpoint; derived from the repository unless PRISMIC_ENDPOINT is set. */
+  endpoint: string;
+  accessToken: string | undefined;
+  timeoutMs: number;
+  cacheTtlMs: number;
+  cacheMaxEntries: number;
+  rateLimitRetries: number;
+}
+
+export interface ContentServiceConfig extends ServerConfig {
+  logLevel: LogLevel;
+  repository: string;
+  dataDir: string;
+  seedDir: string | undefined;
+  webhookUrl: string | undefined;
+  webhookSecret: string | undefined;
+  publicUrl: string | undefined;
+  refHistory: number;
+  previewTtlMs: number;
+}
+
+export interface ContentReaderConfig {
+  logLevel: LogLevel;
+  prismic: PrismicConfig;
+}
+
+export interface StorageConfig {
+  /** `file://<dir>`, `s3://<bucket>/<prefix>` or `memory:`. */
+  url: string;
+  s3Endpoint: string | undefined;
+  s3Region: string;
+}
+
+export interface PublisherConfig extends ContentReaderConfig {
+  redisUrl: string;
+  storage: StorageConfig;
+  siteUrl: string;
+}
+
+export interface WebhookConfig extends ServerConfig {
+  logLevel: LogLevel;
+  repository: string;
+  webhookSecret: string;
+  redisUrl: string;
+}
+
+export interface SiteConfig extends ServerConfig {
+  logLevel: LogLevel;
+  storage: StorageConfig;
+  siteUrl: string;
+}
+
+/**
+ * Reads variables from `env` and collects every problem before failing, so an
+ * operator fixes a bad deployment in one round instead of one variable at a time.
+ */
+class EnvReader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  get<N extends VariableName>(name: N): VariableValue<N> {
+    const spec = variables[name];
+    return this.parse(name, spec.schema, spec.fix, variableSpecs[name]?.secret === true) as VariableValue<N>;
+  }
+
+  port(fallback: number): number {
+    return this.parse("PORT", portSchema(fallback), variables.PORT.fix) as number;
+  }
+
+  required<N extends VariableName>(name: N, why: string): NonNullable<VariableValue<N>> {
+    const value = this.get(name);
+    if (value === undefined) this.problems.push(`${name} is not set: ${why}. ${variables[name].fix}`);
+    return value as NonNullable<VariableValue<N>>;
+  }
+
+  done(): void {
+    if (this.problems.length > 0) throw new ConfigError(this.problems);
+  }
+
+  private parse(name: string, schema: { safeParse(v: unknown): SafeResult }, fix: string, secret = false): unknown {
+    const raw = this.env[name];
+    // An empty variable means "unset": docker-compose writes `FOO=` for optional values.
+    const result = schema.safeParse(raw === "" ? undefined : raw);
+    if (result.success) return result.data;
+    const reason = result.error.issues.map((issue) => issue.message).join("; ");
+    const shown = secret ? "(hidden)" : JSON.stringify(raw ?? "");
+    this.problems.push(`${name}=${shown} is ${reason}. ${fix}`);
+    return undefined;
+  }
+}
+
+type SafeResult = { success: true; data: unknown } | { success: false; error: { issues: { message: string }[] } };
+
+function prismicConfig(read: EnvReader): PrismicConfig {
+  const repository = read.get("PRISMIC_REPOSITORY");
+  return {
+    repository,
+    endpoint: read.get("PRISMIC_ENDPOINT") ?? `https://${repository}.cdn.prismic.io/api/v2`,
+    accessToken: read.get("PRISMIC_ACCESS_TOKEN"),
+    timeoutMs: read.get("PRISMIC_TIMEOUT_MS"),
+    cacheTtlMs: read.get("PRISMIC_CACHE_TTL_MS"),
+    cacheMaxEntries: read.get("PRISMIC_CACHE_MAX_ENTRIES"),
+    rateLimitRetries: read.get("PRISMIC_RATE_LIMIT_RETRIES"),
+  };
+}
+
+function storageConfig(read: EnvReader): StorageConfig {
+  return { url: read.get("STORAGE_URL"), s3Endpoint: read.get("S3_ENDPOINT"), s3Region: read.get("S3_REGION") };
+}
+
+const loaders = {
+  /** `pressroom content`: the local, Prismic-compatible content service. */
+  content(read: EnvReader): ContentServiceConfig {
+    return {
+      host: read.get("HOST"),
+      port: read.port(DEFAULT_PORTS.content),
+      logLevel: read.get("LOG_LEVEL"),
+      repository: read.get("PRISMIC_REPOSITORY"),
+      dataDir: read.get("CONTENT_DATA_DIR"),
+      seedDir: read.get("CONTENT_SEED_DIR"),
+      webhookUrl: read.get("CONTENT_WEBHOOK_URL"),
+      webhookSecret: read.get("WEBHOOK_SECRET"),
+      publicUrl: read.get("CONTENT_PUBLIC_URL"),
+      refHistory: read.get("CONTENT_REF_HISTORY"),
+      previewTtlMs: read.get("CONTENT_PREVIEW_TTL_MS"),
+    };
+  },
+  /** Any process that reads content through the content client (build, worker, preview). */
+  reader(read: EnvReader): ContentReaderConfig {
+    return { logLevel: read.get("LOG_LEVEL"), prismic: prismicConfig(read) };
+  },
+  /** `pressroom build` and the worker: read content, render, write to storage, queue in Redis. */
+  publisher(read: EnvReader): PublisherConfig {
+    return {
+      logLevel: read.get("LOG_LEVEL"),
+      prismic: prismicConfig(read),
+      redisUrl: read.get("REDIS_URL"),
+      storage: storageConfig(read),
+      siteUrl: read.get("SITE_URL"),
+    };
+  },
+  /** `pressroom serve webhook`: refuses to start without the secret it must check. */
+  webhook(read: EnvReader): WebhookConfig {
+    return {
+      host: read.get("HOST"),
+      port: read.port(DEFAULT_PORTS.webhook),
+      logLevel: read.get("LOG_LEVEL"),
+      repository: read.get("PRISMIC_REPOSITORY"),
+      webhookSecret: read.required("WEBHOOK_SECRET", "the receiver checks every delivery against it"),
+      redisUrl: read.get("REDIS_URL"),
+    };
+  },
+  /** `pressroom serve site`: serves the rendered site from storage. */
+  site(read: EnvReader): SiteConfig {
+    return {
+      host: read.get("HOST"),
+      port: read.port(DEFAULT_PORTS.site),
+      logLevel: read.get("LOG_LEVEL"),
+      storage: storageConfig(read),
+      siteUrl: read.get("SITE_URL"),
+    };
+  },
+};
+
+export type ProcessName = keyof typeof loaders;
+export type ConfigOf<P extends ProcessName> = ReturnType<(typeof loaders)[P]>;
+
+/**
+ * Parses the environment for one process. Pure: it reads only `env`, so tests
+ * pass plain objects. Throws a ConfigError listing every bad value and its fix.
+ */
+export function loadConfig<P extends ProcessName>(process: P, env: Env): ConfigOf<P> {
+  const read = new EnvReader(env);
+  const config = loaders[process](read) as ConfigOf<P>;
+  read.done();
+  return config;
+}

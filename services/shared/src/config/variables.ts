@@ -1,0 +1,170 @@
+import { z } from "zod";
+
+/**
+ * Every environment variable Pressroom reads, in one place: its schema, its
+ * default, and the sentence that tells an operator how to fix a bad value.
+ * docs/configuration.md documents each of them (a test keeps the two in step).
+ */
+export interface VariableSpec<T> {
+  schema: z.ZodType<T>;
+  /** Says what a good value looks like; shown when the value is refused. */
+  fix: string;
+  /** The value is never echoed back in an error message (it would end up in logs). */
+  secret?: boolean;
+}
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+const trimmed = () => z.string().trim();
+const optionalString = () =>
+  trimmed()
+    .optional()
+    .transform((v) => (v ? v : undefined));
+
+const httpUrl = () =>
+  trimmed().refine((v) => {
+    try {
+      const url = new URL(v);
+      return url.protocol === "http:" || url.protocol === "https:";
+    } catch {
+      return false;
+    }
+  }, "not an http(s) URL");
+
+const port = (fallback: number) =>
+  trimmed()
+    .default(String(fallback))
+    .refine((v) => /^\d+$/.test(v) && Number(v) <= 65535, "not an integer from 0 to 65535")
+    .transform(Number);
+
+const positiveInt = (fallback: number, max = Number.MAX_SAFE_INTEGER) =>
+  trimmed()
+    .default(String(fallback))
+    .refine((v) => /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= max, `not an integer from 1 to ${max}`)
+    .transform(Number);
+
+const nonNegativeInt = (fallback: number, max: number) =>
+  trimmed()
+    .default(String(fallback))
+    .refine((v) => /^\d+$/.test(v) && Number(v) <= max, `not an integer from 0 to ${max}`)
+    .transform(Number);
+
+export const variables = {
+  HOST: {
+    schema: trimmed().min(1).default("127.0.0.1"),
+    fix: "Set HOST to the interface to listen on, e.g. 127.0.0.1 (this machine only) or 0.0.0.0 (all, as in containers).",
+  },
+  PORT: {
+    schema: trimmed().optional(),
+    fix: "Set PORT to a free TCP port (0 to 65535), or 0 to let the system pick one.",
+  },
+  LOG_LEVEL: {
+    schema: trimmed().toLowerCase().default("info").pipe(z.enum(LOG_LEVELS, { message: "not a log level" })),
+    fix: `Set LOG_LEVEL to one of ${LOG_LEVELS.join(", ")}.`,
+  },
+  PRISMIC_REPOSITORY: {
+    schema: trimmed()
+      .default("demo")
+      .refine((v) => SLUG.test(v), "not a Prismic repository name"),
+    fix: "Set PRISMIC_REPOSITORY to the repository name, the part before .prismic.io (lower-case letters, digits, dashes).",
+  },
+  PRISMIC_ENDPOINT: {
+    schema: optionalString().pipe(
+      httpUrl()
+        .refine((v) => /\/api\/v2\/?$/.test(new URL(v).pathname), "does not end in /api/v2")
+        .optional(),
+    ),
+    fix: "Set PRISMIC_ENDPOINT to a Document API v2 URL such as https://my-repo.cdn.prismic.io/api/v2 or http://127.0.0.1:4100/api/v2, or unset it to derive it from PRISMIC_REPOSITORY.",
+  },
+  PRISMIC_ACCESS_TOKEN: {
+    schema: optionalString(),
+    fix: "Set PRISMIC_ACCESS_TOKEN to a permanent access token from the repository's API & Security settings, or unset it for a public API.",
+    secret: true,
+  },
+  PRISMIC_TIMEOUT_MS: {
+    schema: positiveInt(10_000, 300_000),
+    fix: "Set PRISMIC_TIMEOUT_MS to the milliseconds to wait for a content API answer (1 to 300000).",
+  },
+  PRISMIC_CACHE_TTL_MS: {
+    schema: nonNegativeInt(5_000, 3_600_000),
+    fix: "Set PRISMIC_CACHE_TTL_MS to how long API answers are reused, in milliseconds (0 turns the cache off).",
+  },
+  PRISMIC_CACHE_MAX_ENTRIES: {
+    schema: positiveInt(1_000, 1_000_000),
+    fix: "Set PRISMIC_CACHE_MAX_ENTRIES to a positive integer.",
+  },
+  PRISMIC_RATE_LIMIT_RETRIES: {
+    schema: nonNegativeInt(3, 20),
+    fix: "Set PRISMIC_RATE_LIMIT_RETRIES to how often a 429 answer is retried (0 to 20).",
+  },
+  REDIS_URL: {
+    schema: trimmed()
+      .default("redis://127.0.0.1:6379")
+      .refine((v) => /^rediss?:\/\//.test(v) && URL.canParse(v), "not a redis:// or rediss:// URL"),
+    fix: "Set REDIS_URL to redis://host:6379 (or rediss:// for TLS); add a password as redis://:password@host:6379.",
+    secret: true,
+  },
+  STORAGE_URL: {
+    schema: trimmed()
+      .default("file://./data/site")
+      .refine(
+        (v) => /^file:\/\/.+/.test(v) || /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(v) || v === "memory:",
+        "not file://<dir>, s3://<bucket>/<prefix> or memory:",
+      ),
+    fix: "Set STORAGE_URL to file://<folder> (e.g. file://./data/site) or s3://<bucket>/<prefix>.",
+  },
+  S3_ENDPOINT: {
+    schema: optionalString().pipe(httpUrl().optional()),
+    fix: "Set S3_ENDPOINT to the S3-compatible endpoint URL (e.g. http://minio:9000), or unset it for AWS S3.",
+  },
+  S3_REGION: {
+    schema: trimmed().min(1).default("us-east-1"),
+    fix: "Set S3_REGION to the bucket's region, e.g. eu-west-1 (any value for MinIO).",
+  },
+  WEBHOOK_SECRET: {
+    schema: optionalString().pipe(z.string().min(16, "shorter than 16 characters").optional()),
+    fix: "Set WEBHOOK_SECRET to the secret of the Prismic webhook (at least 16 characters; e.g. `openssl rand -hex 24`).",
+    secret: true,
+  },
+  SITE_URL: {
+    schema: trimmed()
+      .default("http://127.0.0.1:4101")
+      .pipe(httpUrl())
+      .transform((v) => v.replace(/\/+$/, "")),
+    fix: "Set SITE_URL to the public origin of the website, e.g. https://www.example.com (used for canonical links and the sitemap).",
+  },
+  CONTENT_DATA_DIR: {
+    schema: trimmed().min(1).default("./data/content"),
+    fix: "Set CONTENT_DATA_DIR to a writable folder where the local content service keeps its repository.",
+  },
+  CONTENT_SEED_DIR: {
+    schema: optionalString(),
+    fix: "Set CONTENT_SEED_DIR to a folder holding documents/*.json (e.g. made by `npm run demo:generate`), or unset it to seed the demo repository.",
+  },
+  CONTENT_WEBHOOK_URL: {
+    schema: optionalString().pipe(httpUrl().optional()),
+    fix: "Set CONTENT_WEBHOOK_URL to the webhook receiver's URL, e.g. http://127.0.0.1:4102/webhooks/prismic, or unset it.",
+  },
+  CONTENT_PUBLIC_URL: {
+    schema: optionalString().pipe(httpUrl().optional()),
+    fix: "Set CONTENT_PUBLIC_URL to the URL other processes reach the local content service at (e.g. http://content:4100), or unset it to use the listening address.",
+  },
+  CONTENT_REF_HISTORY: {
+    schema: positiveInt(50, 10_000),
+    fix: "Set CONTENT_REF_HISTORY to how many earlier master refs stay queryable before they answer 410 (1 to 10000).",
+  },
+  CONTENT_PREVIEW_TTL_MS: {
+    schema: positiveInt(24 * 3_600_000),
+    fix: "Set CONTENT_PREVIEW_TTL_MS to how long a preview token stays valid, in milliseconds.",
+  },
+} satisfies Record<string, VariableSpec<unknown>>;
+
+export const variableSpecs: Readonly<Record<string, VariableSpec<unknown>>> = variables;
+
+export type VariableName = keyof typeof variables;
+export type VariableValue<N extends VariableName> = z.output<(typeof variables)[N]["schema"]>;
+
+export const portSchema = port;

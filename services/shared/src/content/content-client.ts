@@ -1,0 +1,93 @@
+import { Client, type ClientConfig } from "@prismicio/client";
+import type { PrismicConfig } from "../config/index.ts";
+import type { Logger } from "../logger.ts";
+import { type ContentFetch, createContentFetch } from "./content-fetch.ts";
+import type { ContentSchema } from "./content-schema.ts";
+import { guardQuery, type QueryParams } from "./query-guard.ts";
+import { contentRoutes } from "./routes.ts";
+
+type BuildQueryURLArgs = Parameters<Client["buildQueryURL"]>[0];
+
+/**
+ * @prismicio/client with Pressroom's rules: the route resolver on every query,
+ * queries checked against the models before they are sent, and every request
+ * through the content fetch (cache, timeout, bounded 429 retries, status errors).
+ */
+export class ContentClient extends Client {
+  constructor(
+    repositoryName: string,
+    config: ClientConfig,
+    readonly contentFetch: ContentFetch,
+    private readonly schema: ContentSchema | undefined,
+    private readonly logger: Logger | undefined,
+  ) {
+    super(repositoryName, config);
+  }
+
+  // Every query method goes through buildQueryURL, so one guard covers them all.
+  override async buildQueryURL(args: BuildQueryURLArgs = {}): Promise<string> {
+    guardQuery(args as QueryParams, this.schema);
+    return super.buildQueryURL(args);
+  }
+
+  /** The master ref as the API says it now: never from a cache (a publish must not render stale content). */
+  async fetchMasterRef(signal?: AbortSignal): Promise<string> {
+    const url = new URL(this.documentAPIEndpoint);
+    if (this.accessToken) url.searchParams.set("access_token", this.accessToken);
+    const response = await this.contentFetch(url, { cache: "no-store", ...(signal ? { signal } : {}) });
+    const repository = (await response.json()) as { refs?: { ref: string; isMasterRef: boolean }[] };
+    const master = repository.refs?.find((ref) => ref.isMasterRef);
+    if (!master) throw new Error(`The content API at ${this.documentAPIEndpoint} answered without a master ref`);
+    return master.ref;
+  }
+
+  /**
+   * Checks that the API answers, without failing the process: a server must be
+   * able to start while the content service is down and recover once it is back.
+   */
+  async probe(): Promise<boolean> {
+    try {
+      const ref = await this.fetchMasterRef();
+      this.logger?.info({ endpoint: this.documentAPIEndpoint, masterRef: ref }, "content API reachable");
+      return true;
+    } catch (error) {
+      this.logger?.warn(
+        { endpoint: this.documentAPIEndpoint, err: error },
+        "content API unreachable at start; going on and retrying on the next request",
+      );
+      return false;
+    }
+  }
+}
+
+export interface ContentClientDeps {
+  logger?: Logger;
+  /** The models' types and fields; queries naming anything else are refused before a request. */
+  schema?: ContentSchema;
+  /** The network fetch under the content fetch (tests may count calls with it). */
+  fetch?: typeof fetch;
+}
+
+/** The one factory every process uses to read content. Build it in entry files, never at module top level. */
+export function createContentClient(config: PrismicConfig, deps: ContentClientDeps = {}): ContentClient {
+  const contentFetch = createContentFetch({
+    timeoutMs: config.timeoutMs,
+    cacheTtlMs: config.cacheTtlMs,
+    cacheMaxEntries: config.cacheMaxEntries,
+    rateLimitRetries: config.rateLimitRetries,
+    ...(deps.logger ? { logger: deps.logger } : {}),
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+  });
+  return new ContentClient(
+    config.repository,
+    {
+      documentAPIEndpoint: config.endpoint,
+      ...(config.accessToken ? { accessToken: config.accessToken } : {}),
+      routes: contentRoutes,
+      fetch: contentFetch,
+    },
+    contentFetch,
+    deps.schema,
+    deps.logger,
+  );
+}

@@ -1,0 +1,58 @@
+/**
+ * Error classes shared by every process. The class decides what happens next:
+ * a ConfigError stops the process once with a message saying how to fix it; a
+ * ContentApiError carries the HTTP status so callers can tell "gone" from "retry".
+ */
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  }
+}
+
+/** A non-2xx answer of the content API (after any rate-limit retries ran out). */
+export class ContentApiError extends Error {
+  override readonly name = "ContentApiError";
+  constructor(
+    readonly status: number,
+    readonly url: string,
+    /** The parsed JSON body when there was one (Prismic puts `type` and `message` there). */
+    readonly body: unknown,
+  ) {
+    super(`Unexpected status code [${status}] on ${url}${describeBody(body)}`);
+  }
+
+  /** Prismic's error type from the body, e.g. `api_notfound_error`, `parsing-error`. */
+  get type(): string | undefined {
+    const type = (this.body as { type?: unknown } | null)?.type;
+    return typeof type === "string" ? type : undefined;
+  }
+
+  /** 5xx and 429 are worth retrying later; 4xx other than 429 are not. */
+  get retryable(): boolean {
+    return this.status >= 500 || this.status === 429;
+  }
+}
+
+/** The content API did not answer within the configured timeout. */
+export class ContentTimeoutError extends Error {
+  override readonly name = "ContentTimeoutError";
+  readonly retryable = true;
+  constructor(
+    readonly url: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`Response timeout for ${url} (no answer within ${timeoutMs} ms)`);
+  }
+}
+
+/** A query refused before any request is made: it could only ever give a wrong answer. */
+export class ContentQueryError extends Error {
+  override readonly name = "ContentQueryError";
+}
+
+function describeBody(body: unknown): string {
+  const message = (body as { message?: unknown } | null)?.message;
+  return typeof message === "string" && message ? `: ${message}` : "";
+}
