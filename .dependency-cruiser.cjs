@@ -1,1 +1,109 @@
-module.exports = { forbidden: [], options: { parser: "swc", doNotFollow: { path: "node_modules" } } };
+/**
+ * The import rules of ARCHITECTURE.md ("Folders and who may import whom"),
+ * enforced by `npm run imports` (part of `npm test`).
+ */
+const BROWSER = "^web/src/browser/";
+const onlyFrom = (name, from, allowed, comment) => ({
+  name,
+  comment,
+  severity: "error",
+  from: { path: from },
+  to: {
+    dependencyTypesNot: ["npm", "npm-dev", "npm-optional", "npm-peer", "core", "type-only"],
+    pathNot: allowed,
+  },
+});
+
+module.exports = {
+  forbidden: [
+    onlyFrom(
+      "shared-imports-packages-only",
+      "^services/shared/",
+      "^services/shared/",
+      "services/shared may import packages only",
+    ),
+    onlyFrom(
+      "local-prismic-imports-packages-only",
+      "^services/local-prismic/",
+      "^services/local-prismic/",
+      "the local content service stands alone: packages only (type-only imports of the config it is started with are fine)",
+    ),
+    onlyFrom(
+      "webhook-imports-shared",
+      "^services/webhook/",
+      "^services/(webhook|shared)/",
+      "services/webhook may import services/shared",
+    ),
+    onlyFrom(
+      "site-imports-shared",
+      "^services/site/",
+      "^services/(site|shared)/",
+      "services/site may import services/shared",
+    ),
+    onlyFrom(
+      "preview-imports-shared-and-web",
+      "^services/preview/",
+      `^services/(preview|shared)/|^web/(?!src/browser/)`,
+      "services/preview may import services/shared and web (server side)",
+    ),
+    onlyFrom(
+      "worker-imports-shared-and-web",
+      "^worker/",
+      `^worker/|^services/shared/|^web/(?!src/browser/)`,
+      "worker may import services/shared and web (server side)",
+    ),
+    onlyFrom(
+      "web-imports-packages-only",
+      "^web/",
+      "^web/",
+      "web may import packages only; the content client is passed in",
+    ),
+    {
+      name: "browser-is-browser-safe",
+      comment: "the browser bundle: no node:*, no @prismicio/client, nothing server-side",
+      severity: "error",
+      from: { path: BROWSER },
+      to: {
+        dependencyTypesNot: ["type-only"],
+        pathNot: BROWSER,
+        path: "^(?!node_modules/)|node_modules/@prismicio/client/",
+      },
+    },
+    {
+      name: "browser-no-node-builtins",
+      severity: "error",
+      from: { path: BROWSER },
+      to: { dependencyTypes: ["core"] },
+    },
+    {
+      name: "nothing-imports-tests",
+      comment: "tests may import anything; nothing imports tests",
+      severity: "error",
+      from: { pathNot: "^tests/" },
+      to: { path: "^tests/" },
+    },
+    {
+      name: "no-circular",
+      severity: "error",
+      from: {},
+      to: { circular: true, dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "not-to-unresolvable",
+      severity: "error",
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    parser: "swc",
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "(^|/)(node_modules|data|\\.tmp)/" },
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+      mainFields: ["module", "main", "types"],
+    },
+  },
+};

@@ -1,0 +1,315 @@
+import { readFileSync } from "node:fs";
+import * as prismic from "@prismicio/client";
+import { afterEach, describe, expect, it } from "vitest";
+import { contentRoutes } from "../../services/shared/src/content/index.ts";
+import { type HttpFixture, startHttpFixture } from "../support/http-fixture.ts";
+import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+
+const DEMO = new URL("../../services/local-prismic/demo/documents/", import.meta.url).pathname;
+const ABOUT = "Z9nWuhEAACMAx1Cc";
+const WEBSITES = "Z9nWyREAACMAx1Ii";
+const SETTINGS = "Z9nWsREAACUAx1Aa";
+const SECRET = "a-webhook-secret-of-some-length";
+const demoDoc = (id: string) =>
+  JSON.parse(readFileSync(`${DEMO}${id}.json`, "utf8")) as prismic.PrismicDocument;
+const client = (service: LocalPrismic) =>
+  prismic.createClient("demo", { documentAPIEndpoint: service.endpoint, routes: contentRoutes });
+
+async function call(service: LocalPrismic, method: string, path: string, body?: unknown, raw?: string) {
+  const response = await fetch(`${service.url}${path}`, {
+    method,
+    ...(body !== undefined || raw !== undefined
+      ? { body: raw ?? JSON.stringify(body), headers: { "content-type": "application/json" } }
+      : {}),
+  });
+  const text = await response.text();
+  // biome-ignore lint/suspicious/noExplicitAny: the tests read arbitrary JSON answers field by field
+  return { status: response.status, body: (text ? JSON.parse(text) : null) as Record<string, any> };
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+async function start(options: Parameters<typeof startLocalPrismic>[0] = {}) {
+  const service = await startLocalPrismic(options);
+  cleanups.push(() => service.stop());
+  return service;
+}
+async function receiver(status = 202) {
+  const fixture = await startHttpFixture((_request, response) => {
+    response.writeHead(status, { "content-type": "application/json" });
+    response.end("{}");
+  });
+  cleanups.push(() => fixture.close());
+  return fixture;
+}
+const retitled = (doc: prismic.PrismicDocument, text: string) => ({
+  ...doc,
+  data: { ...doc.data, title: [{ type: "heading1", text, spans: [] }] },
+});
+
+describe("edit API: publish", () => {
+  it("moves the master ref, keeps the previous ref readable, and announces it to the webhook as Prismic does", async () => {
+    const hook: HttpFixture = await receiver();
+    const service = await start({ webhookUrl: `${hook.url}/webhooks/prismic`, webhookSecret: SECRET });
+    const before = service.store.masterRef;
+
+    const result = await call(service, "POST", "/admin/publish", {
+      upsert: [retitled(demoDoc(ABOUT), "About us, rewritten")],
+    });
+    expect(result.status).toBe(200);
+    expect(result.body.masterRef).not.toBe(before);
+    expect(result.body.documents).toEqual([ABOUT]);
+    expect(result.body.webhook).toEqual({ status: 202 });
+
+    const api = client(service);
+    expect((await api.getMasterRef()).ref).toBe(result.body.masterRef);
+    const now = await api.getByID(ABOUT);
+    expect(prismic.asText(now.data.title as prismic.RichTextField)).toBe("About us, rewritten");
+    expect(now.first_publication_date).toBe(demoDoc(ABOUT).first_publication_date);
+    expect(now.last_publication_date).not.toBe(demoDoc(ABOUT).last_publication_date);
+    const then = await api.getByID(ABOUT, { ref: before });
+    expect(prismic.asText(then.data.title as prismic.RichTextField)).toBe(
+      prismic.asText(demoDoc(ABOUT).data.title as prismic.RichTextField),
+    );
+
+    expect(hook.requests).toHaveLength(1);
+    const delivery = hook.requests[0];
+    expect(delivery?.method).toBe("POST");
+    expect(delivery?.url).toBe("/webhooks/prismic");
+    expect(delivery?.headers["content-type"]).toBe("application/json");
+    expect(JSON.parse(delivery?.body ?? "{}")).toEqual({
+      type: "api-update",
+      masterRef: result.body.masterRef,
+      releases: {},
+      masks: {},
+      tags: {},
+      experiments: {},
+      documents: [ABOUT],
+      domain: "demo",
+      apiUrl: `${service.url}/api`,
+      secret: SECRET,
+    });
+  });
+
+  it("removes a document: it is gone at the new ref, links to it turn broken, and the webhook lists its id", async () => {
+    const hook = await receiver(200);
+    const service = await start({ webhookUrl: hook.url, webhookSecret: SECRET });
+    const result = await call(service, "POST", "/admin/publish", { remove: [WEBSITES] });
+    expect(result.status).toBe(200);
+    await expect(client(service).getByID(WEBSITES)).rejects.toBeInstanceOf(prismic.NotFoundError);
+    expect(JSON.parse(hook.requests[0]?.body ?? "{}").documents).toEqual([WEBSITES]);
+    const pricing = await client(service).getByUID("page", "pricing", { brokenRoute: "/404" });
+    const link = (pricing.data.slices as prismic.Slice[])
+      .map((s) => s.primary.price_list as prismic.ContentRelationshipField)
+      .find((l) => l && "id" in l && l.id === WEBSITES);
+    expect(link).toMatchObject({ isBroken: true, url: "/404" });
+  });
+
+  it("renames a uid: the new route resolves, the old uid no longer does", async () => {
+    const service = await start();
+    const about = demoDoc(ABOUT);
+    expect(
+      (await call(service, "POST", "/admin/publish", { upsert: [{ ...about, uid: "about-us" }] })).status,
+    ).toBe(200);
+    expect((await client(service).getByID(ABOUT)).url).toBe("/about-us");
+    await expect(client(service).getByUID("page", "about")).rejects.toBeInstanceOf(prismic.NotFoundError);
+  });
+
+  it("creates a new document with an id of its own when none is given", async () => {
+    const service = await start();
+    const { id: _drop, ...about } = demoDoc(ABOUT);
+    const result = await call(service, "POST", "/admin/publish", { upsert: [{ ...about, uid: "careers" }] });
+    expect(result.status).toBe(200);
+    const created = await client(service).getByUID("page", "careers");
+    expect(result.body.documents).toEqual([created.id]);
+    expect(created.id).toMatch(/^[\w-]{16}$/);
+    expect(created.first_publication_date).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+0000$/);
+  });
+
+  it.each([
+    [
+      "a price given as a string",
+      () => {
+        const doc = demoDoc(WEBSITES);
+        const rows = structuredClone(doc.data.rows) as Record<string, unknown>[];
+        rows[0] = { ...rows[0], price: "1200" };
+        return { upsert: [{ ...doc, data: { ...doc.data, rows } }] };
+      },
+      "data.rows[0].price",
+    ],
+    [
+      "a field the model does not have",
+      () => {
+        const doc = demoDoc(ABOUT);
+        return { upsert: [{ ...doc, data: { ...doc.data, subtitle: "x" } }] };
+      },
+      "data.subtitle",
+    ],
+    ["an unsafe uid", () => ({ upsert: [{ ...demoDoc(ABOUT), uid: "../etc" }] }), "uid"],
+    ["a uid another page has", () => ({ upsert: [{ ...demoDoc(ABOUT), uid: "pricing" }] }), "uid"],
+    [
+      "a second settings singleton",
+      () => ({ upsert: [{ ...demoDoc(SETTINGS), id: "SecondSettings01" }] }),
+      "type",
+    ],
+    ["an unknown type", () => ({ upsert: [{ ...demoDoc(ABOUT), type: "blog_post" }] }), "type"],
+    ["removing an id that is not published", () => ({ remove: ["NoSuchDocument00"] }), "remove[0]"],
+  ])("refuses %s with a 422 naming the field, and changes nothing", async (_name, edit, path) => {
+    const hook = await receiver();
+    const service = await start({ webhookUrl: hook.url, webhookSecret: SECRET });
+    const before = service.store.masterRef;
+    const result = await call(service, "POST", "/admin/publish", edit());
+    expect(result.status).toBe(422);
+    expect(result.body.error).toBe("invalid_document");
+    expect(result.body.issues.map((i: { path: string }) => i.path)).toContain(path);
+    expect(result.body.message).toContain(path);
+    expect(service.store.masterRef).toBe(before);
+    expect(hook.requests).toHaveLength(0);
+    expect((await client(service).getByID(ABOUT)).uid).toBe("about");
+  });
+
+  it("refuses the whole edit when one document of several is bad", async () => {
+    const service = await start();
+    const good = retitled(demoDoc(ABOUT), "Changed");
+    const bad = { ...demoDoc(WEBSITES), data: { ...demoDoc(WEBSITES).data, currency: "DOGE" } };
+    const result = await call(service, "POST", "/admin/publish", { upsert: [good, bad] });
+    expect(result.status).toBe(422);
+    expect(result.body.issues[0]).toMatchObject({ id: WEBSITES, path: "data.currency" });
+    expect(
+      prismic.asText((await client(service).getByID(ABOUT)).data.title as prismic.RichTextField),
+    ).not.toBe("Changed");
+  });
+
+  it("answers malformed JSON and a wrong body shape with a clear 400", async () => {
+    const service = await start();
+    const malformed = await call(service, "POST", "/admin/publish", undefined, '{"upsert": [');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.message).toMatch(/JSON/i);
+    const shape = await call(service, "POST", "/admin/publish", { upsert: { id: "x" } });
+    expect(shape).toMatchObject({ status: 400, body: { message: '"upsert" must be an array' } });
+  });
+
+  it("still publishes when the webhook receiver is down, and says so", async () => {
+    const hook = await receiver();
+    const deadUrl = hook.url;
+    await hook.close();
+    const service = await start({ webhookUrl: deadUrl, webhookSecret: SECRET });
+    const result = await call(service, "POST", "/admin/publish", { upsert: [retitled(demoDoc(ABOUT), "x")] });
+    expect(result.status).toBe(200);
+    expect(result.body.webhook).toMatchObject({ status: "failed" });
+    expect(service.store.masterRef).toBe(result.body.masterRef);
+  });
+
+  it("sends a test-trigger on request", async () => {
+    const hook = await receiver(200);
+    const service = await start({ webhookUrl: hook.url, webhookSecret: SECRET });
+    expect((await call(service, "POST", "/admin/webhook/test")).body).toEqual({ webhook: { status: 200 } });
+    expect(JSON.parse(hook.requests[0]?.body ?? "{}")).toEqual({
+      type: "test-trigger",
+      domain: "demo",
+      apiUrl: `${service.url}/api`,
+      secret: SECRET,
+    });
+  });
+});
+
+describe("edit API: refs over time and restarts", () => {
+  it("answers 410 for a ref that fell out of the history, 404 for one it never had", async () => {
+    const service = await start({ refHistory: 1 });
+    const first = service.store.masterRef;
+    await call(service, "POST", "/admin/publish", { upsert: [retitled(demoDoc(ABOUT), "one")] });
+    const second = service.store.masterRef;
+    await call(service, "POST", "/admin/publish", { upsert: [retitled(demoDoc(ABOUT), "two")] });
+    const status = async (ref: string) =>
+      (await fetch(`${service.endpoint}/documents/search?ref=${ref}`)).status;
+    expect(await status(second)).toBe(200);
+    expect(await status(first)).toBe(410);
+    expect(await status("NeverExisted0001")).toBe(404);
+    const body = await (await fetch(`${service.endpoint}/documents/search?ref=${first}`)).json();
+    expect(body.message).toContain(`Master ref is: ${service.store.masterRef}`);
+  });
+
+  it("keeps every edit across a restart", async () => {
+    const first = await startLocalPrismic();
+    const published = await call(first, "POST", "/admin/publish", {
+      upsert: [retitled(demoDoc(ABOUT), "Persisted")],
+    });
+    await first.close();
+    const second = await startLocalPrismic({ dataDir: first.dataDir });
+    cleanups.push(() => second.stop());
+    expect(second.store.masterRef).toBe(published.body.masterRef);
+    expect(prismic.asText((await client(second).getByID(ABOUT)).data.title as prismic.RichTextField)).toBe(
+      "Persisted",
+    );
+  });
+});
+
+describe("edit API: drafts and preview tokens", () => {
+  it("shows a draft only at its preview ref, until it is published", async () => {
+    const service = await start();
+    const draft = await call(
+      service,
+      "PUT",
+      `/admin/drafts/${ABOUT}`,
+      retitled(demoDoc(ABOUT), "Draft title"),
+    );
+    expect(draft.status).toBe(200);
+    const token = draft.body.token as string;
+    expect(token).toMatch(new RegExp(`^${service.url}/previews/[\\w-]{16}\\?websitePreviewId=[\\w-]{16}$`));
+
+    // A new client for each read: @prismicio/client caches the master ref for 5 s.
+    const title = async (ref?: string) =>
+      prismic.asText(
+        (await client(service).getByID(ABOUT, ref ? { ref } : {})).data.title as prismic.RichTextField,
+      );
+    expect(await title(token)).toBe("Draft title");
+    expect(await title()).toBe("About Northwind Studio");
+    // The same token read back from a cookie, URL-encoded once more, still works.
+    expect(
+      (await fetch(`${service.endpoint}/documents/search?ref=${encodeURIComponent(token)}`)).status,
+    ).toBe(200);
+
+    await call(service, "POST", "/admin/publish", { upsert: [retitled(demoDoc(ABOUT), "Published title")] });
+    expect(await title()).toBe("Published title");
+    expect(await title(token)).toBe("Published title");
+  });
+
+  it("shows a new, never-published document in preview, and refuses an invalid draft", async () => {
+    const service = await start();
+    const { id: _id, ...about } = demoDoc(ABOUT);
+    const draft = await call(service, "PUT", "/admin/drafts/NewDraftPage0001", { ...about, uid: "new-page" });
+    expect(draft.status).toBe(200);
+    expect((await client(service).getByUID("page", "new-page", { ref: draft.body.token })).id).toBe(
+      "NewDraftPage0001",
+    );
+    await expect(client(service).getByUID("page", "new-page")).rejects.toBeInstanceOf(prismic.NotFoundError);
+    const bad = await call(service, "PUT", `/admin/drafts/${ABOUT}`, {
+      ...demoDoc(ABOUT),
+      data: { ...demoDoc(ABOUT).data, title: "plain" },
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body.issues[0].path).toBe("data.title");
+  });
+
+  it("answers an expired preview token as Prismic does", async () => {
+    const service = await start({ previewTtlMs: 200 });
+    const { body } = await call(
+      service,
+      "PUT",
+      `/admin/drafts/${ABOUT}`,
+      retitled(demoDoc(ABOUT), "Soon gone"),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const answer = await fetch(`${service.endpoint}/documents/search?ref=${encodeURIComponent(body.token)}`);
+    expect(answer.status).toBe(404);
+    expect(await answer.json()).toMatchObject({
+      type: "api_security_error",
+      message: expect.stringMatching(/preview token.*expired/i),
+    });
+    await expect(client(service).getByID(ABOUT, { ref: body.token })).rejects.toBeInstanceOf(
+      prismic.PreviewTokenExpiredError,
+    );
+  });
+});

@@ -1,0 +1,151 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { loadConfig, variables } from "../../services/shared/src/config/index.ts";
+import { ConfigError } from "../../services/shared/src/errors.ts";
+
+const problemsOf = (fn: () => unknown): string[] => {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ConfigError) return [...error.problems];
+    throw error;
+  }
+  throw new Error("expected a ConfigError");
+};
+
+describe("loadConfig", () => {
+  it("gives the embedded defaults on an empty environment", () => {
+    expect(loadConfig("content", {})).toMatchObject({
+      host: "127.0.0.1",
+      port: 4100,
+      logLevel: "info",
+      repository: "demo",
+      dataDir: "./data/content",
+      webhookUrl: undefined,
+    });
+    expect(loadConfig("publisher", {})).toMatchObject({
+      redisUrl: "redis://127.0.0.1:6379",
+      storage: { url: "file://./data/site", s3Endpoint: undefined, s3Region: "us-east-1" },
+      siteUrl: "http://127.0.0.1:4101",
+      prismic: {
+        endpoint: "https://demo.cdn.prismic.io/api/v2",
+        timeoutMs: 10_000,
+        cacheTtlMs: 5_000,
+        cacheMaxEntries: 1_000,
+      },
+    });
+  });
+
+  it("derives the endpoint from PRISMIC_REPOSITORY unless PRISMIC_ENDPOINT overrides it", () => {
+    expect(loadConfig("reader", { PRISMIC_REPOSITORY: "acme-site" }).prismic.endpoint).toBe(
+      "https://acme-site.cdn.prismic.io/api/v2",
+    );
+    const local = loadConfig("reader", {
+      PRISMIC_REPOSITORY: "acme-site",
+      PRISMIC_ENDPOINT: "http://127.0.0.1:4100/api/v2",
+    });
+    expect(local.prismic).toMatchObject({
+      repository: "acme-site",
+      endpoint: "http://127.0.0.1:4100/api/v2",
+    });
+  });
+
+  it("reads good values of every kind", () => {
+    const config = loadConfig("publisher", {
+      LOG_LEVEL: "DEBUG",
+      PRISMIC_ACCESS_TOKEN: "token",
+      REDIS_URL: "rediss://:pw@redis.internal:6380",
+      STORAGE_URL: "s3://my-site-bucket/www",
+      S3_ENDPOINT: "http://minio:9000",
+      SITE_URL: "https://www.example.com/",
+      PRISMIC_CACHE_TTL_MS: "0",
+    });
+    expect(config).toMatchObject({
+      logLevel: "debug",
+      redisUrl: "rediss://:pw@redis.internal:6380",
+      storage: { url: "s3://my-site-bucket/www", s3Endpoint: "http://minio:9000" },
+      siteUrl: "https://www.example.com",
+      prismic: { accessToken: "token", cacheTtlMs: 0 },
+    });
+    expect(loadConfig("site", { PORT: "0", HOST: "0.0.0.0" })).toMatchObject({ port: 0, host: "0.0.0.0" });
+  });
+
+  it("treats an empty variable as unset, as docker-compose writes them", () => {
+    expect(loadConfig("content", { PORT: "", CONTENT_WEBHOOK_URL: "" })).toMatchObject({
+      port: 4100,
+      webhookUrl: undefined,
+    });
+  });
+
+  it.each([
+    [
+      "content",
+      "PORT",
+      "http",
+      /PORT="http" is not an integer from 0 to 65535\. Set PORT to a free TCP port/,
+    ],
+    ["site", "PORT", "70000", /PORT="70000" is not an integer/],
+    [
+      "content",
+      "LOG_LEVEL",
+      "loud",
+      /LOG_LEVEL="loud" is not a log level\. Set LOG_LEVEL to one of fatal, error/,
+    ],
+    [
+      "reader",
+      "PRISMIC_REPOSITORY",
+      "My Repo",
+      /PRISMIC_REPOSITORY="My Repo" is not a Prismic repository name/,
+    ],
+    [
+      "reader",
+      "PRISMIC_ENDPOINT",
+      "https://demo.prismic.io/graphql",
+      /does not end in \/api\/v2\. Set PRISMIC_ENDPOINT/,
+    ],
+    ["reader", "PRISMIC_ENDPOINT", "ftp://x/api/v2", /not an http\(s\) URL/],
+    ["reader", "PRISMIC_TIMEOUT_MS", "0", /PRISMIC_TIMEOUT_MS="0" is not an integer from 1 to 300000/],
+    [
+      "content",
+      "CONTENT_WEBHOOK_URL",
+      "localhost:4102",
+      /CONTENT_WEBHOOK_URL="localhost:4102" is not an http\(s\) URL/,
+    ],
+    ["content", "CONTENT_REF_HISTORY", "-1", /not an integer from 1 to 10000/],
+    ["publisher", "S3_ENDPOINT", "minio:9000", /S3_ENDPOINT="minio:9000" is not an http\(s\) URL/],
+  ] as const)("%s: refuses %s=%s and says how to fix it", (process, name, value, message) => {
+    expect(problemsOf(() => loadConfig(process, { [name]: value })).join("\n")).toMatch(message);
+  });
+
+  it("reports every bad value at once", () => {
+    const problems = problemsOf(() =>
+      loadConfig("publisher", {
+        STORAGE_URL: "ftp://files",
+        REDIS_URL: "localhost:6379",
+        SITE_URL: "example.com",
+      }),
+    );
+    expect(problems).toHaveLength(3);
+    expect(problems.join("\n")).toMatch(
+      /STORAGE_URL="ftp:\/\/files" is not file:\/\/<dir>, s3:\/\/<bucket>\/<prefix>/,
+    );
+    expect(problems.join("\n")).toMatch(/SITE_URL="example.com" is not an http\(s\) URL/);
+  });
+
+  it("requires the webhook secret for the receiver, and never echoes a secret back", () => {
+    expect(problemsOf(() => loadConfig("webhook", {})).join("\n")).toMatch(/WEBHOOK_SECRET is not set/);
+    const tooShort = problemsOf(() => loadConfig("webhook", { WEBHOOK_SECRET: "hunter2" })).join("\n");
+    expect(tooShort).toMatch(/WEBHOOK_SECRET=\(hidden\) is shorter than 16 characters/);
+    expect(tooShort).not.toContain("hunter2");
+    const redis = problemsOf(() =>
+      loadConfig("webhook", { WEBHOOK_SECRET: "x".repeat(20), REDIS_URL: "http://:pw@r" }),
+    );
+    expect(redis.join("\n")).not.toContain("pw@");
+  });
+
+  it("is documented: docs/configuration.md names every variable", () => {
+    const docs = readFileSync(new URL("../../docs/configuration.md", import.meta.url), "utf8");
+    for (const name of Object.keys(variables))
+      expect(docs, `${name} is missing from docs/configuration.md`).toContain(`\`${name}\``);
+  });
+});
