@@ -1,0 +1,77 @@
+/**
+ * `GET /api/v2/documents/search` without the HTTP: filter, order, cut after the
+ * cursor, page, then present each result as Prismic does (url, href, links).
+ */
+
+import { pickFields } from "./field-lists.ts";
+import { documentUrl, type LinkContext, resolveLinks } from "./links.ts";
+import { sortDocuments } from "./orderings.ts";
+import { applyAfter, searchEndpoint, slicePage } from "./pagination.ts";
+import { parseSearchRequest, type SearchRequest } from "./search-request.ts";
+import type { PrismicDocument, SearchContext, SearchResponse } from "./types.ts";
+
+/** Prismic puts its build id here; ours says where the answer came from. */
+export const API_VERSION = "local-prismic";
+
+/**
+ * @param documents every document that exists at `context.ref`, in creation order (never mutated).
+ * @throws ApiError (status 400) for a request Prismic would refuse or this service does not implement.
+ */
+export function searchDocuments(
+  documents: readonly PrismicDocument[],
+  params: URLSearchParams,
+  context: SearchContext,
+): SearchResponse {
+  const request = parseSearchRequest(params, context);
+  const matched = documents.filter(
+    (doc) =>
+      (request.lang === null || doc.lang === request.lang) && request.matchers.every((match) => match(doc)),
+  );
+  const ordered = applyAfter(sortDocuments(matched, request.orderings), request.page.after);
+  const page = slicePage(ordered, request.page, context.apiBase, params);
+  const links: LinkContext = {
+    documentsById: new Map(documents.map((doc) => [doc.id, doc])),
+    routes: request.routes,
+    brokenRoute: request.brokenRoute,
+    masterLang: context.masterLang,
+    fetchLinks: request.fetchLinks,
+  };
+  return {
+    page: request.page.page,
+    results_per_page: request.page.pageSize,
+    results_size: page.results.length,
+    total_results_size: ordered.length,
+    total_pages: page.totalPages,
+    next_page: page.nextPage,
+    prev_page: page.prevPage,
+    results: page.results.map((doc) => present(doc, request, links, context)),
+    version: API_VERSION,
+    license: "All Rights Reserved",
+  };
+}
+
+/** A copy of `doc` as the API shows it for this request. */
+function present(
+  doc: PrismicDocument,
+  request: SearchRequest,
+  links: LinkContext,
+  context: SearchContext,
+): PrismicDocument {
+  const data = request.fetch === null ? doc.data : pickFields(doc.data, request.fetch.get(doc.type));
+  return {
+    ...doc,
+    url: documentUrl(doc, links),
+    href: documentHref(context, doc.id),
+    tags: [...doc.tags],
+    slugs: [...doc.slugs],
+    linked_documents: structuredClone(doc.linked_documents),
+    alternate_languages: structuredClone(doc.alternate_languages),
+    data: resolveLinks(data, links) as Record<string, unknown>,
+  };
+}
+
+/** Prismic's `href`: the query that fetches this one document at this ref. */
+export function documentHref(context: SearchContext, id: string): string {
+  const query = new URLSearchParams({ ref: context.ref, q: `[[:d = at(document.id, "${id}") ]]` });
+  return `${searchEndpoint(context.apiBase)}?${query.toString()}`;
+}
