@@ -1,4 +1,4 @@
-import { pino, type Logger } from "pino";
+import { type Logger, pino } from "pino";
 import type { LogLevel } from "./config/index.ts";
 
 export type { Logger };
@@ -32,11 +32,18 @@ export interface LoggerOptions {
 
 export function createLogger(options: LoggerOptions): Logger {
   const pretty = options.pretty ?? (process.stdout.isTTY === true && !options.destination);
-  const base = { name: options.name, level: options.level, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } };
+  const base = {
+    name: options.name,
+    level: options.level,
+    redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+  };
   if (pretty) {
     return pino({
       ...base,
-      transport: { target: "pino-pretty", options: { colorize: true, ignore: "pid,hostname", translateTime: "SYS:HH:MM:ss.l" } },
+      transport: {
+        target: "pino-pretty",
+        options: { colorize: true, ignore: "pid,hostname", translateTime: "SYS:HH:MM:ss.l" },
+      },
     });
   }
   return options.destination ? pino(base, options.destination as pino.DestinationStream) : pino(base);

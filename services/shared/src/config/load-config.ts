@@ -99,7 +99,12 @@ class EnvReader {
     if (this.problems.length > 0) throw new ConfigError(this.problems);
   }
 
-  private parse(name: string, schema: { safeParse(v: unknown): SafeResult }, fix: string, secret = false): unknown {
+  private parse(
+    name: string,
+    schema: { safeParse(v: unknown): SafeResult },
+    fix: string,
+    secret = false,
+  ): unknown {
     const raw = this.env[name];
     // An empty variable means "unset": docker-compose writes `FOO=` for optional values.
     const result = schema.safeParse(raw === "" ? undefined : raw);
@@ -111,7 +116,9 @@ class EnvReader {
   }
 }
 
-type SafeResult = { success: true; data: unknown } | { success: false; error: { issues: { message: string }[] } };
+type SafeResult =
+  | { success: true; data: unknown }
+  | { success: false; error: { issues: { message: string }[] } };
 
 function prismicConfig(read: EnvReader): PrismicConfig {
   const repository = read.get("PRISMIC_REPOSITORY");
@@ -127,7 +134,11 @@ function prismicConfig(read: EnvReader): PrismicConfig {
 }
 
 function storageConfig(read: EnvReader): StorageConfig {
-  return { url: read.get("STORAGE_URL"), s3Endpoint: read.get("S3_ENDPOINT"), s3Region: read.get("S3_REGION") };
+  return {
+    url: read.get("STORAGE_URL"),
+    s3Endpoint: read.get("S3_ENDPOINT"),
+    s3Region: read.get("S3_REGION"),
+  };
 }
 
 const loaders = {

@@ -62,7 +62,10 @@ export const variables = {
     fix: "Set PORT to a free TCP port (0 to 65535), or 0 to let the system pick one.",
   },
   LOG_LEVEL: {
-    schema: trimmed().toLowerCase().default("info").pipe(z.enum(LOG_LEVELS, { message: "not a log level" })),
+    schema: trimmed()
+      .toLowerCase()
+      .default("info")
+      .pipe(z.enum(LOG_LEVELS, { message: "not a log level" })),
     fix: `Set LOG_LEVEL to one of ${LOG_LEVELS.join(", ")}.`,
   },
   PRISMIC_REPOSITORY: {
@@ -111,7 +114,10 @@ export const variables = {
     schema: trimmed()
       .default("file://./data/site")
       .refine(
-        (v) => /^file:\/\/.+/.test(v) || /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(v) || v === "memory:",
+        (v) =>
+          /^file:\/\/.+/.test(v) ||
+          /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(v) ||
+          v === "memory:",
         "not file://<dir>, s3://<bucket>/<prefix> or memory:",
       ),
     fix: "Set STORAGE_URL to file://<folder> (e.g. file://./data/site) or s3://<bucket>/<prefix>.",

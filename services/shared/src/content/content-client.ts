@@ -37,7 +37,8 @@ export class ContentClient extends Client {
     const response = await this.contentFetch(url, { cache: "no-store", ...(signal ? { signal } : {}) });
     const repository = (await response.json()) as { refs?: { ref: string; isMasterRef: boolean }[] };
     const master = repository.refs?.find((ref) => ref.isMasterRef);
-    if (!master) throw new Error(`The content API at ${this.documentAPIEndpoint} answered without a master ref`);
+    if (!master)
+      throw new Error(`The content API at ${this.documentAPIEndpoint} answered without a master ref`);
     return master.ref;
   }
 

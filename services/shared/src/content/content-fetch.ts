@@ -45,7 +45,8 @@ export function createContentFetch(options: ContentFetchOptions): ContentFetch {
       const body = await response.arrayBuffer();
       return new Response(body, { status: response.status, headers: response.headers });
     } catch (error) {
-      if (timeout.signal.aborted && !init?.signal?.aborted) throw new ContentTimeoutError(redactUrl(url), options.timeoutMs);
+      if (timeout.signal.aborted && !init?.signal?.aborted)
+        throw new ContentTimeoutError(redactUrl(url), options.timeoutMs);
       throw error;
     } finally {
       clearTimeout(timer);
@@ -73,7 +74,10 @@ export function createContentFetch(options: ContentFetchOptions): ContentFetch {
       }
       if (response.status === 429 && attempt < options.rateLimitRetries) {
         const waitMs = retryAfterMs(response.headers.get("retry-after"), defaultRetryAfterMs);
-        options.logger?.warn({ url: redactUrl(url), waitMs, attempt: attempt + 1 }, "content API rate limit, retrying");
+        options.logger?.warn(
+          { url: redactUrl(url), waitMs, attempt: attempt + 1 },
+          "content API rate limit, retrying",
+        );
         await sleep(waitMs, undefined, init?.signal ? { signal: init.signal } : undefined);
         continue;
       }

@@ -32,9 +32,8 @@ export function chooseRef(
   const experiment = cookies.get(EXPERIMENT_COOKIE);
   if (experiment) {
     const [experimentId, variation] = experiment.trim().split(/\s+/);
-    const ref = runningExperiments.find((e) => e.googleId === experimentId || e.id === experimentId)?.variations[
-      Number(variation)
-    ]?.ref;
+    const ref = runningExperiments.find((e) => e.googleId === experimentId || e.id === experimentId)
+      ?.variations[Number(variation)]?.ref;
     if (ref) return { ref, source: "experiment" };
   }
   return { ref: undefined, source: "master" };

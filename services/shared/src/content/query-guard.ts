@@ -59,12 +59,15 @@ export function guardQuery(params: QueryParams, schema: ContentSchema | undefine
     const match = /^\[\s*([\w.-]+)\(\s*([\w.]+)\s*(?:,\s*([\s\S]*))?\)\s*\]$/.exec(filter.trim());
     if (!match) throw new ContentQueryError(`Invalid query: cannot read the filter ${filter}`);
     const [, name = "", path = "", rawValue = ""] = match;
-    if (!FILTER_NAMES.has(name)) throw new ContentQueryError(`Invalid query: unknown filter "${name}" in ${filter}`);
+    if (!FILTER_NAMES.has(name))
+      throw new ContentQueryError(`Invalid query: unknown filter "${name}" in ${filter}`);
     checkPath(path, filter, schema);
     if (path === "document.type" && schema && (name === "at" || name === "any" || name === "in")) {
       for (const type of stringValues(rawValue)) {
         if (!(type in schema.types)) {
-          throw new ContentQueryError(`Invalid query: unknown document type "${type}" (known: ${Object.keys(schema.types).join(", ")})`);
+          throw new ContentQueryError(
+            `Invalid query: unknown document type "${type}" (known: ${Object.keys(schema.types).join(", ")})`,
+          );
         }
       }
     }
@@ -75,7 +78,8 @@ export function guardQuery(params: QueryParams, schema: ContentSchema | undefine
     }
   }
   for (const ordering of castArray(params.orderings as string | readonly string[] | undefined)) {
-    const field = typeof ordering === "string" ? ordering.split(" ")[0] : (ordering as { field?: string }).field;
+    const field =
+      typeof ordering === "string" ? ordering.split(" ")[0] : (ordering as { field?: string }).field;
     if (field) checkPath(field, `orderings ${field}`, schema);
   }
 }
@@ -86,7 +90,8 @@ function checkPath(path: string, context: string, schema: ContentSchema | undefi
   if (root !== "my" || !type || !field) throw new ContentQueryError(`Unknown field ${path} in ${context}`);
   if (!schema) return;
   const fields = schema.types[type];
-  if (!fields) throw new ContentQueryError(`Unknown field ${path} in ${context}: there is no custom type "${type}"`);
+  if (!fields)
+    throw new ContentQueryError(`Unknown field ${path} in ${context}: there is no custom type "${type}"`);
   // `my.type.group.field` addresses a field inside a group; the group itself must exist.
   if (!fields.includes(field)) {
     throw new ContentQueryError(`Unknown field ${path} in ${context}: "${type}" has no field "${field}"`);

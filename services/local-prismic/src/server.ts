@@ -1,0 +1,82 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { fileURLToPath } from "node:url";
+import Fastify, { type FastifyInstance, LogController, type RawServerDefault } from "fastify";
+import type { Logger } from "pino";
+import { contentApp } from "./app.ts";
+import { loadModels } from "./models.ts";
+import { readDocumentFolder } from "./seed.ts";
+import { ContentStore } from "./store.ts";
+
+/** The repository root: the models (customtypes/, web/slices/) are read from there as files. */
+export const ROOT_DIR = fileURLToPath(new URL("../../../", import.meta.url));
+export const DEMO_DIR = fileURLToPath(new URL("../demo/", import.meta.url));
+
+/** What the service is started with (the `content` config of services/shared has this shape). */
+export interface ContentServiceOptions {
+  host: string;
+  port: number;
+  repository: string;
+  dataDir: string;
+  seedDir: string | undefined;
+  webhookUrl: string | undefined;
+  webhookSecret: string | undefined;
+  publicUrl: string | undefined;
+  refHistory: number;
+  previewTtlMs: number;
+}
+
+export interface RunningContentService {
+  app: FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger>;
+  store: ContentStore;
+  /** Base URL, e.g. http://127.0.0.1:4100; the API is at `${url}/api/v2`. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Opens the repository (seeding it on first start), then listens on HOST:PORT. */
+export async function startContentService(
+  config: ContentServiceOptions,
+  logger: Logger,
+): Promise<RunningContentService> {
+  const models = loadModels(ROOT_DIR);
+  let publicUrl = config.publicUrl?.replace(/\/+$/, "") ?? "";
+  const store = await ContentStore.open({
+    dataDir: config.dataDir,
+    models,
+    seed: () => readDocumentFolder(config.seedDir ?? DEMO_DIR),
+    refHistory: config.refHistory,
+    previewTtlMs: config.previewTtlMs,
+    previewToken: (session) => `${publicUrl}/previews/${session}?websitePreviewId=${session}`,
+  });
+  // Per-request lines would drown the log during a full build (thousands of searches); edits log themselves.
+  const app = Fastify({
+    loggerInstance: logger,
+    bodyLimit: 50 * 1024 * 1024,
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+  await app.register(contentApp, {
+    store,
+    models,
+    repository: config.repository,
+    publicUrl: () => publicUrl,
+    webhook: config.webhookUrl ? { url: config.webhookUrl, secret: config.webhookSecret } : undefined,
+    imagesDir: `${DEMO_DIR}images`,
+  });
+  await app.listen({ host: config.host, port: config.port });
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  if (!publicUrl) publicUrl = url;
+  logger.info(
+    {
+      url,
+      api: `${publicUrl}/api/v2`,
+      masterRef: store.masterRef,
+      documents: store.masterDocuments.length,
+      dataDir: config.dataDir,
+    },
+    `local content service listening on ${url}`,
+  );
+  return { app, store, url, close: () => app.close() };
+}
