@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { FastifyInstance, FastifyReply } from "fastify";
+import { ASSET_BASE_PLACEHOLDER } from "./demo.ts";
 import { EditRejectedError } from "./errors.ts";
 import type { Models } from "./models.ts";
 import { ApiError, searchDocuments } from "./query/index.ts";
@@ -23,8 +24,6 @@ export interface ContentAppOptions {
   imagesDir: string;
 }
 
-/** Demo documents carry this placeholder in image urls; answers replace it with where the images are served. */
-export const ASSET_BASE_PLACEHOLDER = "{{ASSET_BASE}}";
 const NOT_CONFIGURED: WebhookOutcome = { status: "not-configured" };
 const MASTER_LANG = { id: "en-us", name: "English - United States", is_master: true };
 const IMAGE_TYPES: Record<string, string> = {

@@ -3,13 +3,12 @@ import { fileURLToPath } from "node:url";
 import Fastify, { type FastifyInstance, LogController, type RawServerDefault } from "fastify";
 import type { Logger } from "pino";
 import { contentApp } from "./app.ts";
+import { DEMO_DIR, DEMO_IMAGES_DIR, loadDemoDocuments } from "./demo.ts";
 import { loadModels } from "./models.ts";
-import { readDocumentFolder } from "./seed.ts";
 import { ContentStore } from "./store.ts";
 
 /** The repository root: the models (customtypes/, web/slices/) are read from there as files. */
 export const ROOT_DIR = fileURLToPath(new URL("../../../", import.meta.url));
-export const DEMO_DIR = fileURLToPath(new URL("../demo/", import.meta.url));
 
 /** What the service is started with (the `content` config of services/shared has this shape). */
 export interface ContentServiceOptions {
@@ -43,7 +42,7 @@ export async function startContentService(
   const store = await ContentStore.open({
     dataDir: config.dataDir,
     models,
-    seed: () => readDocumentFolder(config.seedDir ?? DEMO_DIR),
+    seed: async () => loadDemoDocuments(config.seedDir ?? DEMO_DIR),
     refHistory: config.refHistory,
     previewTtlMs: config.previewTtlMs,
     previewToken: (session) => `${publicUrl}/previews/${session}?websitePreviewId=${session}`,
@@ -60,7 +59,7 @@ export async function startContentService(
     repository: config.repository,
     publicUrl: () => publicUrl,
     webhook: config.webhookUrl ? { url: config.webhookUrl, secret: config.webhookSecret } : undefined,
-    imagesDir: `${DEMO_DIR}images`,
+    imagesDir: DEMO_IMAGES_DIR,
   });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();

@@ -3,7 +3,7 @@ import { newPrismicId, prismicDate } from "./ids.ts";
 import type { Models } from "./models.ts";
 import { type PersistedState, RepositoryFolder } from "./persistence.ts";
 import { ApiError, type PrismicDocument } from "./query/index.ts";
-import { validateDocument } from "./validate.ts";
+import { checkSingleton, validateDocument, validateRepository } from "./validate.ts";
 
 export interface StoreOptions {
   dataDir: string;
@@ -199,21 +199,14 @@ export class ContentStore {
 
   #validate(changed: readonly PrismicDocument[], all: DocMap): void {
     const issues: { id: string; path: string; message: string }[] = [];
-    // Index once: a seed validates thousands of documents against each other.
+    const others = [...all.values()];
+    // Index once rather than scanning every document for every changed one.
     const byUid = new Map<string, string>();
-    for (const doc of all.values()) if (doc.uid) byUid.set(`${doc.type}|${doc.lang}|${doc.uid}`, doc.id);
+    for (const doc of others) if (doc.uid) byUid.set(`${doc.type}|${doc.lang}|${doc.uid}`, doc.id);
     for (const doc of changed) {
       for (const issue of validateDocument(doc, this.options.models)) issues.push({ id: doc.id, ...issue });
-      const model = this.options.models.customTypes.find((t) => t.id === doc.type);
-      if (model && !model.repeatable) {
-        const other = [...all.values()].find((d) => d.type === doc.type && d.id !== doc.id);
-        if (other)
-          issues.push({
-            id: doc.id,
-            path: "type",
-            message: `"${doc.type}" is a singleton and ${other.id} exists`,
-          });
-      }
+      for (const issue of checkSingleton(doc, others, this.options.models))
+        issues.push({ id: doc.id, ...issue });
       const clash = doc.uid ? byUid.get(`${doc.type}|${doc.lang}|${doc.uid}`) : undefined;
       if (clash !== undefined && clash !== doc.id) {
         issues.push({ id: doc.id, path: "uid", message: `"${doc.uid}" is already used by ${clash}` });
@@ -300,9 +293,10 @@ export class ContentStore {
 
   async #seed(): Promise<void> {
     const docs = await this.options.seed();
-    const map = new Map(docs.map((doc) => [doc.id, doc]));
-    this.#validate(docs, map);
-    this.#master = map;
+    const issues = validateRepository(docs, this.options.models);
+    if (issues.length > 0)
+      throw new EditRejectedError(issues.map(({ document, ...issue }) => ({ id: document, ...issue })));
+    this.#master = new Map(docs.map((doc) => [doc.id, doc]));
     this.#masterRef = newPrismicId();
     this.#knownRefs = [this.#masterRef];
     await this.#persist();
