@@ -7,6 +7,8 @@ import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import sharp from "sharp";
+// A fixed pseudo-random sequence: reruns must give byte-identical images.
+import { mulberry32 } from "../services/local-prismic/src/generate.ts";
 
 const W = 1600;
 const H = 900;
@@ -25,18 +27,6 @@ const C = {
   brown: "#7f5539",
   latte: "#ddb892",
 };
-
-// A fixed pseudo-random sequence: reruns must give byte-identical images.
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const rect = (x: number, y: number, w: number, h: number, fill: string, extra = "") =>
   `<rect x="${x}" y="${y}" width="${w}" height="${h}" fill="${fill}" ${extra}/>`;
@@ -87,7 +77,7 @@ function phone(x: number, y: number, w: number, h: number, content: string, rota
 }
 
 function heroStudio(): string {
-  const r = rng(1);
+  const r = mulberry32(1);
   let swatches = "";
   const colors = [C.coral, C.mustard, C.teal, C.sky, C.navy, C.moss];
   colors.forEach((color, i) => {
@@ -130,7 +120,7 @@ function heroStudio(): string {
 }
 
 function harborCoffee(): string {
-  const r = rng(2);
+  const r = mulberry32(2);
   const bag = (x: number, y: number, s: number, color: string) =>
     group(
       `translate(${x} ${y}) scale(${s})`,
@@ -163,7 +153,7 @@ function harborCoffee(): string {
 }
 
 function fernlineBikes(): string {
-  const r = rng(3);
+  const r = mulberry32(3);
   let calendar = rrect(30, 30, 260, 24, 8, C.moss);
   for (let row = 0; row < 5; row++) {
     for (let col = 0; col < 7; col++) {
@@ -191,7 +181,7 @@ function fernlineBikes(): string {
 }
 
 function alderClinic(): string {
-  const r = rng(4);
+  const r = mulberry32(4);
   const cross = (x: number, y: number, s: number, color: string) =>
     group(
       `translate(${x} ${y}) scale(${s})`,
@@ -220,7 +210,7 @@ function alderClinic(): string {
 }
 
 function tidewaterBooks(): string {
-  const r = rng(5);
+  const r = mulberry32(5);
   let events = rrect(30, 20, 200, 24, 8, C.navy);
   for (let i = 0; i < 5; i++) {
     const y = 70 + i * 92;
@@ -258,7 +248,7 @@ function tidewaterBooks(): string {
 }
 
 function aboutTeam(): string {
-  const r = rng(6);
+  const r = mulberry32(6);
   const seats: string[] = [];
   const skin = ["#f1c27d", "#c68642", "#8d5524", "#e0ac69", "#ffdbac", "#a0522d", "#d9a066", "#6b4226"];
   const shirts = [C.coral, C.teal, C.mustard, C.navy, C.moss, C.sky, C.latte, C.fern];
@@ -282,7 +272,7 @@ function aboutTeam(): string {
 }
 
 function aboutWorkshop(): string {
-  const r = rng(7);
+  const r = mulberry32(7);
   let notes = "";
   const colors = [C.mustard, C.coral, C.sky, C.fern];
   for (let col = 0; col < 6; col++) {
@@ -320,7 +310,7 @@ function aboutWorkshop(): string {
 }
 
 function aboutDesk(): string {
-  const r = rng(8);
+  const r = mulberry32(8);
   let keys = "";
   for (let row = 0; row < 5; row++) {
     for (let col = 0; col < 14; col++) keys += rrect(24 + col * 46, 24 + row * 46, 38, 38, 6, "#e9edf0");
@@ -351,7 +341,7 @@ function aboutDesk(): string {
 }
 
 function servicesHero(): string {
-  const r = rng(9);
+  const r = mulberry32(9);
   let layers = "";
   const fills = [C.navy, C.teal, C.coral];
   for (let i = 0; i < 3; i++) {

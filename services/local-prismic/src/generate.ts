@@ -274,8 +274,9 @@ function hashString(text: string): number {
   return h >>> 0;
 }
 
-function mulberry32(seed: number): () => number {
-  let s = seed;
+/** A small seeded PRNG: the same seed gives the same sequence on every machine. */
+export function mulberry32(seed: number): () => number {
+  let s = seed >>> 0;
   return () => {
     s = (s + 0x6d2b79f5) >>> 0;
     let t = s;
