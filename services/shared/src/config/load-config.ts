@@ -72,21 +72,30 @@ export interface SiteConfig extends ServerConfig {
   siteUrl: string;
 }
 
+/** `pressroom start`: the content service, a full build and the site server in one process. */
+export interface StartConfig {
+  logLevel: LogLevel;
+  content: ContentServiceConfig;
+  site: SiteConfig;
+  /** The content client's settings; the endpoint is the local content service once it listens. */
+  prismic: Omit<PrismicConfig, "endpoint">;
+}
+
 /**
  * Reads variables from `env` and collects every problem before failing, so an
  * operator fixes a bad deployment in one round instead of one variable at a time.
  */
 class EnvReader {
   readonly problems: string[] = [];
-  constructor(private readonly env: Env) {}
+  constructor(readonly env: Env) {}
 
   get<N extends VariableName>(name: N): VariableValue<N> {
     const spec = variables[name];
     return this.parse(name, spec.schema, spec.fix, variableSpecs[name]?.secret === true) as VariableValue<N>;
   }
 
-  port(fallback: number): number {
-    return this.parse("PORT", portSchema(fallback), variables.PORT.fix) as number;
+  port(fallback: number, name: "PORT" | "CONTENT_PORT" | "SITE_PORT" = "PORT"): number {
+    return this.parse(name, portSchema(fallback), variables[name].fix) as number;
   }
 
   required<N extends VariableName>(name: N, why: string): NonNullable<VariableValue<N>> {
@@ -182,6 +191,19 @@ const loaders = {
       webhookSecret: read.required("WEBHOOK_SECRET", "the receiver checks every delivery against it"),
       redisUrl: read.get("REDIS_URL"),
     };
+  },
+  start(read: EnvReader): StartConfig {
+    const content = { ...loaders.content(read), port: read.port(DEFAULT_PORTS.content, "CONTENT_PORT") };
+    const sitePort = read.port(DEFAULT_PORTS.site, "SITE_PORT");
+    const site: SiteConfig = {
+      host: content.host,
+      port: sitePort,
+      logLevel: content.logLevel,
+      storage: storageConfig(read),
+      siteUrl: read.env.SITE_URL ? read.get("SITE_URL") : `http://127.0.0.1:${sitePort}`,
+    };
+    const { endpoint: _endpoint, ...prismic } = prismicConfig(read);
+    return { logLevel: content.logLevel, content, site, prismic };
   },
   /** `pressroom serve site`: serves the rendered site from storage. */
   site(read: EnvReader): SiteConfig {

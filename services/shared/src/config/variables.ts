@@ -61,6 +61,14 @@ export const variables = {
     schema: trimmed().optional(),
     fix: "Set PORT to a free TCP port (0 to 65535), or 0 to let the system pick one.",
   },
+  CONTENT_PORT: {
+    schema: trimmed().optional(),
+    fix: "Set CONTENT_PORT to a free TCP port for the local content service that `pressroom start` runs (default 4100).",
+  },
+  SITE_PORT: {
+    schema: trimmed().optional(),
+    fix: "Set SITE_PORT to a free TCP port for the site server that `pressroom start` runs (default 4101).",
+  },
   LOG_LEVEL: {
     schema: trimmed()
       .toLowerCase()

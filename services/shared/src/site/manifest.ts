@@ -1,0 +1,55 @@
+/**
+ * The build manifest: what the site in storage was built from. The build and
+ * the worker write it last (it commits a build); the site server reads it to
+ * know each route's canonical path. It is not part of the site: its key sits
+ * under `.pressroom/`, which the site server never serves.
+ */
+export const MANIFEST_KEY = ".pressroom/manifest.json";
+export const MANIFEST_VERSION = 1;
+
+export interface ManifestRoute {
+  /** Storage key of the rendered route, e.g. `about/index.html`. */
+  key: string;
+  /** sha256 (hex) of the stored bytes. */
+  hash: string;
+  status: number;
+  /** `doc:<id>` / `type:<type>` the render read. */
+  dependencies: string[];
+  documentId?: string;
+}
+
+export interface BuildManifest {
+  version: number;
+  /** The content ref the site was rendered at. */
+  ref: string;
+  builtAt: string;
+  /** Canonical route path (`/`, `/about`, `/price-list/`, `/sitemap.xml`, `404`) → what was written. */
+  routes: Record<string, ManifestRoute>;
+  /** Asset key → sha256 of its bytes. */
+  assets: Record<string, string>;
+}
+
+/** Parses a stored manifest; anything unreadable or of another version is "no manifest". */
+export function parseManifest(body: Buffer | string | undefined): BuildManifest | undefined {
+  if (body === undefined) return undefined;
+  try {
+    const manifest = JSON.parse(body.toString()) as BuildManifest;
+    if (
+      manifest.version !== MANIFEST_VERSION ||
+      typeof manifest.routes !== "object" ||
+      manifest.routes === null
+    ) {
+      return undefined;
+    }
+    return manifest;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Cache policies by what the object is: pages revalidate, content-hashed assets never change. */
+export const CACHE_CONTROL = {
+  html: "public, max-age=0, must-revalidate",
+  immutable: "public, max-age=31536000, immutable",
+  metadata: "no-store",
+} as const;

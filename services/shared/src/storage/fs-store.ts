@@ -1,0 +1,152 @@
+import type { BigIntStats } from "node:fs";
+import { open, stat } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Logger } from "../logger.ts";
+import { sha256 } from "./content-hash.ts";
+import { contentTypeFor } from "./content-types.ts";
+import { errorCode, pruneEmptyFolders, removeFile, walkFiles, writeFileAtomic } from "./fs-files.ts";
+import { META_FOLDER, readSidecar, type Sidecar, sidecarFor } from "./fs-sidecar.ts";
+import { KeyedLock } from "./keyed-lock.ts";
+import { toPutInput } from "./put-input.ts";
+import type { ObjectInfo, SiteStore, StoredObject } from "./site-store.ts";
+import { StorageError, type StorageOperation } from "./storage-errors.ts";
+import { assertSafeKey, assertSafePrefix, compareKeys, isSafeKey } from "./storage-keys.ts";
+
+const RETRYABLE_CODES = new Set(["EAGAIN", "EBUSY", "EMFILE", "ENFILE", "ETIMEDOUT"]);
+const isNotFound = (error: unknown) => ["ENOENT", "ENOTDIR"].includes(errorCode(error) ?? "");
+
+/**
+ * The site as a plain folder: `<root>/<key>` is the body, so any web server can serve `<root>`.
+ * Metadata lives in a parallel tree, `<root>/.pressroom-meta/<key>`, written after the body.
+ */
+export function createFsStore(root: string, options: { logger?: Logger } = {}): SiteStore {
+  const description = pathToFileURL(root).href;
+  const metaRoot = join(root, META_FOLDER);
+  // Per key, so that two puts of one key in this process cannot interleave body and metadata.
+  const lock = new KeyedLock();
+  const bodyPath = (key: string) => join(root, ...key.split("/"));
+  const metaPath = (key: string) => join(metaRoot, ...key.split("/"));
+
+  const fail = (operation: StorageOperation, key: string, error: unknown): StorageError => {
+    const retryable = RETRYABLE_CODES.has(errorCode(error) ?? "");
+    const detail = error instanceof Error ? error.message : String(error);
+    return new StorageError(operation, key, description, retryable, detail, { cause: error });
+  };
+
+  const metadata = (key: string, file: BigIntStats) =>
+    readSidecar(metaPath(key), file, () =>
+      options.logger?.warn({ key, store: description }, "ignoring unreadable metadata"),
+    );
+
+  const toInfo = (key: string, file: BigIntStats, meta: Sidecar | undefined): ObjectInfo => ({
+    key,
+    size: Number(file.size),
+    contentType: meta?.contentType ?? contentTypeFor(key),
+    cacheControl: meta?.cacheControl ?? "",
+    contentHash: meta?.contentHash,
+    // Without (current) metadata, a weak tag from size and time, as static file servers do.
+    etag: meta ? `"${meta.contentHash}"` : `W/"${file.size.toString(16)}-${file.mtimeNs.toString(16)}"`,
+    lastModified: new Date(Number(file.mtimeMs)),
+  });
+
+  const statFile = async (path: string): Promise<BigIntStats | undefined> => {
+    const file = await stat(path, { bigint: true }).catch((error: unknown) => {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    });
+    return file?.isFile() ? file : undefined;
+  };
+
+  const readBody = async (path: string): Promise<{ file: BigIntStats; bytes: Buffer } | undefined> => {
+    // Stats and bytes from one handle: the same file even if a put renames over it meanwhile.
+    const handle = await open(path, "r").catch((error: unknown) => {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    });
+    if (!handle) return undefined;
+    try {
+      const file = await handle.stat({ bigint: true });
+      return file.isFile() ? { file, bytes: await handle.readFile() } : undefined;
+    } finally {
+      await handle.close();
+    }
+  };
+
+  return {
+    description,
+
+    async put(key, body, putOptions) {
+      assertSafeKey(key);
+      const input = toPutInput(key, body, putOptions);
+      await lock.run(key, async () => {
+        try {
+          const file = await writeFileAtomic(bodyPath(key), input.body);
+          await writeFileAtomic(metaPath(key), sidecarFor(file, input));
+        } catch (error) {
+          throw fail("put", key, error);
+        }
+      });
+    },
+
+    async get(key): Promise<StoredObject | undefined> {
+      assertSafeKey(key);
+      try {
+        const read = await readBody(bodyPath(key));
+        if (!read) return undefined;
+        const info = toInfo(key, read.file, await metadata(key, read.file));
+        // The bytes are at hand, so the hash is known even without (current) metadata.
+        return { ...info, contentHash: info.contentHash ?? sha256(read.bytes), body: read.bytes };
+      } catch (error) {
+        throw fail("get", key, error);
+      }
+    },
+
+    async head(key) {
+      assertSafeKey(key);
+      try {
+        const file = await statFile(bodyPath(key));
+        return file && toInfo(key, file, await metadata(key, file));
+      } catch (error) {
+        throw fail("head", key, error);
+      }
+    },
+
+    async delete(key) {
+      assertSafeKey(key);
+      await lock.run(key, async () => {
+        try {
+          await removeFile(bodyPath(key));
+          await removeFile(metaPath(key));
+          await pruneEmptyFolders(root, dirname(bodyPath(key)));
+          await pruneEmptyFolders(metaRoot, dirname(metaPath(key)));
+        } catch (error) {
+          throw fail("delete", key, error);
+        }
+      });
+    },
+
+    async *list(prefix = "") {
+      assertSafePrefix(prefix);
+      const folderKey = prefix.slice(0, prefix.lastIndexOf("/") + 1);
+      const start = folderKey === "" ? root : bodyPath(folderKey.slice(0, -1));
+      const include = (key: string, isFolder: boolean) =>
+        isFolder ? `${key}/`.startsWith(prefix) || prefix.startsWith(`${key}/`) : key.startsWith(prefix);
+      try {
+        for await (const { key, path } of walkFiles(start, folderKey, include, compareKeys)) {
+          if (!isSafeKey(key)) {
+            // Put there by hand: no key can name it, so listing it would only invite failures.
+            options.logger?.warn({ key, store: description }, "skipping a file whose name is not a safe key");
+            continue;
+          }
+          const file = await statFile(path); // undefined: deleted since its folder was read
+          if (file) yield toInfo(key, file, await metadata(key, file));
+        }
+      } catch (error) {
+        throw fail("list", prefix, error);
+      }
+    },
+
+    async close() {},
+  };
+}

@@ -1,0 +1,142 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { assertSafeKey, type SiteStore, type StoredObject } from "../../shared/src/storage/index.ts";
+import { RouteTable } from "./route-table.ts";
+
+export interface SiteAppOptions {
+  store: SiteStore;
+  /** How often the build manifest (canonical routes) is re-read; lower in tests. */
+  manifestRefreshMs?: number;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  css: "text/css; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  mjs: "text/javascript; charset=utf-8",
+  json: "application/json",
+  xml: "application/xml; charset=utf-8",
+  txt: "text/plain; charset=utf-8",
+  svg: "image/svg+xml",
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  webp: "image/webp",
+  avif: "image/avif",
+  ico: "image/x-icon",
+  woff2: "font/woff2",
+  webmanifest: "application/manifest+json",
+};
+
+/**
+ * Headers on every answer. Images may come from the content service's own
+ * host (Prismic's CDN in production, the local service here), hence `img-src *`;
+ * scripts, styles and forms stay on this origin.
+ */
+export const SECURITY_HEADERS: Record<string, string> = {
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "strict-origin-when-cross-origin",
+  "x-frame-options": "SAMEORIGIN",
+  "permissions-policy": "camera=(), microphone=(), geolocation=(), interest-cohort=()",
+  "content-security-policy": [
+    "default-src 'self'",
+    "img-src * data:",
+    "script-src 'self'",
+    "style-src 'self'",
+    "frame-src https://www.youtube-nocookie.com https://www.youtube.com https://player.vimeo.com",
+    "form-action 'self'",
+    "base-uri 'self'",
+    "frame-ancestors 'self'",
+    "object-src 'none'",
+  ].join("; "),
+};
+
+/** Serves the rendered site from storage: the local and small-deployment alternative to a CDN in front of S3. */
+export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Promise<void> {
+  const { store } = options;
+  const routes = new RouteTable(store, options.manifestRefreshMs);
+
+  app.addHook("onSend", async (_request, reply) => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value);
+  });
+
+  app.get("/healthz", async (_request, reply) => {
+    try {
+      await store.head("index.html");
+      return reply
+        .header("cache-control", "no-store")
+        .send({ status: "ok", storage: store.description, routes: routes.size });
+    } catch (error) {
+      return reply
+        .code(503)
+        .header("cache-control", "no-store")
+        .send({ status: "unavailable", error: (error as Error).message });
+    }
+  });
+
+  app.get("/*", async (request, reply) => {
+    const path = decodePath(request);
+    if (path === undefined) return notFound(reply);
+    const extension = /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase();
+    if (extension) return serve(request, reply, path.slice(1));
+    const match = await routes.match(path);
+    if (!match) return notFound(reply);
+    if (match.redirect) {
+      const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : "";
+      return reply.header("cache-control", "public, max-age=3600").redirect(`${match.redirect}${query}`, 301);
+    }
+    return serve(request, reply, match.key);
+  });
+
+  async function serve(request: FastifyRequest, reply: FastifyReply, key: string) {
+    let safeKey: string;
+    try {
+      safeKey = assertSafeKey(key);
+    } catch {
+      return notFound(reply);
+    }
+    // `.pressroom/` holds the build's metadata, never part of the site.
+    if (safeKey.startsWith(".")) return notFound(reply);
+    const object = await store.get(safeKey);
+    if (!object) return notFound(reply);
+    return send(request, reply, object, 200);
+  }
+
+  async function notFound(reply: FastifyReply) {
+    const page = await store.get("404.html");
+    if (!page) return reply.code(404).type("text/plain; charset=utf-8").send("This page could not be found");
+    return send(reply.request, reply, page, 404);
+  }
+}
+
+function send(request: FastifyRequest, reply: FastifyReply, object: StoredObject, status: number) {
+  const extension = /\.([a-z0-9]+)$/i.exec(object.key)?.[1]?.toLowerCase() ?? "";
+  reply
+    .header("content-type", object.contentType || CONTENT_TYPES[extension] || "application/octet-stream")
+    .header("cache-control", object.cacheControl || "public, max-age=0, must-revalidate")
+    .header("etag", object.etag)
+    .header("last-modified", object.lastModified.toUTCString());
+  if (status === 200 && matchesEtag(request.headers["if-none-match"], object.etag))
+    return reply.code(304).send();
+  return reply.code(status).send(object.body);
+}
+
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  const strip = (value: string) => value.trim().replace(/^W\//, "");
+  return header.split(",").some((candidate) => candidate.trim() === "*" || strip(candidate) === strip(etag));
+}
+
+/** The request path, decoded; undefined for anything that cannot name a stored object. */
+function decodePath(request: FastifyRequest): string | undefined {
+  const raw = request.url.split("?")[0] ?? "/";
+  try {
+    const path = decodeURIComponent(raw);
+    if (!path.startsWith("/") || path.includes("\0") || path.includes("\\") || /(^|\/)\.\.?(\/|$)/.test(path))
+      return undefined;
+    return path;
+  } catch {
+    return undefined;
+  }
+}
+
+export { CONTENT_TYPES };

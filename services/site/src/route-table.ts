@@ -1,0 +1,65 @@
+import { MANIFEST_KEY, parseManifest } from "../../shared/src/site/manifest.ts";
+import type { SiteStore } from "../../shared/src/storage/index.ts";
+
+export interface RouteMatch {
+  /** The storage key to serve. */
+  key: string;
+  /** Set when the request is a non-canonical spelling of a route: redirect there. */
+  redirect?: string;
+}
+
+/**
+ * Maps request paths to storage keys. The canonical spelling of each route
+ * comes from the build manifest (`/about`, but `/price-list/`): the other
+ * spelling redirects to it. Without a manifest the rule is "no trailing slash".
+ * The manifest is re-read at most every `refreshMs`, so a publish is seen quickly.
+ */
+export class RouteTable {
+  #routes = new Map<string, string>();
+  #etag: string | undefined;
+  #checkedAt = -Infinity;
+  #refreshing: Promise<void> | undefined;
+
+  constructor(
+    private readonly store: SiteStore,
+    private readonly refreshMs = 1_000,
+  ) {}
+
+  get size(): number {
+    return this.#routes.size;
+  }
+
+  async match(path: string): Promise<RouteMatch | undefined> {
+    await this.#refresh();
+    const key = this.#routes.get(path);
+    if (key !== undefined) return { key };
+    const other = path.endsWith("/") ? path.slice(0, -1) : `${path}/`;
+    if (other && this.#routes.has(other)) return { key: this.#routes.get(other) as string, redirect: other };
+    if (this.#routes.size > 0) return undefined;
+    // No manifest (a site written by other means): folders with an index.html, no trailing slash.
+    if (path === "/") return { key: "index.html" };
+    if (path.endsWith("/")) return { key: `${path.slice(1)}index.html`, redirect: path.slice(0, -1) };
+    return { key: `${path.slice(1)}/index.html` };
+  }
+
+  async #refresh(): Promise<void> {
+    if (performance.now() - this.#checkedAt < this.refreshMs) return;
+    this.#refreshing ??= (async () => {
+      try {
+        const head = await this.store.head(MANIFEST_KEY);
+        if (head?.etag === this.#etag && head !== undefined) return;
+        const manifest = parseManifest((await this.store.get(MANIFEST_KEY))?.body);
+        this.#etag = head?.etag;
+        this.#routes = new Map(
+          Object.entries(manifest?.routes ?? {})
+            .filter(([route]) => route.startsWith("/") && !/\.(xml|txt)$/.test(route))
+            .map(([route, entry]) => [route, entry.key]),
+        );
+      } finally {
+        this.#checkedAt = performance.now();
+        this.#refreshing = undefined;
+      }
+    })();
+    await this.#refreshing;
+  }
+}

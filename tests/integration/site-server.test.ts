@@ -1,0 +1,136 @@
+import Fastify, { type FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CACHE_CONTROL, MANIFEST_KEY, MANIFEST_VERSION } from "../../services/shared/src/site/manifest.ts";
+import { createSiteStore, type SiteStore, sha256 } from "../../services/shared/src/storage/index.ts";
+import { siteApp } from "../../services/site/src/app.ts";
+
+const HTML = "text/html; charset=utf-8";
+let store: SiteStore;
+let app: FastifyInstance;
+let base: string;
+
+async function put(key: string, body: string, contentType = HTML, cacheControl: string = CACHE_CONTROL.html) {
+  await store.put(key, body, { contentType, cacheControl, contentHash: sha256(body) });
+}
+
+beforeAll(async () => {
+  store = createSiteStore({ url: "memory:", s3Endpoint: undefined, s3Region: "us-east-1" });
+  await put("index.html", "<h1>Home</h1>");
+  await put("about/index.html", "<h1>About</h1>");
+  await put("price-list/index.html", "<h1>Price lists</h1>");
+  await put("price-list/websites/index.html", "<h1>Websites</h1>");
+  await put("404.html", "<h1>This page could not be found</h1>");
+  await put("assets/site.0123abcd.css", "body{}", "text/css; charset=utf-8", CACHE_CONTROL.immutable);
+  await put("sitemap.xml", "<urlset/>", "application/xml; charset=utf-8");
+  const route = (key: string) => ({ key, hash: "x", status: 200, dependencies: [] });
+  await put(
+    MANIFEST_KEY,
+    JSON.stringify({
+      version: MANIFEST_VERSION,
+      ref: "REF",
+      builtAt: new Date().toISOString(),
+      routes: {
+        "/": route("index.html"),
+        "/about": route("about/index.html"),
+        "/price-list/": route("price-list/index.html"),
+        "/price-list/websites": route("price-list/websites/index.html"),
+        "/sitemap.xml": route("sitemap.xml"),
+        "404": { ...route("404.html"), status: 404 },
+      },
+      assets: {},
+    }),
+    "application/json",
+  );
+  app = Fastify();
+  await app.register(siteApp, { store, manifestRefreshMs: 0 });
+  base = await app.listen({ host: "127.0.0.1", port: 0 });
+});
+afterAll(async () => {
+  await app.close();
+});
+
+const get = (path: string, headers: Record<string, string> = {}) =>
+  fetch(`${base}${path}`, { headers, redirect: "manual" });
+
+describe("site server", () => {
+  it("serves / from index.html and a page from <uid>/index.html, with content type and revalidating cache", async () => {
+    const home = await get("/");
+    expect(home.status).toBe(200);
+    expect(home.headers.get("content-type")).toBe(HTML);
+    expect(home.headers.get("cache-control")).toBe(CACHE_CONTROL.html);
+    expect(await home.text()).toBe("<h1>Home</h1>");
+    expect(await (await get("/about")).text()).toBe("<h1>About</h1>");
+    expect(await (await get("/price-list/websites")).text()).toBe("<h1>Websites</h1>");
+  });
+
+  it("redirects the other spelling of a route to its canonical one, keeping the query", async () => {
+    const slash = await get("/about/?utm_source=x");
+    expect(slash.status).toBe(301);
+    expect(slash.headers.get("location")).toBe("/about?utm_source=x");
+    const index = await get("/price-list");
+    expect(index.status).toBe(301);
+    expect(index.headers.get("location")).toBe("/price-list/");
+    expect(await (await get("/price-list/")).text()).toBe("<h1>Price lists</h1>");
+  });
+
+  it("answers ETag revalidation with 304", async () => {
+    const first = await get("/about");
+    const etag = first.headers.get("etag");
+    expect(etag).toBeTruthy();
+    const again = await get("/about", { "if-none-match": etag as string });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe("");
+    expect((await get("/about", { "if-none-match": '"other"' })).status).toBe(200);
+  });
+
+  it("serves hashed assets as immutable and XML with its type", async () => {
+    const css = await get("/assets/site.0123abcd.css");
+    expect(css.headers.get("content-type")).toBe("text/css; charset=utf-8");
+    expect(css.headers.get("cache-control")).toBe(CACHE_CONTROL.immutable);
+    expect((await get("/sitemap.xml")).headers.get("content-type")).toBe("application/xml; charset=utf-8");
+  });
+
+  it("answers anything missing with 404.html and status 404", async () => {
+    for (const path of [
+      "/nope",
+      "/assets/missing.css",
+      "/about/team",
+      "/%2e%2e/etc/passwd",
+      "/..%2f..%2fetc",
+    ]) {
+      const response = await get(path);
+      expect(response.status, path).toBe(404);
+      expect(await response.text(), path).toContain("This page could not be found");
+    }
+  });
+
+  it("never serves the build's metadata", async () => {
+    expect((await get("/.pressroom/manifest.json")).status).toBe(404);
+  });
+
+  it("sends security headers on every answer", async () => {
+    for (const path of ["/", "/nope", "/assets/site.0123abcd.css"]) {
+      const response = await get(path);
+      expect(response.headers.get("x-content-type-options"), path).toBe("nosniff");
+      expect(response.headers.get("content-security-policy"), path).toContain("default-src 'self'");
+      expect(response.headers.get("referrer-policy"), path).toBe("strict-origin-when-cross-origin");
+    }
+  });
+
+  it("answers HEAD without a body, and reports health", async () => {
+    const head = await fetch(`${base}/about`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe("");
+    const health = await get("/healthz");
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: "ok", storage: "memory:" });
+  });
+
+  it("sees a new build's routes without a restart", async () => {
+    await put("careers/index.html", "<h1>Careers</h1>");
+    const manifest = JSON.parse((await store.get(MANIFEST_KEY))?.body.toString() ?? "{}");
+    manifest.routes["/careers"] = { key: "careers/index.html", hash: "y", status: 200, dependencies: [] };
+    await put(MANIFEST_KEY, JSON.stringify(manifest), "application/json");
+    expect(await (await get("/careers")).text()).toBe("<h1>Careers</h1>");
+  });
+});
