@@ -2,6 +2,13 @@
  * The import rules of ARCHITECTURE.md ("Folders and who may import whom"),
  * enforced by `npm run imports` (part of `npm test`).
  */
+// TypeScript 7 has no JavaScript API, so dependency-cruiser parses with swc, whose options it fixes
+// without `tsx`: every .tsx file would be a syntax error. Turn `tsx` on for those files only.
+const swc = require("@swc/core");
+const parseFileSync = swc.parseFileSync;
+swc.parseFileSync = (file, options) =>
+  parseFileSync(file, String(file).endsWith(".tsx") ? { ...options, tsx: true } : options);
+
 const BROWSER = "^web/src/browser/";
 const onlyFrom = (name, from, allowed, comment) => ({
   name,

@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { loadConfig } from "../services/shared/src/config/index.ts";
 import { ConfigError } from "../services/shared/src/errors.ts";
 import { createLogger, type Logger } from "../services/shared/src/logger.ts";
@@ -12,6 +13,10 @@ interface Command {
 
 /** EX_CONFIG from sysexits.h: the configuration is wrong; restarting will not help. */
 const EXIT_CONFIG = 78;
+/** EX_USAGE: the command line is wrong. */
+const EXIT_USAGE = 64;
+/** The models (customtypes/) live at the repository root. */
+const ROOT_DIR = fileURLToPath(new URL("../", import.meta.url));
 
 const commands: Record<string, Command> = {
   content: {
@@ -26,7 +31,56 @@ const commands: Record<string, Command> = {
       return 0;
     },
   },
+  build: {
+    summary: "Render every route at the master ref into STORAGE_URL (only changed objects are written)",
+    usage: "pressroom build",
+    async run(_args, env) {
+      const config = loadConfig("publisher", env);
+      const logger = createLogger({ name: "build", level: config.logLevel });
+      const { runBuild } = await import("./run-build.ts");
+      const summary = await runBuild({ ...config, rootDir: ROOT_DIR, logger });
+      console.log(formatSummary(summary));
+      return 0;
+    },
+  },
+  serve: {
+    summary: "Run one process: pressroom serve site",
+    usage: "pressroom serve <site>",
+    async run(args, env) {
+      const [process] = args;
+      if (process !== "site") {
+        console.error(`pressroom serve: unknown process ${JSON.stringify(process ?? "")}; one of: site`);
+        return EXIT_USAGE;
+      }
+      const config = loadConfig("site", env);
+      const logger = createLogger({ name: "site", level: config.logLevel });
+      const { startSite } = await import("../services/site/src/server.ts");
+      const site = await startSite(config, logger);
+      await untilSignal(logger, () => site.close());
+      return 0;
+    },
+  },
+  start: {
+    summary: "Start everything for a newcomer: content service, a full build into a folder, the site server",
+    usage: "pressroom start",
+    async run(_args, env) {
+      const config = loadConfig("start", env);
+      const logger = createLogger({ name: "pressroom", level: config.logLevel });
+      const { startAll } = await import("./start-all.ts");
+      const running = await startAll(config, {
+        rootDir: ROOT_DIR,
+        logger,
+        siteUrlFromEnv: env.SITE_URL !== undefined && env.SITE_URL !== "",
+      });
+      await untilSignal(logger, running.close);
+      return 0;
+    },
+  },
 };
+
+function formatSummary(s: import("../worker/src/build/full-build.ts").BuildSummary): string {
+  return `Built ${s.routes} routes at ref ${s.ref} in ${(s.durationMs / 1000).toFixed(1)} s (${s.pagesPerSecond} pages/s): ${s.rendered} rendered, ${s.written} written, ${s.unchanged} unchanged, ${s.deleted} deleted`;
+}
 
 function help(): string {
   const width = Math.max(...Object.keys(commands).map((name) => name.length));
@@ -44,12 +98,12 @@ export async function main(argv: string[], env: Env): Promise<number> {
   const [name, ...args] = argv;
   if (!name || name === "help" || name === "--help" || name === "-h") {
     console.log(help());
-    return name ? 0 : 64;
+    return name ? 0 : EXIT_USAGE;
   }
   const command = commands[name];
   if (!command) {
     console.error(`pressroom: unknown command "${name}"\n\n${help()}`);
-    return 64;
+    return EXIT_USAGE;
   }
   if (args.includes("--help") || args.includes("-h")) {
     console.log(`Usage: ${command.usage}\n\n${command.summary}`);

@@ -3,6 +3,9 @@
 // so that there is no build step between an edit and a run.
 import { register } from "tsx/esm/api";
 
+// React's development build is several times slower and not what visitors get:
+// every process renders as production unless told otherwise.
+process.env.NODE_ENV ??= "production";
 register();
 const { main } = await import("./cli.ts");
 process.exitCode = await main(process.argv.slice(2), process.env);

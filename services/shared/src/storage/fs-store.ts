@@ -58,6 +58,28 @@ export function createFsStore(root: string, options: { logger?: Logger } = {}): 
     return file?.isFile() ? file : undefined;
   };
 
+  /** The files under `prefix` that a key can name, in key order. */
+  async function* files(prefix: string): AsyncGenerator<{ key: string; path: string }> {
+    assertSafePrefix(prefix);
+    const folderKey = prefix.slice(0, prefix.lastIndexOf("/") + 1);
+    const start = folderKey === "" ? root : bodyPath(folderKey.slice(0, -1));
+    const include = (key: string, isFolder: boolean) =>
+      isFolder ? `${key}/`.startsWith(prefix) || prefix.startsWith(`${key}/`) : key.startsWith(prefix);
+    try {
+      for await (const file of walkFiles(start, folderKey, include, compareKeys)) {
+        if (isSafeKey(file.key)) yield file;
+        // Put there by hand: no key can name it, so listing it would only invite failures.
+        else
+          options.logger?.warn(
+            { key: file.key, store: description },
+            "skipping a file whose name is not a safe key",
+          );
+      }
+    } catch (error) {
+      throw fail("list", prefix, error);
+    }
+  }
+
   const readBody = async (path: string): Promise<{ file: BigIntStats; bytes: Buffer } | undefined> => {
     // Stats and bytes from one handle: the same file even if a put renames over it meanwhile.
     const handle = await open(path, "r").catch((error: unknown) => {
@@ -127,24 +149,14 @@ export function createFsStore(root: string, options: { logger?: Logger } = {}): 
     },
 
     async *list(prefix = "") {
-      assertSafePrefix(prefix);
-      const folderKey = prefix.slice(0, prefix.lastIndexOf("/") + 1);
-      const start = folderKey === "" ? root : bodyPath(folderKey.slice(0, -1));
-      const include = (key: string, isFolder: boolean) =>
-        isFolder ? `${key}/`.startsWith(prefix) || prefix.startsWith(`${key}/`) : key.startsWith(prefix);
-      try {
-        for await (const { key, path } of walkFiles(start, folderKey, include, compareKeys)) {
-          if (!isSafeKey(key)) {
-            // Put there by hand: no key can name it, so listing it would only invite failures.
-            options.logger?.warn({ key, store: description }, "skipping a file whose name is not a safe key");
-            continue;
-          }
-          const file = await statFile(path); // undefined: deleted since its folder was read
-          if (file) yield toInfo(key, file, await metadata(key, file));
-        }
-      } catch (error) {
-        throw fail("list", prefix, error);
+      for await (const { key, path } of files(prefix)) {
+        const file = await statFile(path); // undefined: deleted since its folder was read
+        if (file) yield toInfo(key, file, await metadata(key, file));
       }
+    },
+
+    async *keys(prefix = "") {
+      for await (const { key } of files(prefix)) yield key;
     },
 
     async close() {},

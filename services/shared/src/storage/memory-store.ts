@@ -51,6 +51,10 @@ export function createMemoryStore(): SiteStore {
       for (const stored of matching) yield info(stored);
     },
 
+    async *keys(prefix = "") {
+      for await (const object of this.list(prefix)) yield object.key;
+    },
+
     async close() {},
   };
 }

@@ -138,6 +138,11 @@ export function createS3Store(location: S3Location, options: S3StoreOptions): Si
       }
     },
 
+    async *keys(prefix = "") {
+      // ListObjectsV2 returns keys and sizes only: a listing costs the same either way.
+      for await (const object of this.list(prefix)) yield object.key;
+    },
+
     async *list(prefix = "") {
       assertSafePrefix(prefix);
       let token: string | undefined;

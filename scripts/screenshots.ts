@@ -1,0 +1,77 @@
+/**
+ * Takes the README's screenshots as a visitor sees the site: starts everything
+ * the way `npm start` does (fresh data folders, free ports), then opens every
+ * demo route in Chromium at phone and desktop widths.
+ *
+ *   TMPDIR=$PWD/.tmp node --import tsx scripts/screenshots.ts [outDir]
+ */
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { startAll } from "../bin/start-all.ts";
+import { loadConfig } from "../services/shared/src/config/index.ts";
+import { createLogger } from "../services/shared/src/logger.ts";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const OUT = process.argv[2] ?? join(ROOT, "docs/screenshots");
+const ROUTES = [
+  "/",
+  "/about",
+  "/services",
+  "/pricing",
+  "/faq",
+  "/contact",
+  "/privacy",
+  "/price-list/",
+  "/price-list/websites",
+  "/nope",
+];
+const WIDTHS = [390, 1280];
+
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
+
+const tmp = await mkdtemp(join(process.env.TMPDIR ?? join(ROOT, ".tmp"), "screenshots-"));
+const config = loadConfig("start", {
+  CONTENT_PORT: "0",
+  SITE_PORT: "0",
+  CONTENT_DATA_DIR: join(tmp, "content"),
+  STORAGE_URL: `file://${join(tmp, "site")}`,
+  LOG_LEVEL: "warn",
+});
+const running = await startAll(config, {
+  rootDir: ROOT,
+  logger: createLogger({ name: "screenshots", level: "warn" }),
+  siteUrlFromEnv: false,
+});
+const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+try {
+  await mkdir(OUT, { recursive: true });
+  const siteUrl = running.siteUrl;
+  for (const width of WIDTHS) {
+    const page = await browser.newPage({
+      viewport: { width, height: width < 600 ? 844 : 800 },
+      deviceScaleFactor: 1,
+    });
+    for (const route of ROUTES) {
+      await page.goto(`${siteUrl}${route}`, { waitUntil: "networkidle" });
+      const name = route === "/" ? "home" : route.replace(/^\/|\/$/g, "").replaceAll("/", "-") || "index";
+      const file = join(OUT, `${name}-${width}.png`);
+      await page.screenshot({ path: file, fullPage: true });
+      console.log(file);
+    }
+    await page.close();
+  }
+} finally {
+  await browser.close();
+  await running.close();
+  await rm(tmp, { recursive: true, force: true });
+}

@@ -1,0 +1,94 @@
+/**
+ * One measured run, in its own process so that its peak RSS is its own:
+ *   build <endpoint> <storageDir>   a full build through the product's path
+ *   floor <endpoint>                bare renderToString of the same page trees, content already in memory
+ * Prints one JSON line.
+ */
+import type { PrismicDocument } from "@prismicio/client";
+import { pino } from "pino";
+import { createElement } from "react";
+import { renderToString } from "react-dom/server";
+import { createContentClient, loadContentSchema } from "../../services/shared/src/content/index.ts";
+import { createSiteStore } from "../../services/shared/src/storage/index.ts";
+import { buildSiteAssets } from "../../web/src/assets.ts";
+import { createMemorySource, type PageDocument, type SettingsDocument } from "../../web/src/content/index.ts";
+import { PageView } from "../../web/src/pages/page-view.tsx";
+import { loadSliceContext } from "../../web/src/slice-loader.ts";
+import { fullBuild } from "../../worker/src/build/full-build.ts";
+import { listDocuments } from "../../worker/src/build/list-documents.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const [mode, endpoint, storageDir] = process.argv.slice(2);
+if (!endpoint) throw new Error("usage: full-build-child.ts build|floor <endpoint> [storageDir]");
+const logger = pino({ level: "warn" });
+const client = createContentClient(
+  {
+    repository: "demo",
+    endpoint,
+    accessToken: undefined,
+    timeoutMs: 30_000,
+    cacheTtlMs: 0,
+    cacheMaxEntries: 10,
+    rateLimitRetries: 3,
+  },
+  { schema: loadContentSchema(ROOT), logger },
+);
+const maxRssMB = () => Math.round(process.resourceUsage().maxRSS / 1024);
+
+if (mode === "build") {
+  const store = createSiteStore(
+    { url: `file://${storageDir}`, s3Endpoint: undefined, s3Region: "us-east-1" },
+    { logger },
+  );
+  const summary = await fullBuild({
+    client,
+    store,
+    siteUrl: "https://www.example.com",
+    logger,
+    ref: await client.fetchMasterRef(),
+  });
+  console.log(JSON.stringify({ mode, summary, maxRssMB: maxRssMB() }));
+} else if (mode === "floor") {
+  const ref = await client.fetchMasterRef();
+  const documents: PrismicDocument[] = await listDocuments(client, ref, []);
+  const source = createMemorySource(documents);
+  const settings = (await source.getSettings()) as SettingsDocument;
+  const { assets } = await buildSiteAssets();
+  const pages = documents.filter((d): d is PageDocument => d.type === "page");
+  // Everything a page needs, fetched before the clock starts: the floor is rendering alone.
+  const trees = await Promise.all(
+    pages.map(async (page) => ({
+      page,
+      sliceContext: await loadSliceContext(page.data.slices, source, "production"),
+    })),
+  );
+  const started = performance.now();
+  let bytes = 0;
+  for (const { page, sliceContext } of trees) {
+    const path = page.uid === "home" ? "/" : `/${page.uid}`;
+    bytes += renderToString(
+      createElement(PageView, {
+        page,
+        sliceContext,
+        settings,
+        siteUrl: "https://www.example.com",
+        assets,
+        mode: "production",
+        path,
+      }),
+    ).length;
+  }
+  const ms = performance.now() - started;
+  console.log(
+    JSON.stringify({
+      mode,
+      pages: trees.length,
+      ms: Math.round(ms),
+      pagesPerSecond: Math.round((trees.length / ms) * 1000),
+      avgKB: Math.round(bytes / trees.length / 1024),
+      maxRssMB: maxRssMB(),
+    }),
+  );
+} else {
+  throw new Error(`unknown mode ${mode}`);
+}

@@ -1,0 +1,152 @@
+import { readFileSync } from "node:fs";
+import { access } from "node:fs/promises";
+import { join } from "node:path";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createContentClient, loadContentSchema } from "../../services/shared/src/content/index.ts";
+import { MANIFEST_KEY, parseManifest } from "../../services/shared/src/site/manifest.ts";
+import { createSiteStore, type SiteStore, sha256 } from "../../services/shared/src/storage/index.ts";
+import { fullBuild } from "../../worker/src/build/full-build.ts";
+import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { tempDir } from "../support/temp-dir.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const ABOUT = "Z9nWuhEAACMAx1Cc";
+const WORKSHOPS = "Z9nWzxEAACUAx1Kk";
+const logger = pino({ level: "silent" });
+
+let service: LocalPrismic;
+let site: { path: string; remove: () => Promise<void> };
+let store: SiteStore;
+
+const build = async (options: { verify?: boolean } = {}) => {
+  const client = createContentClient(
+    {
+      repository: "demo",
+      endpoint: service.endpoint,
+      accessToken: undefined,
+      timeoutMs: 10_000,
+      cacheTtlMs: 0,
+      cacheMaxEntries: 100,
+      rateLimitRetries: 0,
+    },
+    { schema: loadContentSchema(ROOT) },
+  );
+  return fullBuild({
+    client,
+    store,
+    siteUrl: "https://www.example.com",
+    logger,
+    ref: await client.fetchMasterRef(),
+    ...options,
+  });
+};
+const keys = async () => {
+  const all: string[] = [];
+  for await (const object of store.list()) all.push(object.key);
+  return all.sort();
+};
+const publish = async (edit: unknown) => {
+  const response = await fetch(`${service.url}/admin/publish`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(edit),
+  });
+  expect(response.status).toBe(200);
+};
+
+beforeAll(async () => {
+  service = await startLocalPrismic();
+  site = await tempDir("site");
+  store = createSiteStore({ url: `file://${site.path}`, s3Endpoint: undefined, s3Region: "us-east-1" });
+});
+afterAll(async () => {
+  await store.close();
+  await service.stop();
+  await site.remove();
+});
+
+describe("full build", () => {
+  it("writes every route, the assets and a manifest into a folder", async () => {
+    const summary = await build();
+    // 7 pages and 3 price lists, the price-list index, sitemap.xml, robots.txt and the 404 page.
+    expect(summary.routes).toBe(14);
+    const manifest = parseManifest((await store.get(MANIFEST_KEY))?.body);
+    expect(summary.written).toBe(summary.rendered + Object.keys(manifest?.assets ?? {}).length);
+    const stored = await keys();
+    for (const key of [
+      "index.html",
+      "about/index.html",
+      "price-list/index.html",
+      "price-list/websites/index.html",
+      "sitemap.xml",
+      "robots.txt",
+      "404.html",
+    ]) {
+      expect(stored).toContain(key);
+      await access(join(site.path, key));
+    }
+    expect(stored.some((k) => /^assets\/site\.[0-9a-f]{8,}\.css$/.test(k))).toBe(true);
+    expect(manifest?.ref).toBe(service.store.masterRef);
+    expect(manifest?.routes["/about"]).toMatchObject({
+      key: "about/index.html",
+      status: 200,
+      documentId: ABOUT,
+    });
+    expect(manifest?.routes["/about"]?.dependencies).toContain(`doc:${ABOUT}`);
+    expect(readFileSync(join(site.path, "about/index.html"), "utf8")).toContain("<!doctype html>");
+  });
+
+  it("writes nothing the second time (idempotent)", async () => {
+    const summary = await build();
+    expect(summary).toMatchObject({ written: 0, deleted: 0 });
+    expect(summary.unchanged).toBeGreaterThanOrEqual(summary.rendered);
+  });
+
+  it("rewrites only what an edit changed", async () => {
+    const about = JSON.parse(
+      readFileSync(`${ROOT}services/local-prismic/demo/documents/${ABOUT}.json`, "utf8"),
+    );
+    await publish({
+      upsert: [
+        { ...about, data: { ...about.data, meta_description: "A new description for the about page." } },
+      ],
+    });
+    const summary = await build();
+    // The about page itself, and the sitemap (its lastmod moved).
+    expect(summary.written).toBe(2);
+    expect(readFileSync(join(site.path, "about/index.html"), "utf8")).toContain(
+      "A new description for the about page.",
+    );
+  });
+
+  it("deletes the route of an unpublished document, and objects no route produces", async () => {
+    await store.put("old-page/index.html", "stale", {
+      contentType: "text/html",
+      cacheControl: "no-cache",
+      contentHash: sha256("stale"),
+    });
+    await publish({ remove: [WORKSHOPS] });
+    const summary = await build();
+    expect(summary.deleted).toBe(2);
+    const stored = await keys();
+    expect(stored).not.toContain("price-list/workshops/index.html");
+    expect(stored).not.toContain("old-page/index.html");
+    expect(readFileSync(join(site.path, "sitemap.xml"), "utf8")).not.toContain("/price-list/workshops");
+  });
+
+  it("rewrites an object removed behind its back, and with verify one changed behind its back", async () => {
+    await store.delete("about/index.html");
+    expect((await build()).written).toBe(1);
+    await store.put("robots.txt", "tampered", {
+      contentType: "text/plain",
+      cacheControl: "no-cache",
+      contentHash: sha256("tampered"),
+    });
+    // Without verify the manifest's hashes are trusted: reading every object's metadata is what verify costs.
+    expect((await build()).written).toBe(0);
+    const summary = await build({ verify: true });
+    expect(summary.written).toBe(1);
+    expect(readFileSync(join(site.path, "robots.txt"), "utf8")).toContain("Sitemap:");
+  });
+});

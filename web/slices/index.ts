@@ -1,0 +1,28 @@
+import type { SliceComponentType } from "@prismicio/react";
+import type { SliceContext } from "../src/slice-context.ts";
+import Carousel from "./Carousel/index.tsx";
+import ContactForm from "./ContactForm/index.tsx";
+import Faq from "./Faq/index.tsx";
+import Hero from "./Hero/index.tsx";
+import PriceListTable from "./PriceListTable/index.tsx";
+import TextSection from "./TextSection/index.tsx";
+
+export { MissingSlice } from "./missing-slice.tsx";
+
+/**
+ * Slice id → component, as Slice Machine lays it out. Imported statically:
+ * the server renders every slice, and the browser only loads islands.
+ */
+// A null prototype: a slice type named like an Object method ("constructor") must not find one.
+// biome-ignore lint/suspicious/noExplicitAny: each component takes its own slice type; SliceZone picks by slice_type
+export const components: Record<string, SliceComponentType<any, SliceContext>> = Object.assign(
+  Object.create(null),
+  {
+    hero: Hero,
+    text_section: TextSection,
+    carousel: Carousel,
+    faq: Faq,
+    price_list_table: PriceListTable,
+    contact_form: ContactForm,
+  },
+);

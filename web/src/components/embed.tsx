@@ -1,0 +1,30 @@
+import type { ReactNode } from "react";
+import { type OEmbedLike, safeEmbed } from "../lib/embed.ts";
+
+/** An oEmbed value, rebuilt safely (see lib/embed.ts): a lazy player iframe or a link. */
+export function Embed({ oembed }: { oembed: OEmbedLike | null | undefined }): ReactNode {
+  const embed = safeEmbed(oembed);
+  if (!embed) return null;
+  if (embed.kind === "link") {
+    return (
+      <p className="embed-link">
+        <a href={embed.href} rel="noreferrer">
+          {embed.text}
+        </a>
+      </p>
+    );
+  }
+  return (
+    <div className="embed" style={{ aspectRatio: embed.aspectRatio }}>
+      <iframe
+        src={embed.src}
+        title={embed.title}
+        loading="lazy"
+        allow="accelerometer; encrypted-media; gyroscope; picture-in-picture; fullscreen"
+        allowFullScreen
+        referrerPolicy="strict-origin-when-cross-origin"
+        sandbox="allow-scripts allow-same-origin allow-presentation allow-popups"
+      />
+    </div>
+  );
+}

@@ -1,0 +1,42 @@
+import type { ReactNode } from "react";
+import type { SiteAssets } from "../assets.ts";
+import type { SettingsDocument } from "../content/index.ts";
+import { brandOf, type PageMeta } from "../lib/page-meta.ts";
+import { CookieNotice } from "./cookie-notice.tsx";
+import { DocumentShell } from "./document-shell.tsx";
+import { SiteFooter } from "./site-footer.tsx";
+import { SiteHeader } from "./site-header.tsx";
+
+export interface LayoutProps {
+  settings: SettingsDocument;
+  meta: PageMeta;
+  siteUrl: string;
+  assets: SiteAssets;
+  /** The route shown, to mark the current navigation entry (the 404 page passes its route name). */
+  currentPath: string;
+  children: ReactNode;
+}
+
+/** The frame of every HTML route: head, skip link, header, main, footer, cookie notice. */
+export function SiteLayout({
+  settings,
+  meta,
+  siteUrl,
+  assets,
+  currentPath,
+  children,
+}: LayoutProps): ReactNode {
+  return (
+    <DocumentShell meta={meta} brand={brandOf(settings)} siteUrl={siteUrl} assets={assets}>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <SiteHeader settings={settings} currentPath={currentPath} />
+      <main id="main" tabIndex={-1}>
+        {children}
+      </main>
+      <SiteFooter settings={settings} />
+      <CookieNotice settings={settings} />
+    </DocumentShell>
+  );
+}

@@ -1,0 +1,17 @@
+const UNSAFE = /[<>&\u2028\u2029]/g;
+const ESCAPES: Record<string, string> = {
+  "<": "\\u003c",
+  ">": "\\u003e",
+  "&": "\\u0026",
+  "\u2028": "\\u2028",
+  "\u2029": "\\u2029",
+};
+
+/**
+ * JSON for a `<script type="application/json">` body. `<` is escaped so that
+ * content can never close the script (`</script>`) or open a comment; the
+ * result still parses as the same JSON.
+ */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value).replace(UNSAFE, (char) => ESCAPES[char] ?? char);
+}

@@ -1,0 +1,85 @@
+import { asText } from "@prismicio/client";
+import type { ReactNode } from "react";
+import { PageHeader } from "../components/page-header.tsx";
+import { lowestPrice } from "../components/price-table.tsx";
+import { RichText } from "../components/rich-text.tsx";
+import { SiteLayout } from "../components/site-layout.tsx";
+import type { PriceListDocument } from "../content/index.ts";
+import { brandOf, documentTitle } from "../lib/page-meta.ts";
+import { routeForDocument } from "../routes.ts";
+import type { ViewProps } from "./view-props.ts";
+
+const TITLE = "Price lists";
+
+/** Every price list as a card (title, description, lowest price), sorted by title. */
+export function PriceListIndexView({
+  priceLists,
+  ...view
+}: ViewProps & { priceLists: readonly PriceListDocument[] }): ReactNode {
+  const brand = brandOf(view.settings);
+  const cards = priceLists
+    .map((list) => ({
+      list,
+      title: asText(list.data.title).trim(),
+      href: list.url ?? routeForDocument(list),
+    }))
+    .filter((card): card is typeof card & { href: string } => card.href !== null)
+    // The API's and a memory source's orders differ; the bytes must not.
+    .sort((a, b) => compare(a.title, b.title) || compare(a.href, b.href));
+  return (
+    <SiteLayout
+      settings={view.settings}
+      siteUrl={view.siteUrl}
+      assets={view.assets}
+      currentPath={view.path}
+      meta={{
+        title: documentTitle(TITLE, brand),
+        shareTitle: TITLE,
+        description: cards.length > 0 ? `Prices: ${cards.map((c) => c.title).join(", ")}.` : undefined,
+        canonicalPath: view.path,
+        noindex: view.mode === "preview",
+      }}
+    >
+      <PageHeader
+        title={TITLE}
+        lede={
+          <p>
+            {brand
+              ? `Everything ${brand} offers, with prices up front.`
+              : "Everything we offer, with prices up front."}
+          </p>
+        }
+      />
+      <section className="price-index" aria-label={TITLE}>
+        <div className="container">
+          <ul className="price-index__grid">
+            {cards.map(({ list, title, href }) => {
+              const from = lowestPrice(list);
+              return (
+                <li key={list.id}>
+                  <article className="price-index__card">
+                    <h2 className="price-index__title">
+                      <a href={href}>{title}</a>
+                    </h2>
+                    <div className="price-index__description prose">
+                      <RichText field={list.data.description} />
+                    </div>
+                    {from ? (
+                      <p className="price-index__from">
+                        From <strong>{from}</strong>
+                      </p>
+                    ) : null}
+                  </article>
+                </li>
+              );
+            })}
+          </ul>
+        </div>
+      </section>
+    </SiteLayout>
+  );
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,128 @@
+/**
+ * The site's routes: request paths ↔ what to render ↔ storage keys. Pure
+ * functions, table-tested (tests/unit/web-routes.test.ts). A uid becomes a
+ * path segment and part of a storage key, so only safe slugs are accepted.
+ */
+
+export type Route =
+  | { kind: "home" }
+  | { kind: "page"; uid: string }
+  | { kind: "price-list"; uid: string }
+  | { kind: "price-list-index" }
+  | { kind: "sitemap" }
+  | { kind: "robots" }
+  | { kind: "not-found" };
+
+/** The uid of the page served at `/`. */
+export const HOME_UID = "home";
+
+/** The route name the 404 page is rendered and indexed under (it is no request path: any unmatched path gets it). */
+export const NOT_FOUND_ROUTE = "404";
+
+export const PRICE_LIST_INDEX_ROUTE = "/price-list/";
+export const SITEMAP_ROUTE = "/sitemap.xml";
+export const ROBOTS_ROUTE = "/robots.txt";
+
+const SAFE_SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const MAX_UID_LENGTH = 100;
+
+/**
+ * Page uids whose route would collide with a route or key prefix of the site
+ * itself: `/price-list` is the index, `/assets/` holds immutable files, `/api/`
+ * is the site server's API.
+ */
+const RESERVED_PAGE_UIDS = new Set(["price-list", "assets", "api"]);
+
+export function isSafeUid(uid: unknown): uid is string {
+  return typeof uid === "string" && uid.length <= MAX_UID_LENGTH && SAFE_SLUG.test(uid);
+}
+
+/**
+ * What a path shows. Query strings and fragments are ignored; one trailing
+ * slash is tolerated on page and price-list paths (the canonical spelling is
+ * given by `pathForRoute`); nothing is percent-decoded, so an encoded
+ * character can never smuggle `/` or `..` into a uid.
+ */
+export function parseRoute(rawPath: string): Route {
+  const path = stripQuery(rawPath);
+  if (path === "/") return { kind: "home" };
+  if (path === SITEMAP_ROUTE) return { kind: "sitemap" };
+  if (path === ROBOTS_ROUTE) return { kind: "robots" };
+  if (path === "/price-list" || path === PRICE_LIST_INDEX_ROUTE) return { kind: "price-list-index" };
+  const segments = (path.endsWith("/") ? path.slice(0, -1) : path).split("/");
+  // A leading "/" gives an empty first segment.
+  if (segments[0] !== "") return NOT_FOUND;
+  if (segments.length === 2) {
+    const uid = segments[1];
+    if (!isSafeUid(uid) || uid === HOME_UID || RESERVED_PAGE_UIDS.has(uid)) return NOT_FOUND;
+    return { kind: "page", uid };
+  }
+  if (segments.length === 3 && segments[1] === "price-list") {
+    const uid = segments[2];
+    return isSafeUid(uid) ? { kind: "price-list", uid } : NOT_FOUND;
+  }
+  return NOT_FOUND;
+}
+
+/** The canonical path of a route (`/about`, `/price-list/`); the 404 route's name for not-found. */
+export function pathForRoute(route: Route): string {
+  switch (route.kind) {
+    case "home":
+      return "/";
+    case "page":
+      return `/${route.uid}`;
+    case "price-list":
+      return `/price-list/${route.uid}`;
+    case "price-list-index":
+      return PRICE_LIST_INDEX_ROUTE;
+    case "sitemap":
+      return SITEMAP_ROUTE;
+    case "robots":
+      return ROBOTS_ROUTE;
+    case "not-found":
+      return NOT_FOUND_ROUTE;
+  }
+}
+
+/** The storage key a path's render is written to. Every unmatched path shares `404.html`. */
+export function keyForRoute(path: string): string {
+  const route = parseRoute(path);
+  switch (route.kind) {
+    case "home":
+      return "index.html";
+    case "page":
+      return `${route.uid}/index.html`;
+    case "price-list":
+      return `price-list/${route.uid}/index.html`;
+    case "price-list-index":
+      return "price-list/index.html";
+    case "sitemap":
+      return "sitemap.xml";
+    case "robots":
+      return "robots.txt";
+    case "not-found":
+      return "404.html";
+  }
+}
+
+/**
+ * The canonical path of a document, the same as the route resolver's `url`;
+ * null for a document without a route (settings) or whose uid is not a safe
+ * slug or reserved (the caller logs it: such a document is never written).
+ */
+export function routeForDocument(doc: { type: string; uid?: string | null }): string | null {
+  if (!isSafeUid(doc.uid)) return null;
+  if (doc.type === "page") {
+    if (doc.uid === HOME_UID) return "/";
+    return RESERVED_PAGE_UIDS.has(doc.uid) ? null : `/${doc.uid}`;
+  }
+  if (doc.type === "price_list") return `/price-list/${doc.uid}`;
+  return null;
+}
+
+const NOT_FOUND: Route = { kind: "not-found" };
+
+function stripQuery(path: string): string {
+  const end = path.search(/[?#]/);
+  return end === -1 ? path : path.slice(0, end);
+}

@@ -1,0 +1,222 @@
+import { type Client, filter, type PrismicDocument } from "@prismicio/client";
+import type { Logger } from "../../../services/shared/src/logger.ts";
+import {
+  type BuildManifest,
+  CACHE_CONTROL,
+  MANIFEST_KEY,
+  MANIFEST_VERSION,
+  parseManifest,
+} from "../../../services/shared/src/site/manifest.ts";
+import { type SiteStore, sha256 } from "../../../services/shared/src/storage/index.ts";
+import { buildSiteAssets } from "../../../web/src/assets.ts";
+import {
+  NOT_FOUND_ROUTE,
+  PRICE_LIST_INDEX_ROUTE,
+  ROBOTS_ROUTE,
+  routeForDocument,
+  SITEMAP_ROUTE,
+} from "../../../web/src/routes.ts";
+import { forEachPage, listDocuments } from "./list-documents.ts";
+import { mapLimit } from "./map-limit.ts";
+import { createProgress, type Progress } from "./progress.ts";
+import { type RenderedRoute, renderBatch, type SharedContent } from "./render-batch.ts";
+import { createRenderPool } from "./render-pool.ts";
+
+export interface BuildOptions {
+  client: Client;
+  store: SiteStore;
+  siteUrl: string;
+  logger: Logger;
+  /** The ref to build at; the current master ref when absent. */
+  ref?: string;
+  /** Render threads beside the main thread; 0 renders on the main thread. Default: cores − 1. */
+  renderThreads?: number;
+  /** Show a progress bar (on a terminal) or progress log lines. */
+  progress?: boolean;
+  /**
+   * Compare with the hashes storage reports for each object (one metadata read per object on a
+   * folder) instead of trusting the previous manifest's. Always done when there is no manifest.
+   */
+  verify?: boolean;
+}
+
+export interface BuildSummary {
+  ref: string;
+  routes: number;
+  rendered: number;
+  written: number;
+  unchanged: number;
+  deleted: number;
+  durationMs: number;
+  pagesPerSecond: number;
+  renderThreads: number;
+}
+
+/** Routes that list other documents: rendered last, from every document's route and dates. */
+const LISTING_ROUTES = [PRICE_LIST_INDEX_ROUTE, SITEMAP_ROUTE, ROBOTS_ROUTE, NOT_FOUND_ROUTE];
+const UPLOADS_IN_FLIGHT = 16;
+
+/**
+ * Renders every route at one ref and makes storage hold exactly that site.
+ * Pages stream through: a batch of 100 is fetched, rendered on a render
+ * thread, and uploaded while the next ones are fetched, so memory stays
+ * bounded whatever the repository's size. Only objects whose bytes changed
+ * are written; objects no route produces are deleted once every route is
+ * written; the manifest is written last, so it only ever describes a complete
+ * site. A render error stops the build before anything is deleted.
+ */
+export async function fullBuild(options: BuildOptions): Promise<BuildSummary> {
+  const { client, store, logger } = options;
+  const started = performance.now();
+  const ref = options.ref ?? (await client.getMasterRef()).ref;
+  const log = logger.child({ ref });
+
+  const [previous, built, settings, priceLists] = await Promise.all([
+    store.get(MANIFEST_KEY).then((object) => parseManifest(object?.body)),
+    buildSiteAssets(),
+    client.getSingle("settings", { ref }),
+    listDocuments(client, ref, [filter.at("document.type", "price_list")]),
+  ]);
+  // What storage holds decides what must be written: which keys exist, and each one's hash, from
+  // the previous manifest (cheap) or, when verifying or without one, from storage itself. Where
+  // storage reports no hash (S3 listings), the manifest's stands in.
+  const previousHashes = new Map<string, string>(Object.entries(previous?.assets ?? {}));
+  for (const route of Object.values(previous?.routes ?? {})) previousHashes.set(route.key, route.hash);
+  const existing = previous && !options.verify ? await storedKeys(store) : await storedHashes(store);
+  const isStored = (key: string, hash: string) =>
+    existing.has(key) && (existing.get(key) ?? previousHashes.get(key)) === hash;
+
+  const manifest: BuildManifest = {
+    version: MANIFEST_VERSION,
+    ref,
+    builtAt: new Date().toISOString(),
+    routes: {},
+    assets: {},
+  };
+  const counts = { rendered: 0, written: 0, unchanged: 0, deleted: 0 };
+  const write = async (
+    key: string,
+    body: string | Buffer,
+    hash: string,
+    contentType: string,
+    cacheControl: string,
+  ) => {
+    if (isStored(key, hash)) {
+      counts.unchanged++;
+      return;
+    }
+    await store.put(key, body, { contentType, cacheControl, contentHash: hash });
+    counts.written++;
+  };
+  const commit = async (results: RenderedRoute[], progress?: Progress) => {
+    await mapLimit(results, UPLOADS_IN_FLIGHT, async (result) => {
+      const { route, html, contentType, ...entry } = result;
+      manifest.routes[route] = entry;
+      counts.rendered++;
+      await write(result.key, html, result.hash, contentType, CACHE_CONTROL.html);
+      progress?.tick();
+    });
+  };
+
+  // Assets first: pages refer to them by their hashed names.
+  for (const file of built.files) {
+    const hash = sha256(file.body);
+    manifest.assets[file.key] = hash;
+    await write(file.key, file.body, hash, file.contentType, CACHE_CONTROL.immutable);
+  }
+
+  const shared: SharedContent = {
+    siteUrl: options.siteUrl,
+    assets: built.assets,
+    documents: [settings, ...priceLists],
+  };
+  const pool = createRenderPool(shared, log, options.renderThreads);
+  // Listings need every routable document's route and dates, not its content.
+  const listed: PrismicDocument[] = [...priceLists];
+  try {
+    // Price lists before the pages that embed and link them.
+    await commit(await pool.render([], routesOf(priceLists, log)));
+    const progress = options.progress ? createProgress("rendering pages", log) : undefined;
+    await forEachPage(
+      client,
+      ref,
+      [filter.at("document.type", "page")],
+      pool.threads + 1,
+      async (pages) => {
+        for (const page of pages) listed.push(stub(page));
+        await commit(await pool.render(pages, routesOf(pages, log)), progress);
+      },
+      (total) => progress?.setTotal(total),
+    );
+    progress?.done();
+  } finally {
+    await pool.close();
+  }
+  await commit(await renderBatch({ ...shared, documents: [settings, ...listed] }, [], LISTING_ROUTES, log));
+
+  // Only now that every route is written: remove what no route produces any more.
+  const keep = new Set([
+    ...Object.values(manifest.routes).map((r) => r.key),
+    ...Object.keys(manifest.assets),
+  ]);
+  const orphans = [...existing.keys()].filter((key) => !keep.has(key));
+  await mapLimit(orphans, UPLOADS_IN_FLIGHT, async (key) => {
+    await store.delete(key);
+    counts.deleted++;
+  });
+
+  const body = JSON.stringify(manifest);
+  await store.put(MANIFEST_KEY, body, {
+    contentType: "application/json",
+    cacheControl: CACHE_CONTROL.metadata,
+    contentHash: sha256(body),
+  });
+
+  const durationMs = Math.round(performance.now() - started);
+  const summary: BuildSummary = {
+    ref,
+    routes: Object.keys(manifest.routes).length,
+    ...counts,
+    durationMs,
+    pagesPerSecond: Math.round((counts.rendered / Math.max(1, durationMs)) * 1000),
+    renderThreads: pool.threads,
+  };
+  log.info(summary, "build finished");
+  return summary;
+}
+
+/** Every key of the site in storage (the `.pressroom/` metadata aside), hashes left to the manifest. */
+async function storedKeys(store: SiteStore): Promise<Map<string, string | undefined>> {
+  const keys = new Map<string, string | undefined>();
+  for await (const key of store.keys()) if (!key.startsWith(".pressroom/")) keys.set(key, undefined);
+  return keys;
+}
+
+/** Every object of the site in storage (the `.pressroom/` metadata aside) → its content hash when known. */
+async function storedHashes(store: SiteStore): Promise<Map<string, string | undefined>> {
+  const hashes = new Map<string, string | undefined>();
+  for await (const object of store.list()) {
+    if (!object.key.startsWith(".pressroom/")) hashes.set(object.key, object.contentHash);
+  }
+  return hashes;
+}
+
+/** The routes of routable documents; a uid that is not a safe slug is refused, loudly, never written. */
+function routesOf(documents: readonly PrismicDocument[], logger: Logger): string[] {
+  const routes: string[] = [];
+  for (const doc of documents) {
+    const route = routeForDocument(doc);
+    if (route === null)
+      logger.error(
+        { documentId: doc.id, type: doc.type, uid: doc.uid },
+        "refusing a document whose uid is not a safe slug",
+      );
+    else routes.push(route);
+  }
+  return routes;
+}
+
+/** What listings read of a document: its identity, route and dates, without its content. */
+function stub(doc: PrismicDocument): PrismicDocument {
+  return { ...doc, data: {}, alternate_languages: [], linked_documents: [] };
+}

@@ -1,0 +1,31 @@
+/**
+ * A render thread of the build's pool: receives the shared content once, then
+ * batches of documents and routes, and answers with rendered, hashed routes.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { pino } from "pino";
+import { renderBatch, type SharedContent } from "./render-batch.ts";
+
+export interface BatchRequest {
+  id: number;
+  documents: unknown[];
+  routes: string[];
+}
+
+const { shared, logLevel } = workerData as { shared: SharedContent; logLevel: string };
+const logger = pino({ name: "render", level: logLevel });
+
+parentPort?.on("message", async (request: BatchRequest) => {
+  try {
+    const results = await renderBatch(
+      shared,
+      request.documents as SharedContent["documents"],
+      request.routes,
+      logger,
+    );
+    parentPort?.postMessage({ id: request.id, results });
+  } catch (error) {
+    const failure = error as Error;
+    parentPort?.postMessage({ id: request.id, error: { message: failure.message, stack: failure.stack } });
+  }
+});
