@@ -63,6 +63,17 @@ try {
     });
     for (const route of ROUTES) {
       await page.goto(`${siteUrl}${route}`, { waitUntil: "networkidle" });
+      // Lazy images load as a visitor scrolls: scroll through once so the full-page shot shows them.
+      await page.evaluate(async () => {
+        for (let y = 0; y < document.body.scrollHeight; y += 500) {
+          window.scrollTo(0, y);
+          await new Promise((resolve) => setTimeout(resolve, 40));
+        }
+        window.scrollTo(0, 0);
+        // Let the sticky header settle back at the top before the capture.
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      });
+      await page.waitForLoadState("networkidle");
       const name = route === "/" ? "home" : route.replace(/^\/|\/$/g, "").replaceAll("/", "-") || "index";
       const file = join(OUT, `${name}-${width}.png`);
       await page.screenshot({ path: file, fullPage: true });
