@@ -46,6 +46,8 @@ if (mode === "build") {
     siteUrl: "https://www.example.com",
     logger,
     ref: await client.fetchMasterRef(),
+    // RENDER_THREADS=0 renders on the main thread; unset: the build's default (cores − 1).
+    ...(process.env.RENDER_THREADS ? { renderThreads: Number(process.env.RENDER_THREADS) } : {}),
   });
   console.log(JSON.stringify({ mode, summary, maxRssMB: maxRssMB() }));
 } else if (mode === "floor") {

@@ -19,7 +19,7 @@ import {
 import { forEachPage, listDocuments } from "./list-documents.ts";
 import { mapLimit } from "./map-limit.ts";
 import { createProgress, type Progress } from "./progress.ts";
-import { type RenderedRoute, renderBatch, type SharedContent } from "./render-batch.ts";
+import type { RenderedRoute, SharedContent } from "./render-batch.ts";
 import { createRenderPool } from "./render-pool.ts";
 
 export interface BuildOptions {
@@ -130,9 +130,9 @@ export async function fullBuild(options: BuildOptions): Promise<BuildSummary> {
     assets: built.assets,
     documents: [settings, ...priceLists],
   };
-  const pool = createRenderPool(shared, log, options.renderThreads);
-  // Listings need every routable document's route and dates, not its content.
-  const listed: PrismicDocument[] = [...priceLists];
+  const pool = await createRenderPool(shared, log, options.renderThreads);
+  // Listings need every page's route and dates, not its content.
+  const pageStubs: PrismicDocument[] = [];
   try {
     // Price lists before the pages that embed and link them.
     await commit(await pool.render([], routesOf(priceLists, log)));
@@ -143,16 +143,16 @@ export async function fullBuild(options: BuildOptions): Promise<BuildSummary> {
       [filter.at("document.type", "page")],
       pool.threads + 1,
       async (pages) => {
-        for (const page of pages) listed.push(stub(page));
+        for (const page of pages) pageStubs.push(stub(page));
         await commit(await pool.render(pages, routesOf(pages, log)), progress);
       },
       (total) => progress?.setTotal(total),
     );
     progress?.done();
+    await commit(await pool.render(pageStubs, LISTING_ROUTES));
   } finally {
     await pool.close();
   }
-  await commit(await renderBatch({ ...shared, documents: [settings, ...listed] }, [], LISTING_ROUTES, log));
 
   // Only now that every route is written: remove what no route produces any more.
   const keep = new Set([

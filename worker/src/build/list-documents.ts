@@ -18,7 +18,10 @@ export async function forEachPage(
   onPage: (documents: PrismicDocument[]) => Promise<void>,
   onTotal?: (total: number) => void,
 ): Promise<number> {
-  const query = (page: number) => client.get({ ref, filters, pageSize: PAGE_SIZE, page, lang: "*" });
+  // A build reads each page once: keeping the answers in the content client's cache would only hold
+  // tens of megabytes until the build ends.
+  const query = (page: number) =>
+    client.get({ ref, filters, pageSize: PAGE_SIZE, page, lang: "*", fetchOptions: { cache: "no-store" } });
   const first = await query(1);
   onTotal?.(first.total_results_size);
   let seen = first.results.length;

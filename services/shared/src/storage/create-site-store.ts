@@ -1,10 +1,9 @@
 import type { StorageConfig } from "../config/index.ts";
 import { createFsStore } from "./fs-store.ts";
+import { lazyStore } from "./lazy-store.ts";
 import { createMemoryStore } from "./memory-store.ts";
-import { createS3Client } from "./s3-client.ts";
-import { createS3Store } from "./s3-store.ts";
 import type { SiteStore, SiteStoreOptions } from "./site-store.ts";
-import { parseStorageUrl } from "./storage-url.ts";
+import { describeS3, parseStorageUrl } from "./storage-url.ts";
 
 /**
  * The store named by `config.url`: `file://<folder>`, `s3://<bucket>/<prefix>` or `memory:`.
@@ -22,11 +21,17 @@ export function createSiteStore(config: StorageConfig, options: SiteStoreOptions
       store = createFsStore(target.root, { logger });
       break;
     case "s3":
-      store = createS3Store(target, {
-        client: options.s3Client ?? createS3Client(config, options.s3TimeoutMs),
-        ownsClient: options.s3Client === undefined,
-        listPageSize: options.listPageSize,
-        logger,
+      store = lazyStore(describeS3(target), async () => {
+        const [{ createS3Store }, { createS3Client }] = await Promise.all([
+          import("./s3-store.ts"),
+          import("./s3-client.ts"),
+        ]);
+        return createS3Store(target, {
+          client: options.s3Client ?? createS3Client(config, options.s3TimeoutMs),
+          ownsClient: options.s3Client === undefined,
+          listPageSize: options.listPageSize,
+          logger,
+        });
       });
       break;
   }

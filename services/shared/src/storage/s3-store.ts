@@ -16,6 +16,7 @@ import { toPutInput } from "./put-input.ts";
 import type { ObjectInfo, SiteStore } from "./site-store.ts";
 import { StorageError, StorageKeyError, type StorageOperation } from "./storage-errors.ts";
 import { assertSafeKey, assertSafePrefix, isSafeKey, MAX_KEY_BYTES } from "./storage-keys.ts";
+import { describeS3 } from "./storage-url.ts";
 
 /** User metadata key (sent as `x-amz-meta-content-hash`). */
 export const CONTENT_HASH_METADATA = "content-hash";
@@ -39,7 +40,7 @@ const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT
 export function createS3Store(location: S3Location, options: S3StoreOptions): SiteStore {
   const { bucket, prefix: base } = location;
   const { client, logger } = options;
-  const description = `s3://${bucket}${base ? `/${base.slice(0, -1)}` : ""}`;
+  const description = describeS3(location);
 
   const objectKey = (key: string): string => {
     assertSafeKey(key);

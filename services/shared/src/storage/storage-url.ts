@@ -56,3 +56,8 @@ export function parseStorageUrl(url: string, cwd = process.cwd()): StorageTarget
   }
   return refuse("not file://<folder>, s3://<bucket>/<prefix> or memory:");
 }
+
+/** How an S3 location is named in logs and errors: `s3://bucket` or `s3://bucket/prefix`. */
+export function describeS3(location: { bucket: string; prefix: string }): string {
+  return `s3://${location.bucket}${location.prefix ? `/${location.prefix.slice(0, -1)}` : ""}`;
+}
