@@ -416,6 +416,10 @@ for (const backend of backends) {
       expect(await keysOf(t.store, "price-list/p")).toEqual(["price-list/premium/index.html"]);
       expect(await keysOf(t.store, ".pressroom/")).toEqual([".pressroom/manifest.json"]);
       expect(await keysOf(t.store, "nothing/")).toEqual([]);
+      // keys() is list() without the metadata: the same keys, in the same order, by prefix too.
+      const sorted = (list: string[]) => (backend.ordered ? list : [...list].sort(compareKeys));
+      expect(sorted(await collect(t.store.keys()))).toEqual(sorted(listed.map((o) => o.key)));
+      expect(await collect(t.store.keys("price-list/"))).toEqual(await keysOf(t.store, "price-list/"));
     });
 
     it("lists what is left after deletes", async () => {
