@@ -181,7 +181,8 @@ export async function fullBuild(options: BuildOptions): Promise<BuildSummary> {
     pagesPerSecond: Math.round((counts.rendered / Math.max(1, durationMs)) * 1000),
     renderThreads: pool.threads,
   };
-  log.info(summary, "build finished");
+  const { ref: _ref, ...figures } = summary; // the child logger carries the ref already
+  log.info(figures, "build finished");
   return summary;
 }
 
