@@ -55,6 +55,7 @@ export interface StorageConfig {
 
 export interface PublisherConfig extends ContentReaderConfig {
   redisUrl: string;
+  queuePrefix: string;
   storage: StorageConfig;
   siteUrl: string;
 }
@@ -64,6 +65,7 @@ export interface WebhookConfig extends ServerConfig {
   repository: string;
   webhookSecret: string;
   redisUrl: string;
+  queuePrefix: string;
 }
 
 export interface SiteConfig extends ServerConfig {
@@ -177,6 +179,7 @@ const loaders = {
       logLevel: read.get("LOG_LEVEL"),
       prismic: prismicConfig(read),
       redisUrl: read.get("REDIS_URL"),
+      queuePrefix: read.get("QUEUE_PREFIX"),
       storage: storageConfig(read),
       siteUrl: read.get("SITE_URL"),
     };
@@ -190,6 +193,7 @@ const loaders = {
       repository: read.get("PRISMIC_REPOSITORY"),
       webhookSecret: read.required("WEBHOOK_SECRET", "the receiver checks every delivery against it"),
       redisUrl: read.get("REDIS_URL"),
+      queuePrefix: read.get("QUEUE_PREFIX"),
     };
   },
   start(read: EnvReader): StartConfig {

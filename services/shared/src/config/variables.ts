@@ -118,6 +118,12 @@ export const variables = {
     fix: "Set REDIS_URL to redis://host:6379 (or rediss:// for TLS); add a password as redis://:password@host:6379.",
     secret: true,
   },
+  QUEUE_PREFIX: {
+    schema: trimmed()
+      .default("pressroom")
+      .refine((v) => /^[a-zA-Z0-9][\w.-]{0,63}$/.test(v), "not a plain name"),
+    fix: "Set QUEUE_PREFIX to a short name (letters, digits, . _ -) that prefixes every Redis key Pressroom writes; give each site sharing a Redis its own.",
+  },
   STORAGE_URL: {
     schema: trimmed()
       .default("file://./data/site")

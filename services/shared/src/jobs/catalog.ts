@@ -1,0 +1,57 @@
+import { z } from "zod";
+
+/**
+ * The typed job catalog shared by producers (the webhook receiver, the CLI,
+ * reconcile's scheduler) and the worker: each job's name, payload schema,
+ * attempts, backoff and job-id rule. A job id derived from content makes the
+ * same delivery twice one job.
+ */
+export const QUEUE_NAME = "pressroom";
+
+const publishPayload = z.object({
+  /** The master ref the webhook announced (absent when only a release changed). Informational: the
+   * worker always renders at the master ref it reads itself, so later work never goes back in time. */
+  masterRef: z.string().min(1).nullable(),
+  /** Ids Prismic listed as changed; they are also recorded in the pending set before the job exists. */
+  documents: z.array(z.string().min(1)).max(10_000),
+  receivedAt: z.string(),
+});
+
+const buildPayload = z.object({
+  reason: z.enum(["manual", "reconcile", "index-missing"]),
+});
+
+const reconcilePayload = z.object({});
+
+export const jobCatalog = {
+  publish: {
+    schema: publishPayload,
+    attempts: 8,
+    backoff: { type: "exponential", delay: 1_000 },
+    /** One job per announced master ref: Prismic's redelivery of the same publish is a duplicate. */
+    jobId: (payload: z.output<typeof publishPayload>) => `publish:${payload.masterRef ?? `ids:${payload.documents.slice().sort().join(",")}`}`,
+  },
+  build: {
+    schema: buildPayload,
+    attempts: 3,
+    backoff: { type: "exponential", delay: 5_000 },
+    jobId: (_payload: z.output<typeof buildPayload>) => undefined,
+  },
+  reconcile: {
+    schema: reconcilePayload,
+    attempts: 1,
+    backoff: { type: "fixed", delay: 0 },
+    jobId: (_payload: z.output<typeof reconcilePayload>) => undefined,
+  },
+} as const;
+
+export type JobName = keyof typeof jobCatalog;
+export type JobPayload<N extends JobName> = z.output<(typeof jobCatalog)[N]["schema"]>;
+
+/** Redis keys outside BullMQ's own, under the same prefix. */
+export const redisKeys = (prefix: string) => ({
+  /** Set of document ids announced by webhooks and not yet published. */
+  pendingIds: `${prefix}:pending-ids`,
+  /** The last master ref a publish or build completed at. */
+  lastRef: `${prefix}:last-ref`,
+});
