@@ -66,6 +66,19 @@ const UPLOADS_IN_FLIGHT = 16;
  * site. A render error stops the build before anything is deleted.
  */
 export async function fullBuild(options: BuildOptions): Promise<BuildSummary> {
+  return (await buildSite(options)).summary;
+}
+
+export interface BuildOutcome {
+  summary: BuildSummary;
+  /** What was written last to `.pressroom/manifest.json`. */
+  manifest: BuildManifest;
+  /** Every document at the ref, without its data: what the dependency index keeps of them. */
+  documents: PrismicDocument[];
+}
+
+/** fullBuild, also handing back the manifest and the documents (the worker rebuilds its index from them). */
+export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
   const { client, store, logger } = options;
   const started = performance.now();
   const ref = options.ref ?? (await client.getMasterRef()).ref;
@@ -183,7 +196,7 @@ export async function fullBuild(options: BuildOptions): Promise<BuildSummary> {
   };
   const { ref: _ref, ...figures } = summary; // the child logger carries the ref already
   log.info(figures, "build finished");
-  return summary;
+  return { summary, manifest, documents: [stub(settings), ...priceLists.map(stub), ...pageStubs] };
 }
 
 /** Every key of the site in storage (the `.pressroom/` metadata aside), hashes left to the manifest. */
@@ -218,6 +231,6 @@ function routesOf(documents: readonly PrismicDocument[], logger: Logger): string
 }
 
 /** What listings read of a document: its identity, route and dates, without its content. */
-function stub(doc: PrismicDocument): PrismicDocument {
+export function stub(doc: PrismicDocument): PrismicDocument {
   return { ...doc, data: {}, alternate_languages: [], linked_documents: [] };
 }

@@ -29,7 +29,8 @@ export const jobCatalog = {
     attempts: 8,
     backoff: { type: "exponential", delay: 1_000 },
     /** One job per announced master ref: Prismic's redelivery of the same publish is a duplicate. */
-    jobId: (payload: z.output<typeof publishPayload>) => `publish:${payload.masterRef ?? `ids:${payload.documents.slice().sort().join(",")}`}`,
+    jobId: (payload: z.output<typeof publishPayload>) =>
+      `publish:${payload.masterRef ?? `ids:${payload.documents.slice().sort().join(",")}`}`,
   },
   build: {
     schema: buildPayload,
@@ -52,6 +53,10 @@ export type JobPayload<N extends JobName> = z.output<(typeof jobCatalog)[N]["sch
 export const redisKeys = (prefix: string) => ({
   /** Set of document ids announced by webhooks and not yet published. */
   pendingIds: `${prefix}:pending-ids`,
+  /** The ids a publish took from pendingIds: deleted when it commits, merged back into the next one otherwise. */
+  processingIds: `${prefix}:processing-ids`,
+  /** Held by the one process publishing at a time. */
+  publishLock: `${prefix}:publish-lock`,
   /** The last master ref a publish or build completed at. */
   lastRef: `${prefix}:last-ref`,
 });

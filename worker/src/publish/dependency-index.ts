@@ -1,0 +1,136 @@
+import type { Redis } from "ioredis";
+import type { ManifestRoute } from "../../../services/shared/src/site/manifest.ts";
+import type { KnownDocument } from "./planner.ts";
+
+/** Bump when the layout below changes: a publish that finds another version runs a diff build. */
+export const INDEX_VERSION = "1";
+
+/** What the index keeps of each document: enough to plan, and to list it in the sitemap. */
+export interface IndexedDocument extends KnownDocument {
+  uid: string | null;
+  lang: string;
+  first_publication_date: string | null;
+  last_publication_date: string | null;
+}
+
+export interface IndexedRoute extends ManifestRoute {}
+
+/**
+ * The dependency index, in Redis under `<prefix>:index:*`:
+ *   meta          hash    version, ref (the master ref the index describes)
+ *   routes        hash    route → {key, hash, status, dependencies, documentId}
+ *   docs          hash    document id → {route, type, uid, lang, dates}
+ *   dep:<dep>     set     routes that recorded dependency <dep> (doc:<id>, type:<type>)
+ * Writes go in one MULTI, so a reader never sees half a publish.
+ */
+export class DependencyIndex {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  private key(name: string): string {
+    return `${this.prefix}:index:${name}`;
+  }
+
+  /** The ref the index describes, or undefined when it is missing or of another version. */
+  async ref(): Promise<string | undefined> {
+    const [version, ref] = await this.redis.hmget(this.key("meta"), "version", "ref");
+    return version === INDEX_VERSION && ref ? ref : undefined;
+  }
+
+  async documents(ids: readonly string[]): Promise<Map<string, IndexedDocument>> {
+    const found = new Map<string, IndexedDocument>();
+    if (ids.length === 0) return found;
+    const values = await this.redis.hmget(this.key("docs"), ...ids);
+    values.forEach((value, i) => {
+      if (value) found.set(ids[i] as string, JSON.parse(value) as IndexedDocument);
+    });
+    return found;
+  }
+
+  async allDocuments(): Promise<Map<string, IndexedDocument>> {
+    const all = await this.redis.hgetall(this.key("docs"));
+    return new Map(Object.entries(all).map(([id, value]) => [id, JSON.parse(value) as IndexedDocument]));
+  }
+
+  async routes(routes: readonly string[]): Promise<Map<string, IndexedRoute>> {
+    const found = new Map<string, IndexedRoute>();
+    if (routes.length === 0) return found;
+    const values = await this.redis.hmget(this.key("routes"), ...routes);
+    values.forEach((value, i) => {
+      if (value) found.set(routes[i] as string, JSON.parse(value) as IndexedRoute);
+    });
+    return found;
+  }
+
+  async allRoutes(): Promise<Map<string, IndexedRoute>> {
+    const all = await this.redis.hgetall(this.key("routes"));
+    return new Map(Object.entries(all).map(([route, value]) => [route, JSON.parse(value) as IndexedRoute]));
+  }
+
+  /** Routes that recorded each dependency. */
+  async dependents(dependencies: readonly string[]): Promise<Map<string, string[]>> {
+    const unique = [...new Set(dependencies)];
+    const pipeline = this.redis.pipeline();
+    for (const dependency of unique) pipeline.smembers(this.key(`dep:${dependency}`));
+    const results = (await pipeline.exec()) ?? [];
+    return new Map(
+      unique.map((dependency, i) => [dependency, ((results[i]?.[1] as string[] | undefined) ?? []).sort()]),
+    );
+  }
+
+  /**
+   * Applies a publish: routes rendered (with their new dependencies), routes deleted, documents
+   * changed or gone, and the ref. `previous` holds the old entries of every route written or
+   * deleted, so their old reverse dependencies are removed.
+   */
+  async commit(change: {
+    ref: string;
+    written: ReadonlyMap<string, IndexedRoute>;
+    deleted: readonly string[];
+    previous: ReadonlyMap<string, IndexedRoute>;
+    documents: ReadonlyMap<string, IndexedDocument | null>;
+  }): Promise<void> {
+    const multi = this.redis.multi();
+    for (const route of [...change.written.keys(), ...change.deleted]) {
+      for (const dependency of change.previous.get(route)?.dependencies ?? [])
+        multi.srem(this.key(`dep:${dependency}`), route);
+    }
+    for (const route of change.deleted) multi.hdel(this.key("routes"), route);
+    for (const [route, entry] of change.written) {
+      multi.hset(this.key("routes"), route, JSON.stringify(entry));
+      for (const dependency of entry.dependencies) multi.sadd(this.key(`dep:${dependency}`), route);
+    }
+    for (const [id, doc] of change.documents) {
+      if (doc) multi.hset(this.key("docs"), id, JSON.stringify(doc));
+      else multi.hdel(this.key("docs"), id);
+    }
+    multi.hset(this.key("meta"), "version", INDEX_VERSION, "ref", change.ref);
+    await multi.exec();
+  }
+
+  /** Replaces the whole index (after a full or diff build). */
+  async replace(
+    ref: string,
+    routes: ReadonlyMap<string, IndexedRoute>,
+    documents: ReadonlyMap<string, IndexedDocument>,
+  ): Promise<void> {
+    const stale = await this.redis.keys(`${this.key("dep:")}*`);
+    const multi = this.redis.multi();
+    multi.del(this.key("routes"), this.key("docs"), this.key("meta"), ...stale);
+    const reverse = new Map<string, string[]>();
+    for (const [route, entry] of routes) {
+      multi.hset(this.key("routes"), route, JSON.stringify(entry));
+      for (const dependency of entry.dependencies) {
+        const list = reverse.get(dependency);
+        if (list) list.push(route);
+        else reverse.set(dependency, [route]);
+      }
+    }
+    for (const [dependency, list] of reverse) multi.sadd(this.key(`dep:${dependency}`), ...list);
+    for (const [id, doc] of documents) multi.hset(this.key("docs"), id, JSON.stringify(doc));
+    multi.hset(this.key("meta"), "version", INDEX_VERSION, "ref", ref);
+    await multi.exec();
+  }
+}

@@ -1,0 +1,44 @@
+import { redisKeys } from "../../services/shared/src/jobs/catalog.ts";
+import { MANIFEST_KEY, parseManifest } from "../../services/shared/src/site/manifest.ts";
+import { DependencyIndex } from "./publish/dependency-index.ts";
+import { diffBuild, type PublishContext } from "./publish/publish.ts";
+
+export interface ReconcileOutcome {
+  action: "none" | "diff-build";
+  reason: string;
+  ref: string;
+}
+
+/**
+ * Catches what webhooks missed. A diff build (render all, write changed bytes, delete orphans,
+ * rebuild the index) runs when the index is missing or of another version, when the master ref
+ * moved with no publish pending (a lost delivery), or when the site's assets are not this code's
+ * (a deploy changed the CSS). Runs under the publish lock, like a publish.
+ */
+export async function reconcile(
+  ctx: PublishContext,
+  assetKeys: readonly string[],
+): Promise<ReconcileOutcome> {
+  const keys = redisKeys(ctx.queuePrefix);
+  const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
+  const [indexRef, pending, processing, masterRef, manifestObject] = await Promise.all([
+    index.ref(),
+    ctx.redis.scard(keys.pendingIds),
+    ctx.redis.scard(keys.processingIds),
+    ctx.client.fetchMasterRef(),
+    ctx.store.get(MANIFEST_KEY),
+  ]);
+  const manifest = parseManifest(manifestObject?.body);
+  let reason: string | undefined;
+  if (indexRef === undefined) reason = "the dependency index is missing or of another version";
+  else if (!manifest) reason = "storage holds no build manifest";
+  else if (pending + processing === 0 && indexRef !== masterRef)
+    reason = `the master ref moved (${indexRef} → ${masterRef}) with no publish pending`;
+  else if (assetKeys.some((key) => !(key in manifest.assets)))
+    reason = "the site's assets are not this version's";
+  if (!reason) return { action: "none", reason: "up to date", ref: masterRef };
+  ctx.logger.warn({ reason, masterRef }, "reconcile: running a diff build");
+  await diffBuild(ctx, masterRef, index);
+  await ctx.redis.set(keys.lastRef, masterRef);
+  return { action: "diff-build", reason, ref: masterRef };
+}

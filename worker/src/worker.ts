@@ -1,0 +1,100 @@
+import { Queue, Worker } from "bullmq";
+import { Redis } from "ioredis";
+import type { PublisherConfig } from "../../services/shared/src/config/index.ts";
+import { createContentClient, loadContentSchema } from "../../services/shared/src/content/index.ts";
+import { jobCatalog, QUEUE_NAME, redisKeys } from "../../services/shared/src/jobs/catalog.ts";
+import type { Logger } from "../../services/shared/src/logger.ts";
+import { createSiteStore } from "../../services/shared/src/storage/index.ts";
+import { buildSiteAssets } from "../../web/src/assets.ts";
+import { withLock } from "./publish/lock.ts";
+import { diffBuild, type PublishContext, publish } from "./publish/publish.ts";
+import { reconcile } from "./reconcile.ts";
+
+export interface WorkerOptions {
+  rootDir: string;
+  /** How often reconcile runs (it also runs at start). */
+  reconcileEveryMs?: number;
+  fanOutThreshold?: number;
+}
+
+export interface RunningWorker {
+  worker: Worker;
+  context: PublishContext;
+  close(): Promise<void>;
+}
+
+/**
+ * `pressroom serve worker`: consumes publish, build and reconcile jobs, one at a time per process
+ * (and one publish at a time across processes, under a Redis lock). SIGTERM lets the job in hand
+ * finish; a killed worker's job is picked up again once its lock expires (BullMQ's stalled check).
+ */
+export async function startWorker(
+  config: PublisherConfig,
+  logger: Logger,
+  options: WorkerOptions,
+): Promise<RunningWorker> {
+  // Workers block on Redis: commands must wait for a reconnect rather than fail (BullMQ's rule).
+  const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  const client = createContentClient(config.prismic, { schema: loadContentSchema(options.rootDir), logger });
+  await client.probe();
+  const store = createSiteStore(config.storage, { logger });
+  const built = await buildSiteAssets();
+  const context: PublishContext = {
+    client,
+    store,
+    redis: connection,
+    queuePrefix: config.queuePrefix,
+    siteUrl: config.siteUrl,
+    assets: built.assets,
+    logger,
+    ...(options.fanOutThreshold !== undefined ? { fanOutThreshold: options.fanOutThreshold } : {}),
+  };
+  const lockKey = redisKeys(config.queuePrefix).publishLock;
+  const assetKeys = built.files.map((file) => file.key);
+
+  const worker = new Worker(
+    QUEUE_NAME,
+    async (job) => {
+      const log = logger.child({ jobId: job.id, job: job.name });
+      const ctx = { ...context, logger: log };
+      switch (job.name) {
+        case "publish":
+          jobCatalog.publish.schema.parse(job.data);
+          return withLock(connection, lockKey, () => publish(ctx));
+        case "build":
+          return withLock(connection, lockKey, async () => diffBuild(ctx, await client.fetchMasterRef()));
+        case "reconcile":
+          return withLock(connection, lockKey, () => reconcile(ctx, assetKeys));
+        default:
+          throw new Error(`unknown job ${job.name}`);
+      }
+    },
+    { connection, prefix: config.queuePrefix, concurrency: 1 },
+  );
+  worker.on("failed", (job, error) =>
+    logger.error({ jobId: job?.id, job: job?.name, err: error }, "job failed"),
+  );
+
+  const queue = new Queue(QUEUE_NAME, { connection, prefix: config.queuePrefix });
+  await queue.upsertJobScheduler(
+    "reconcile",
+    { every: options.reconcileEveryMs ?? 5 * 60_000 },
+    { name: "reconcile" },
+  );
+  await queue.add("reconcile", {}, { removeOnComplete: true, removeOnFail: 100 });
+  logger.info(
+    { queue: QUEUE_NAME, prefix: config.queuePrefix, storage: store.description },
+    "worker started",
+  );
+
+  return {
+    worker,
+    context,
+    close: async () => {
+      await worker.close();
+      await queue.close();
+      await store.close();
+      await connection.quit().catch(() => undefined);
+    },
+  };
+}
