@@ -1,9 +1,6 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { once } from "node:events";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import {
   CreateBucketCommand,
@@ -26,9 +23,10 @@ import {
   sha256,
 } from "../../services/shared/src/storage/index.ts";
 import { startHttpFixture } from "../support/http-fixture.ts";
+import { type S3Server, startS3rver } from "../support/s3rver.ts";
 import { tempDir } from "../support/temp-dir.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
+const _ROOT = new URL("../../", import.meta.url).pathname;
 const REGION = "us-east-1";
 const HTML = "text/html; charset=utf-8";
 const CACHE = "public, max-age=0, must-revalidate";
@@ -59,12 +57,6 @@ interface Backend {
   open(): Promise<Opened>;
 }
 
-interface S3Server {
-  endpoint: string;
-  credentials: { accessKeyId: string; secretAccessKey: string };
-  stop(): Promise<void>;
-}
-
 const storage = (url: string, s3Endpoint?: string): StorageConfig => ({ url, s3Endpoint, s3Region: REGION });
 const put = (
   store: SiteStore,
@@ -89,40 +81,6 @@ async function filesUnder(folder: string, base = folder): Promise<string[]> {
     ),
   );
   return nested.flat().sort();
-}
-
-/**
- * s3rver runs in a child process: its ListObjectsV2 continuation tokens use DES, which Node's
- * OpenSSL 3 only offers with --openssl-legacy-provider (a flag that cannot be set in-process).
- */
-async function startS3rver(directory: string): Promise<S3Server> {
-  const script = `
-    const S3rver = require("s3rver");
-    const server = new S3rver({ port: 0, address: "127.0.0.1", silent: true, directory: process.argv[1] });
-    server.run().then(({ port }) => console.log(JSON.stringify({ port })), (e) => { console.error(e); process.exit(1); });
-    process.stdin.on("end", () => process.exit(0)).resume();`;
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ["--openssl-legacy-provider", "-e", script, directory],
-    {
-      cwd: ROOT,
-      stdio: ["pipe", "pipe", "inherit"],
-    },
-  );
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).once("line", resolve);
-    child.once("error", reject);
-    child.once("exit", (code) => reject(new Error(`s3rver exited (code ${code}) before listening`)));
-  });
-  const { port } = JSON.parse(line) as { port: number };
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
-    async stop() {
-      child.stdin?.end(); // the child exits when its stdin closes, also if this process dies
-      if (child.exitCode === null) await once(child, "exit");
-    },
-  };
 }
 
 async function startMinio(): Promise<S3Server> {

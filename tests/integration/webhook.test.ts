@@ -1,0 +1,239 @@
+import { PassThrough } from "node:stream";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { WebhookConfig } from "../../services/shared/src/config/index.ts";
+import { jobCatalog, QUEUE_NAME, redisKeys } from "../../services/shared/src/jobs/catalog.ts";
+import { createLogger } from "../../services/shared/src/logger.ts";
+import { BODY_LIMIT } from "../../services/webhook/src/app.ts";
+import { publishJobId } from "../../services/webhook/src/enqueue.ts";
+import { type RunningWebhook, startWebhook } from "../../services/webhook/src/server.ts";
+
+const REDIS_URL = "redis://127.0.0.1:6379";
+const SECRET = "s3cr3t-Zq8wX-never-in-logs";
+const REPOSITORY = "pressroom-test";
+const prefix = `test-webhook-${process.pid}-${Date.now()}`;
+
+const logLines: string[] = [];
+function captureLogger() {
+  const stream = new PassThrough();
+  stream.on("data", (chunk: Buffer) => logLines.push(...chunk.toString("utf8").split("\n").filter(Boolean)));
+  return createLogger({ name: "webhook", level: "debug", destination: stream, pretty: false });
+}
+
+function config(overrides: Partial<WebhookConfig> = {}): WebhookConfig {
+  return {
+    host: "127.0.0.1",
+    port: 0,
+    logLevel: "debug",
+    repository: REPOSITORY,
+    webhookSecret: SECRET,
+    redisUrl: REDIS_URL,
+    queuePrefix: prefix,
+    ...overrides,
+  };
+}
+
+function apiUpdate(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    type: "api-update",
+    masterRef: "X6qn-RIAACMAVge1",
+    releases: {},
+    masks: {},
+    tags: {},
+    experiments: {},
+    documents: ["X6LcjhAAAB8AUJwb"],
+    domain: REPOSITORY,
+    apiUrl: `https://${REPOSITORY}.prismic.io/api`,
+    secret: SECRET,
+    ...overrides,
+  };
+}
+
+let receiver: RunningWebhook;
+let redis: Redis;
+let queue: Queue;
+
+const post = (payload: unknown, headers: Record<string, string> = { "content-type": "application/json" }) =>
+  receiver.app.inject({
+    method: "POST",
+    url: "/webhooks/prismic",
+    headers,
+    payload: typeof payload === "string" ? payload : JSON.stringify(payload),
+  });
+
+async function totalJobs(): Promise<number> {
+  const counts = await queue.getJobCounts();
+  return Object.values(counts).reduce((sum, n) => sum + n, 0);
+}
+
+beforeAll(async () => {
+  redis = new Redis(REDIS_URL);
+  queue = new Queue(QUEUE_NAME, { connection: redis, prefix });
+  receiver = await startWebhook(config(), captureLogger());
+});
+
+afterAll(async () => {
+  await receiver?.close();
+  await queue?.obliterate({ force: true });
+  await queue?.close();
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+});
+
+describe("webhook receiver: api-update", () => {
+  it("answers 202 with the job id only once the job and the pending ids are in Redis", async () => {
+    const body = apiUpdate({ masterRef: "REF-good", documents: ["doc-a", "doc-b"] });
+    const response = await post(body);
+    expect(response.statusCode).toBe(202);
+    const { jobId } = response.json<{ jobId: string }>();
+    expect(jobId).toBe(publishJobId({ masterRef: "REF-good", documents: [], receivedAt: "" }));
+
+    const job = await queue.getJob(jobId);
+    expect(job?.name).toBe("publish");
+    expect(job?.data).toMatchObject({ masterRef: "REF-good", documents: ["doc-a", "doc-b"] });
+    expect(job?.opts.attempts).toBe(jobCatalog.publish.attempts);
+    expect(jobCatalog.publish.schema.safeParse(job?.data).success).toBe(true);
+    expect(await redis.smembers(redisKeys(prefix).pendingIds)).toEqual(expect.arrayContaining(["doc-a", "doc-b"]));
+    expect(logLines.some((line) => line.includes('"jobId"') && line.includes('"documents":2'))).toBe(true);
+  });
+
+  it("makes the same delivery twice one job", async () => {
+    await queue.obliterate({ force: true });
+    const body = apiUpdate({ masterRef: "REF-twice", documents: ["doc-c"] });
+    const first = await post(body);
+    const second = await post(body);
+    expect(first.statusCode).toBe(202);
+    expect(second.statusCode).toBe(202);
+    expect(second.json()).toEqual(first.json());
+    expect(await totalJobs()).toBe(1);
+  });
+
+  it("collects the ids inside releases and accepts unknown fields", async () => {
+    const body = apiUpdate({
+      masterRef: "REF-releases",
+      documents: ["doc-top"],
+      releases: {
+        addition: [{ id: "r1", ref: "r1~x", label: "one", documents: ["doc-r1"] }],
+        update: [{ id: "r2", ref: "r2~x", label: "two", documents: ["doc-r2", "doc-top"] }],
+        deletion: [{ id: "r3", ref: "r3~x", label: "three", documents: ["doc-r3"] }],
+      },
+      scheduledAt: 1_700_000_000_000,
+      somethingNew: { nested: true },
+    });
+    const response = await post(body);
+    expect(response.statusCode).toBe(202);
+    const job = await queue.getJob(response.json<{ jobId: string }>().jobId);
+    expect([...(job?.data.documents ?? [])].sort()).toEqual(["doc-r1", "doc-r2", "doc-r3", "doc-top"]);
+    expect(await redis.smembers(redisKeys(prefix).pendingIds)).toEqual(
+      expect.arrayContaining(["doc-r1", "doc-r2", "doc-r3", "doc-top"]),
+    );
+  });
+
+  it("queues a release-only change (no masterRef) by its ids", async () => {
+    const response = await post(
+      apiUpdate({ masterRef: undefined, documents: [], releases: { update: [{ documents: ["doc-rel"] }] } }),
+    );
+    expect(response.statusCode).toBe(202);
+    const job = await queue.getJob(response.json<{ jobId: string }>().jobId);
+    expect(job?.data).toMatchObject({ masterRef: null, documents: ["doc-rel"] });
+  });
+
+  it("answers a test trigger and a tag-only change with 200 and queues nothing", async () => {
+    await queue.obliterate({ force: true });
+    const trigger = await post({ type: "test-trigger", domain: REPOSITORY, apiUrl: "x", secret: SECRET });
+    expect(trigger.statusCode).toBe(200);
+    expect(trigger.json()).toEqual({ ok: true });
+    const tags = await post(
+      apiUpdate({ masterRef: undefined, documents: [], tags: { addition: [{ id: "testtag" }] } }),
+    );
+    expect(tags.statusCode).toBe(200);
+    expect(tags.json()).toEqual({ ok: true, queued: false });
+    expect(await totalJobs()).toBe(0);
+  });
+});
+
+describe("webhook receiver: bad input", () => {
+  it("refuses a missing or unknown type and a documents field that is not an array, naming the field", async () => {
+    const missing = await post(apiUpdate({ type: undefined }));
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json()).toMatchObject({ error: "invalid_body", field: "body.type" });
+
+    const wrong = await post(apiUpdate({ type: "api-delete" }));
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.json().field).toBe("body.type");
+    expect(wrong.json().message).toContain("api-delete");
+
+    const documents = await post(apiUpdate({ documents: "doc-a" }));
+    expect(documents.statusCode).toBe(400);
+    expect(documents.json()).toMatchObject({ field: "body.documents" });
+    expect(documents.json().message).toContain("documents");
+  });
+
+  it("answers 400 to malformed JSON, 413 to a body over the limit and 415 to another content type", async () => {
+    const malformed = await post(`{"type":"api-update","secret":"${SECRET}",`);
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.json().error).toBe("invalid_json");
+    expect(malformed.body).not.toContain(SECRET);
+
+    const huge = await post(apiUpdate({ padding: "x".repeat(BODY_LIMIT) }));
+    expect(huge.statusCode).toBe(413);
+    expect(huge.json().error).toBe("body_too_large");
+
+    const text = await post(JSON.stringify(apiUpdate()), { "content-type": "text/plain" });
+    expect(text.statusCode).toBe(415);
+    expect(text.json().error).toBe("unsupported_media_type");
+  });
+
+  it("refuses a wrong, missing or null secret with 401 and another repository with 403", async () => {
+    for (const secret of ["wrong", undefined, null, `${SECRET}x`]) {
+      const response = await post(apiUpdate({ secret }));
+      expect(response.statusCode).toBe(401);
+      expect(response.json().error).toBe("invalid_secret");
+    }
+    const domain = await post(apiUpdate({ domain: "someone-else" }));
+    expect(domain.statusCode).toBe(403);
+    expect(domain.json().message).not.toContain(REPOSITORY);
+  });
+
+  it("never writes the secret to the log, for good and bad requests alike", async () => {
+    await post(apiUpdate({ type: "nope" }));
+    await post(`{"secret":"${SECRET}", oops}`);
+    await post(apiUpdate({ masterRef: "REF-log" }));
+    // A body handed to a log call by mistake is redacted too.
+    receiver.app.log.info({ body: { secret: SECRET }, req: { body: { secret: SECRET } } }, "body");
+    expect(logLines.length).toBeGreaterThan(10);
+    expect(logLines.filter((line) => line.includes(SECRET))).toEqual([]);
+  });
+});
+
+describe("webhook receiver: health and outages", () => {
+  it("reports healthy with Redis", async () => {
+    const response = await receiver.app.inject({ method: "GET", url: "/healthz" });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ status: "ok" });
+  });
+
+  it("answers 503 with Retry-After within a second when Redis is unreachable, and health says so", async () => {
+    const down = await startWebhook(config({ redisUrl: "redis://127.0.0.1:1" }), captureLogger());
+    try {
+      const started = Date.now();
+      const response = await down.app.inject({
+        method: "POST",
+        url: "/webhooks/prismic",
+        headers: { "content-type": "application/json" },
+        payload: JSON.stringify(apiUpdate({ masterRef: "REF-down" })),
+      });
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(response.statusCode).toBe(503);
+      expect(response.json().error).toBe("queue_unavailable");
+      expect(response.headers["retry-after"]).toBeDefined();
+
+      const health = await down.app.inject({ method: "GET", url: "/healthz" });
+      expect(health.statusCode).toBe(503);
+    } finally {
+      await down.close();
+    }
+  });
+});
