@@ -44,19 +44,19 @@ const commands: Record<string, Command> = {
     },
   },
   serve: {
-    summary: "Run one process: pressroom serve site",
-    usage: "pressroom serve <site>",
+    summary: "Run one process: pressroom serve site|webhook|worker|preview",
+    usage: "pressroom serve <site|webhook|worker|preview>",
     async run(args, env) {
-      const [process] = args;
-      if (process !== "site") {
-        console.error(`pressroom serve: unknown process ${JSON.stringify(process ?? "")}; one of: site`);
+      const [name] = args;
+      const start = name ? servers[name] : undefined;
+      if (!start) {
+        console.error(
+          `pressroom serve: unknown process ${JSON.stringify(name ?? "")}; one of: ${Object.keys(servers).join(", ")}`,
+        );
         return EXIT_USAGE;
       }
-      const config = loadConfig("site", env);
-      const logger = createLogger({ name: "site", level: config.logLevel });
-      const { startSite } = await import("../services/site/src/server.ts");
-      const site = await startSite(config, logger);
-      await untilSignal(logger, () => site.close());
+      const running = await start(env);
+      await untilSignal(running.logger, running.close);
       return 0;
     },
   },
@@ -81,6 +81,34 @@ const commands: Record<string, Command> = {
 function formatSummary(s: import("../worker/src/build/full-build.ts").BuildSummary): string {
   return `Built ${s.routes} routes at ref ${s.ref} in ${(s.durationMs / 1000).toFixed(1)} s (${s.pagesPerSecond} pages/s): ${s.rendered} rendered, ${s.written} written, ${s.unchanged} unchanged, ${s.deleted} deleted`;
 }
+
+/** Each long-running process: its configuration, logger and start, imported only when it runs. */
+const servers: Record<string, (env: Env) => Promise<{ logger: Logger; close: () => Promise<void> }>> = {
+  async site(env) {
+    const config = loadConfig("site", env);
+    const logger = createLogger({ name: "site", level: config.logLevel });
+    const { startSite } = await import("../services/site/src/server.ts");
+    return { logger, close: (await startSite(config, logger)).close };
+  },
+  async webhook(env) {
+    const config = loadConfig("webhook", env);
+    const logger = createLogger({ name: "webhook", level: config.logLevel });
+    const { startWebhook } = await import("../services/webhook/src/server.ts");
+    return { logger, close: (await startWebhook(config, logger)).close };
+  },
+  async worker(env) {
+    const config = loadConfig("publisher", env);
+    const logger = createLogger({ name: "worker", level: config.logLevel });
+    const { startWorker } = await import("../worker/src/worker.ts");
+    return { logger, close: (await startWorker(config, logger, { rootDir: ROOT_DIR })).close };
+  },
+  async preview(env) {
+    const config = loadConfig("preview", env);
+    const logger = createLogger({ name: "preview", level: config.logLevel });
+    const { startPreview } = await import("../services/preview/src/server.ts");
+    return { logger, close: (await startPreview(config, logger)).close };
+  },
+};
 
 function help(): string {
   const width = Math.max(...Object.keys(commands).map((name) => name.length));

@@ -1,7 +1,12 @@
+import { randomBytes } from "node:crypto";
 import { startContentService } from "../services/local-prismic/src/server.ts";
+import { startPreview } from "../services/preview/src/server.ts";
 import type { StartConfig } from "../services/shared/src/config/index.ts";
 import type { Logger } from "../services/shared/src/logger.ts";
 import { startSite } from "../services/site/src/server.ts";
+import { startWebhook } from "../services/webhook/src/server.ts";
+import { startWorker } from "../worker/src/worker.ts";
+import { redisForStart } from "./redis-for-start.ts";
 import { runBuild } from "./run-build.ts";
 
 export interface StartAllOptions {
@@ -11,46 +16,103 @@ export interface StartAllOptions {
   siteUrlFromEnv: boolean;
 }
 
-/**
- * The newcomer's one command: the local content service with the demo
- * repository, the site server, and a full build between them. Later issues
- * add the webhook receiver, the worker and the preview server here.
- */
 export interface RunningAll {
   siteUrl: string;
   contentUrl: string;
+  previewUrl: string;
+  /** Undefined when no Redis could be had: the site was built once, edits are not published live. */
+  webhookUrl: string | undefined;
   close: () => Promise<void>;
 }
 
+/**
+ * The newcomer's one command: Redis (the configured one, or a private one), the webhook receiver,
+ * the local content service delivering its webhooks there, the site server, the worker (whose
+ * first reconcile builds the site) and the preview server. Everything is closed in reverse order.
+ */
 export async function startAll(config: StartConfig, options: StartAllOptions): Promise<RunningAll> {
   const { logger } = options;
-  const content = await startContentService(config.content, logger.child({ process: "content" }));
-  const site = await startSite(config.site, logger.child({ process: "site" })).catch(
-    async (error: unknown) => {
-      await content.close();
-      throw error;
-    },
-  );
+  const closers: (() => Promise<void> | void)[] = [];
   const close = async () => {
-    await site.close();
-    await content.close();
+    for (const closer of closers.reverse()) await closer();
   };
   try {
-    const siteUrl = options.siteUrlFromEnv ? config.site.siteUrl : site.url;
-    const summary = await runBuild({
-      prismic: { ...config.prismic, endpoint: `${content.url}/api/v2` },
-      storage: config.site.storage,
-      siteUrl,
-      rootDir: options.rootDir,
-      logger: logger.child({ process: "build" }),
-    });
-    logger.info(
-      { routes: summary.routes, written: summary.written, durationMs: summary.durationMs },
-      `Pressroom is running. Open ${site.url} (content API: ${content.url}/api/v2)`,
+    const redis = await redisForStart(config.webhook.redisUrl, logger);
+    if (redis?.stop) closers.push(redis.stop);
+    // The content service and the receiver share a secret made for this session unless one is set.
+    const secret = config.webhook.webhookSecret ?? randomBytes(24).toString("hex");
+    const webhook = redis
+      ? await startWebhook(
+          { ...config.webhook, redisUrl: redis.url, webhookSecret: secret },
+          logger.child({ process: "webhook" }),
+        )
+      : undefined;
+    if (webhook) closers.push(webhook.close);
+    const content = await startContentService(
+      {
+        ...config.content,
+        webhookUrl: webhook ? `${webhook.url}/webhooks/prismic` : undefined,
+        webhookSecret: secret,
+      },
+      logger.child({ process: "content" }),
     );
+    closers.push(content.close);
+    const site = await startSite(config.site, logger.child({ process: "site" }));
+    closers.push(site.close);
+    const siteUrl = options.siteUrlFromEnv ? config.site.siteUrl : site.url;
+    const prismic = { ...config.prismic, endpoint: `${content.url}/api/v2` };
+
+    if (redis) {
+      const worker = await startWorker(
+        {
+          logLevel: config.logLevel,
+          prismic,
+          redisUrl: redis.url,
+          queuePrefix: config.webhook.queuePrefix,
+          storage: config.storage,
+          siteUrl,
+        },
+        logger.child({ process: "worker" }),
+        { rootDir: options.rootDir },
+      );
+      closers.push(worker.close);
+      await worker.reconcileNow();
+    } else {
+      logger.warn(
+        { redisUrl: config.webhook.redisUrl },
+        "no Redis answered and redis-server is not installed: the site is built once and edits are not published live. Start Redis (or install redis-server, or set REDIS_URL) and run again.",
+      );
+      await runBuild({
+        prismic,
+        storage: config.storage,
+        siteUrl,
+        rootDir: options.rootDir,
+        logger: logger.child({ process: "build" }),
+      });
+    }
+    const preview = await startPreview(
+      { ...config.preview, siteUrl, prismic },
+      logger.child({ process: "preview" }),
+    );
+    closers.push(preview.close);
+    logger.info(
+      {
+        site: site.url,
+        preview: preview.url,
+        content: `${content.url}/api/v2`,
+        webhook: webhook?.url ?? "off",
+      },
+      `Pressroom is running. Open ${site.url} (preview: ${preview.url}, content API: ${content.url}/api/v2)`,
+    );
+    return {
+      siteUrl: site.url,
+      contentUrl: content.url,
+      previewUrl: preview.url,
+      webhookUrl: webhook?.url,
+      close,
+    };
   } catch (error) {
     await close();
     throw error;
   }
-  return { siteUrl: site.url, contentUrl: content.url, close };
 }

@@ -1,3 +1,4 @@
+import { connect, createServer, type Server, type Socket } from "node:net";
 import { PassThrough } from "node:stream";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -6,7 +7,6 @@ import type { WebhookConfig } from "../../services/shared/src/config/index.ts";
 import { jobCatalog, QUEUE_NAME, redisKeys } from "../../services/shared/src/jobs/catalog.ts";
 import { createLogger } from "../../services/shared/src/logger.ts";
 import { BODY_LIMIT } from "../../services/webhook/src/app.ts";
-import { publishJobId } from "../../services/webhook/src/enqueue.ts";
 import { type RunningWebhook, startWebhook } from "../../services/webhook/src/server.ts";
 
 const REDIS_URL = "redis://127.0.0.1:6379";
@@ -88,14 +88,16 @@ describe("webhook receiver: api-update", () => {
     const response = await post(body);
     expect(response.statusCode).toBe(202);
     const { jobId } = response.json<{ jobId: string }>();
-    expect(jobId).toBe(publishJobId({ masterRef: "REF-good", documents: [], receivedAt: "" }));
+    expect(jobId).toBe("publish-REF-good");
 
     const job = await queue.getJob(jobId);
     expect(job?.name).toBe("publish");
     expect(job?.data).toMatchObject({ masterRef: "REF-good", documents: ["doc-a", "doc-b"] });
     expect(job?.opts.attempts).toBe(jobCatalog.publish.attempts);
     expect(jobCatalog.publish.schema.safeParse(job?.data).success).toBe(true);
-    expect(await redis.smembers(redisKeys(prefix).pendingIds)).toEqual(expect.arrayContaining(["doc-a", "doc-b"]));
+    expect(await redis.smembers(redisKeys(prefix).pendingIds)).toEqual(
+      expect.arrayContaining(["doc-a", "doc-b"]),
+    );
     expect(logLines.some((line) => line.includes('"jobId"') && line.includes('"documents":2'))).toBe(true);
   });
 
@@ -236,4 +238,65 @@ describe("webhook receiver: health and outages", () => {
       await down.close();
     }
   });
+
+  it("recovers without a restart when Redis comes back", async () => {
+    const port = await freePort();
+    const receiverDown = await startWebhook(
+      config({ redisUrl: `redis://127.0.0.1:${port}` }),
+      captureLogger(),
+    );
+    let proxy: Server | undefined;
+    try {
+      const before = await receiverDown.app.inject({ method: "GET", url: "/healthz" });
+      expect(before.statusCode).toBe(503);
+      // "Redis comes back": a TCP proxy to the real Redis starts on the port the receiver dials.
+      proxy = await tcpProxy(port, 6379);
+      await expect
+        .poll(async () => (await receiverDown.app.inject({ method: "GET", url: "/healthz" })).statusCode, {
+          timeout: 5000,
+          interval: 100,
+        })
+        .toBe(200);
+      const response = await receiverDown.app.inject({
+        method: "POST",
+        url: "/webhooks/prismic",
+        headers: { "content-type": "application/json" },
+        payload: JSON.stringify(apiUpdate({ masterRef: "REF-recovered" })),
+      });
+      expect(response.statusCode).toBe(202);
+      expect(await queue.getJob(response.json<{ jobId: string }>().jobId)).toBeDefined();
+    } finally {
+      await receiverDown.close();
+      await closeProxy(proxy);
+    }
+  });
 });
+
+const proxySockets = new Set<Socket>();
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject()));
+    });
+  });
+}
+
+function tcpProxy(port: number, target: number): Promise<Server> {
+  const server = createServer((client) => {
+    const upstream = connect(target, "127.0.0.1");
+    for (const socket of [client, upstream]) {
+      proxySockets.add(socket);
+      socket.on("error", () => socket.destroy());
+      socket.on("close", () => proxySockets.delete(socket));
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  return new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve(server)));
+}
+
+async function closeProxy(server: Server | undefined): Promise<void> {
+  for (const socket of proxySockets) socket.destroy();
+  if (server) await new Promise((resolve) => server.close(resolve));
+}

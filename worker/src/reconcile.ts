@@ -1,10 +1,10 @@
 import { redisKeys } from "../../services/shared/src/jobs/catalog.ts";
 import { MANIFEST_KEY, parseManifest } from "../../services/shared/src/site/manifest.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
-import { diffBuild, type PublishContext } from "./publish/publish.ts";
+import { diffBuild, type PublishContext, publish } from "./publish/publish.ts";
 
 export interface ReconcileOutcome {
-  action: "none" | "diff-build";
+  action: "none" | "diff-build" | "publish";
   reason: string;
   ref: string;
 }
@@ -29,6 +29,12 @@ export async function reconcile(
     ctx.store.get(MANIFEST_KEY),
   ]);
   const manifest = parseManifest(manifestObject?.body);
+  if (indexRef !== undefined && pending + processing > 0) {
+    // Ids whose job is gone (a redelivery deduplicated against a finished job, a job that ran out of attempts).
+    ctx.logger.info({ pending, processing }, "reconcile: publishing ids left pending");
+    const result = await publish(ctx);
+    return { action: "publish", reason: "ids were pending with no job", ref: result.ref };
+  }
   let reason: string | undefined;
   if (indexRef === undefined) reason = "the dependency index is missing or of another version";
   else if (!manifest) reason = "storage holds no build manifest";

@@ -8,7 +8,7 @@ import { createSiteStore } from "../../services/shared/src/storage/index.ts";
 import { buildSiteAssets } from "../../web/src/assets.ts";
 import { withLock } from "./publish/lock.ts";
 import { diffBuild, type PublishContext, publish } from "./publish/publish.ts";
-import { reconcile } from "./reconcile.ts";
+import { type ReconcileOutcome, reconcile } from "./reconcile.ts";
 
 export interface WorkerOptions {
   rootDir: string;
@@ -20,6 +20,8 @@ export interface WorkerOptions {
 export interface RunningWorker {
   worker: Worker;
   context: PublishContext;
+  /** Runs reconcile now, under the publish lock (a newcomer's first build, in `pressroom start`). */
+  reconcileNow(): Promise<ReconcileOutcome>;
   close(): Promise<void>;
 }
 
@@ -49,7 +51,7 @@ export async function startWorker(
     logger,
     ...(options.fanOutThreshold !== undefined ? { fanOutThreshold: options.fanOutThreshold } : {}),
   };
-  const lockKey = redisKeys(config.queuePrefix).publishLock;
+  const { publishLock: lockKey, pendingIds: pendingKey } = redisKeys(config.queuePrefix);
   const assetKeys = built.files.map((file) => file.key);
 
   const worker = new Worker(
@@ -60,7 +62,12 @@ export async function startWorker(
       switch (job.name) {
         case "publish":
           jobCatalog.publish.schema.parse(job.data);
-          return withLock(connection, lockKey, () => publish(ctx));
+          return withLock(connection, lockKey, async () => {
+            // Ids that arrived while this publish ran are published now, not after a queue round trip.
+            let result = await publish(ctx);
+            while ((await connection.scard(pendingKey)) > 0) result = await publish(ctx);
+            return result;
+          });
         case "build":
           return withLock(connection, lockKey, async () => diffBuild(ctx, await client.fetchMasterRef()));
         case "reconcile":
@@ -90,6 +97,7 @@ export async function startWorker(
   return {
     worker,
     context,
+    reconcileNow: () => withLock(connection, lockKey, () => reconcile(context, assetKeys)),
     close: async () => {
       await worker.close();
       await queue.close();

@@ -74,13 +74,23 @@ export interface SiteConfig extends ServerConfig {
   siteUrl: string;
 }
 
-/** `pressroom start`: the content service, a full build and the site server in one process. */
+export interface PreviewConfig extends ServerConfig {
+  logLevel: LogLevel;
+  prismic: PrismicConfig;
+  siteUrl: string;
+  repository: string;
+}
+
+/** `pressroom start`: every process in one, for a newcomer. */
 export interface StartConfig {
   logLevel: LogLevel;
   content: ContentServiceConfig;
   site: SiteConfig;
+  preview: Omit<PreviewConfig, "prismic">;
+  webhook: Omit<WebhookConfig, "webhookSecret"> & { webhookSecret: string | undefined };
   /** The content client's settings; the endpoint is the local content service once it listens. */
   prismic: Omit<PrismicConfig, "endpoint">;
+  storage: StorageConfig;
 }
 
 /**
@@ -96,7 +106,10 @@ class EnvReader {
     return this.parse(name, spec.schema, spec.fix, variableSpecs[name]?.secret === true) as VariableValue<N>;
   }
 
-  port(fallback: number, name: "PORT" | "CONTENT_PORT" | "SITE_PORT" = "PORT"): number {
+  port(
+    fallback: number,
+    name: "PORT" | "CONTENT_PORT" | "SITE_PORT" | "PREVIEW_PORT" | "WEBHOOK_PORT" = "PORT",
+  ): number {
     return this.parse(name, portSchema(fallback), variables[name].fix) as number;
   }
 
@@ -207,7 +220,35 @@ const loaders = {
       siteUrl: read.env.SITE_URL ? read.get("SITE_URL") : `http://127.0.0.1:${sitePort}`,
     };
     const { endpoint: _endpoint, ...prismic } = prismicConfig(read);
-    return { logLevel: content.logLevel, content, site, prismic };
+    const preview = {
+      host: content.host,
+      port: read.port(DEFAULT_PORTS.preview, "PREVIEW_PORT"),
+      logLevel: content.logLevel,
+      siteUrl: site.siteUrl,
+      repository: content.repository,
+    };
+    const webhook = {
+      host: content.host,
+      port: read.port(DEFAULT_PORTS.webhook, "WEBHOOK_PORT"),
+      logLevel: content.logLevel,
+      repository: content.repository,
+      webhookSecret: content.webhookSecret,
+      redisUrl: read.get("REDIS_URL"),
+      queuePrefix: read.get("QUEUE_PREFIX"),
+    };
+    return { logLevel: content.logLevel, content, site, preview, webhook, prismic, storage: site.storage };
+  },
+  /** `pressroom serve preview`: live preview at the editor's ref, and the slice simulator. */
+  preview(read: EnvReader): PreviewConfig {
+    const prismic = prismicConfig(read);
+    return {
+      host: read.get("HOST"),
+      port: read.port(DEFAULT_PORTS.preview),
+      logLevel: read.get("LOG_LEVEL"),
+      prismic,
+      siteUrl: read.get("SITE_URL"),
+      repository: prismic.repository,
+    };
   },
   /** `pressroom serve site`: serves the rendered site from storage. */
   site(read: EnvReader): SiteConfig {

@@ -69,6 +69,14 @@ export const variables = {
     schema: trimmed().optional(),
     fix: "Set SITE_PORT to a free TCP port for the site server that `pressroom start` runs (default 4101).",
   },
+  PREVIEW_PORT: {
+    schema: trimmed().optional(),
+    fix: "Set PREVIEW_PORT to a free TCP port for the preview server that `pressroom start` runs (default 4104).",
+  },
+  WEBHOOK_PORT: {
+    schema: trimmed().optional(),
+    fix: "Set WEBHOOK_PORT to a free TCP port for the webhook receiver that `pressroom start` runs (default 4102).",
+  },
   LOG_LEVEL: {
     schema: trimmed()
       .toLowerCase()

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { z } from "zod";
 
 /**
@@ -28,9 +29,17 @@ export const jobCatalog = {
     schema: publishPayload,
     attempts: 8,
     backoff: { type: "exponential", delay: 1_000 },
-    /** One job per announced master ref: Prismic's redelivery of the same publish is a duplicate. */
+    /** One job per announced master ref: Prismic's redelivery of the same publish is a duplicate.
+     * (BullMQ refuses custom ids with a colon, hence the dash; a release-only change has no ref, so
+     * its ids, hashed, name it.) */
     jobId: (payload: z.output<typeof publishPayload>) =>
-      `publish:${payload.masterRef ?? `ids:${payload.documents.slice().sort().join(",")}`}`,
+      `publish-${
+        payload.masterRef ??
+        `ids-${createHash("sha256")
+          .update([...payload.documents].sort().join(","))
+          .digest("hex")
+          .slice(0, 24)}`
+      }`,
   },
   build: {
     schema: buildPayload,

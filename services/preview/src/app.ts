@@ -1,0 +1,163 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { absoluteUrl } from "../../../web/src/lib/site-url.ts";
+import { renderRouteWithClient } from "../../../web/src/render.ts";
+import { type ContentClient, chooseRef } from "../../shared/src/content/index.ts";
+import { classifyContentError } from "./content-errors.ts";
+import * as pages from "./pages.ts";
+import type { PreviewAssets } from "./preview-assets.ts";
+import { type CookieContext, clearPreviewCookie, previewCookie } from "./preview-cookie.ts";
+import { checkPreviewToken, isRealRepository, type TokenRule } from "./preview-token.ts";
+import { safeSitePath } from "./safe-path.ts";
+import { securityHeaders } from "./security-headers.ts";
+
+export interface PreviewAppOptions {
+  /** Built in the entry file (createContentClient) with the models' schema. */
+  client: ContentClient;
+  repository: string;
+  /** Which preview tokens are accepted (tokenRuleFor(endpoint, repository)). */
+  tokenRule: TokenRule;
+  /** The public site's origin: canonical urls in pages, and "see the published page" links. */
+  siteUrl: string;
+  assets: PreviewAssets;
+}
+
+const HTML = "text/html; charset=utf-8";
+/** Prismic document ids are short url-safe strings; anything else is not worth a request. */
+const DOCUMENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** `/api/preview`, `/api/exit-preview`, `/slice-simulator`, assets, and every site route rendered live. */
+export async function previewApp(app: FastifyInstance, options: PreviewAppOptions): Promise<void> {
+  const { client, assets, tokenRule, siteUrl } = options;
+  const real = isRealRepository(tokenRule);
+  const pageHeaders = securityHeaders({ toolbar: real, simulator: false });
+  const simulatorHeaders = securityHeaders({ toolbar: false, simulator: true });
+
+  app.addHook("onSend", async (request, reply) => {
+    const simulator = request.url.split("?")[0] === "/slice-simulator";
+    for (const [name, value] of Object.entries(simulator ? simulatorHeaders : pageHeaders))
+      reply.header(name, value);
+  });
+
+  const cookieContext = (request: FastifyRequest): CookieContext => ({
+    // With trustProxy, `request.protocol` follows the proxy's x-forwarded-proto.
+    secure: request.protocol === "https",
+    httpOnly: !real,
+  });
+  const html = (reply: FastifyReply, status: number, body: string) =>
+    reply.code(status).header("cache-control", "no-store").type(HTML).send(body);
+
+  app.get("/healthz", async (_request, reply) => {
+    try {
+      const masterRef = await client.fetchMasterRef();
+      return reply.header("cache-control", "no-store").send({ status: "ok", masterRef });
+    } catch (error) {
+      return reply
+        .code(503)
+        .header("cache-control", "no-store")
+        .send({ status: "unavailable", error: String(error) });
+    }
+  });
+
+  app.get<{ Querystring: { token?: unknown; documentId?: unknown } }>(
+    "/api/preview",
+    async (request, reply) => {
+      const check = checkPreviewToken(request.query.token, tokenRule);
+      if (!check.ok) {
+        request.log.warn({ reason: check.reason }, "preview link refused");
+        return html(reply, 400, pages.invalidTokenPage(assets, check.reason));
+      }
+      const documentId = request.query.documentId;
+      let target = "/";
+      if (typeof documentId === "string" && DOCUMENT_ID.test(documentId)) {
+        try {
+          const url = await client.resolvePreviewURL({
+            previewToken: check.token,
+            documentID: documentId,
+            defaultURL: "/",
+          });
+          target = safeSitePath(url);
+        } catch (error) {
+          const failure = classifyContentError(error, true);
+          if (failure === "preview-ended") {
+            reply.header("set-cookie", clearPreviewCookie(cookieContext(request)));
+            return html(reply, 410, pages.previewEndedPage(assets, absoluteUrl(siteUrl, "/")));
+          }
+          if (failure === "unavailable") return unavailable(request, reply, error);
+          // The document does not exist at that ref (deleted, or never saved): the home page.
+          request.log.info({ documentId, err: error }, "preview document not found; opening the home page");
+        }
+      }
+      return reply
+        .header("set-cookie", previewCookie(check.token, cookieContext(request)))
+        .header("cache-control", "no-store")
+        .redirect(target, 302);
+    },
+  );
+
+  app.get<{ Querystring: { path?: unknown } }>("/api/exit-preview", async (request, reply) => {
+    return reply
+      .header("set-cookie", clearPreviewCookie(cookieContext(request)))
+      .header("cache-control", "no-store")
+      .redirect(safeSitePath(request.query.path), 302);
+  });
+
+  app.get("/slice-simulator", async (_request, reply) => html(reply, 200, pages.simulatorPage(assets)));
+
+  app.get("/assets/*", async (request, reply) => {
+    const file = assets.files.get(request.url.split("?")[0] ?? "");
+    if (!file)
+      return reply
+        .code(404)
+        .header("cache-control", "no-store")
+        .type("text/plain; charset=utf-8")
+        .send("Not found");
+    return reply
+      .header("content-type", file.contentType)
+      .header("cache-control", "public, max-age=31536000, immutable")
+      .send(file.body);
+  });
+
+  app.get("/*", async (request, reply) => {
+    const path = request.url;
+    const choice = chooseRef(request.headers.cookie, options.repository);
+    const previewing = choice.source === "preview";
+    try {
+      const ref = choice.ref ?? (await client.fetchMasterRef());
+      const result = await renderRouteWithClient(path, {
+        client,
+        ref,
+        siteUrl,
+        assets: assets.site,
+        mode: "preview",
+        logger: request.log,
+      });
+      const body = result.contentType.startsWith("text/html")
+        ? pages.decorate(result.html, assets, {
+            path: safeSitePath(path),
+            previewing,
+            toolbarRepository: real ? options.repository : undefined,
+          })
+        : result.html;
+      return reply
+        .code(result.status)
+        .header("cache-control", "no-store")
+        .type(result.contentType)
+        .send(body);
+    } catch (error) {
+      const failure = classifyContentError(error, previewing);
+      if (failure === "preview-ended") {
+        request.log.info({ path }, "preview ref expired or unknown; cookie cleared");
+        reply.header("set-cookie", clearPreviewCookie(cookieContext(request)));
+        return html(reply, 410, pages.previewEndedPage(assets, absoluteUrl(siteUrl, safeSitePath(path))));
+      }
+      if (failure === "unavailable") return unavailable(request, reply, error);
+      request.log.error({ err: error, path }, "preview render failed");
+      return html(reply, 500, pages.errorPage(assets));
+    }
+  });
+
+  function unavailable(request: FastifyRequest, reply: FastifyReply, error: unknown) {
+    request.log.warn({ err: error }, "content API unavailable; answering 503");
+    return html(reply.header("retry-after", "5"), 503, pages.unavailablePage(assets));
+  }
+}

@@ -1,0 +1,55 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { fileURLToPath } from "node:url";
+import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
+import type { LogLevel, PrismicConfig } from "../../shared/src/config/index.ts";
+import { createContentClient, loadContentSchema } from "../../shared/src/content/index.ts";
+import type { Logger } from "../../shared/src/logger.ts";
+import { previewApp } from "./app.ts";
+import { buildPreviewAssets } from "./preview-assets.ts";
+import { tokenRuleFor } from "./preview-token.ts";
+
+/** `pressroom serve preview`; the lead's `loadConfig("preview", env)` produces this. */
+export interface PreviewOptions {
+  host: string;
+  port: number;
+  logLevel: LogLevel;
+  prismic: PrismicConfig;
+  /** The public site's origin (canonical urls, "see the published page" links). */
+  siteUrl: string;
+  repository: string;
+  /** The repository root holding `customtypes/` and the slice models; defaults to this checkout's. */
+  rootDir?: string;
+}
+
+export interface RunningPreview {
+  app: FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger>;
+  url: string;
+  close(): Promise<void>;
+}
+
+const ROOT_DIR = fileURLToPath(new URL("../../../", import.meta.url));
+
+/**
+ * Bundles the browser code, probes the content API (a down API is logged and
+ * the server starts anyway: pages answer 503 until it is back), then listens.
+ */
+export async function startPreview(options: PreviewOptions, logger: Logger): Promise<RunningPreview> {
+  const schema = loadContentSchema(options.rootDir ?? ROOT_DIR);
+  const client = createContentClient(options.prismic, { schema, logger });
+  const [assets] = await Promise.all([buildPreviewAssets(), client.probe()]);
+  const app = Fastify({ loggerInstance: logger, trustProxy: true });
+  await app.register(previewApp, {
+    client,
+    repository: options.repository,
+    tokenRule: tokenRuleFor(options.prismic.endpoint, options.repository),
+    siteUrl: options.siteUrl,
+    assets,
+  });
+  await app.listen({ host: options.host, port: options.port });
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : options.port;
+  const host = options.host === "0.0.0.0" || options.host === "::" ? "127.0.0.1" : options.host;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  logger.info({ url, endpoint: options.prismic.endpoint }, `preview server listening on ${url}`);
+  return { app, url, close: () => app.close() };
+}

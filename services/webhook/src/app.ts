@@ -1,0 +1,244 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
+import { type PublishEnqueuer, type PublishPayload, QueueUnavailableError } from "./enqueue.ts";
+
+export interface WebhookAppOptions {
+  /** The shared secret configured on the Prismic webhook (WEBHOOK_SECRET). */
+  secret: string;
+  /** The Prismic repository name; deliveries for another `domain` are refused. */
+  repository: string;
+  enqueue: PublishEnqueuer;
+}
+
+/** Prismic's bodies are a few KiB; a larger one is not Prismic. */
+export const BODY_LIMIT = 256 * 1024;
+/** Seconds a client should wait after a 503 (Prismic itself redelivers on its own schedule). */
+const RETRY_AFTER_SECONDS = 10;
+
+/**
+ * Ajv options the host server must use (see server.ts). Fastify coerces types by default, which
+ * would turn `documents: "id"` into `["id"]` and `secret: 123` into `"123"`; a webhook should
+ * refuse what Prismic never sends instead.
+ */
+export const WEBHOOK_AJV_OPTIONS = { customOptions: { coerceTypes: false } } as const;
+
+/** Pino paths that hide the body's secret, wherever a request body could end up in a log line. */
+export const WEBHOOK_REDACT_PATHS = [
+  "body.secret",
+  "req.body.secret",
+  "request.body.secret",
+  "payload.secret",
+];
+
+const changeSet = {
+  type: "object",
+  properties: {
+    addition: { type: "array" },
+    update: { type: "array" },
+    deletion: { type: "array" },
+  },
+} as const;
+
+const releaseList = {
+  type: "array",
+  items: {
+    type: "object",
+    properties: { documents: { type: "array", items: { type: "string", minLength: 1 } } },
+  },
+} as const;
+
+/** Prismic's body (shared/reference/prismic.md); unknown fields pass because Prismic adds some. */
+const bodySchema = {
+  type: "object",
+  required: ["type"],
+  properties: {
+    type: { type: "string", enum: ["api-update", "test-trigger"] },
+    secret: { type: ["string", "null"] },
+    domain: { type: "string" },
+    apiUrl: { type: "string" },
+    masterRef: { type: "string", minLength: 1 },
+    documents: { type: "array", items: { type: "string", minLength: 1 } },
+    releases: {
+      type: "object",
+      properties: { addition: releaseList, update: releaseList, deletion: releaseList },
+    },
+    masks: changeSet,
+    tags: changeSet,
+    experiments: { type: "object" },
+  },
+} as const;
+
+interface ReleaseChange {
+  documents?: string[];
+}
+
+interface WebhookBody {
+  type: "api-update" | "test-trigger";
+  secret?: string | null;
+  domain?: string;
+  masterRef?: string;
+  documents?: string[];
+  releases?: { addition?: ReleaseChange[]; update?: ReleaseChange[]; deletion?: ReleaseChange[] };
+}
+
+/** The job payload schema's limit; more ids than this cannot be one job. */
+const MAX_DOCUMENTS = 10_000;
+
+/** `POST /webhooks/prismic` and `GET /healthz`. Register it encapsulated: it sets its own error handler. */
+export async function webhookApp(app: FastifyInstance, options: WebhookAppOptions): Promise<void> {
+  const expectedDigest = digest(options.secret);
+  // Fastify also parses text/plain by default; Prismic sends JSON, so anything else is a 415.
+  app.removeContentTypeParser("text/plain");
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof QueueUnavailableError) {
+      request.log.warn({ reason: error.message }, "delivery not queued: redis unavailable");
+      return unavailable(reply);
+    }
+    if (error.validation) {
+      const field = invalidField(error);
+      const message = describeValidation(error, request.body);
+      request.log.info({ field, code: error.code }, "delivery refused: invalid body");
+      return reply.code(400).send({ error: "invalid_body", field, message });
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      // Fastify's own client errors (bad JSON, body too large, wrong content type). Their messages
+      // are fixed strings, never the body, so no secret can leak through them.
+      request.log.info({ code: error.code, statusCode: status }, "delivery refused");
+      return reply.code(status).send({ error: clientErrorName(error.code, status), message: error.message });
+    }
+    request.log.error({ err: error }, "webhook handler failed");
+    return reply.code(500).send({ error: "internal_error", message: "the receiver failed; see its log" });
+  });
+
+  app.get("/healthz", async (_request, reply) => {
+    reply.header("cache-control", "no-store");
+    try {
+      await options.enqueue.ping();
+      return reply.send({ status: "ok", redis: "ok" });
+    } catch (error) {
+      if (!(error instanceof QueueUnavailableError)) throw error;
+      return reply
+        .code(503)
+        .header("retry-after", String(RETRY_AFTER_SECONDS))
+        .send({ status: "unavailable", redis: error.message });
+    }
+  });
+
+  app.post<{ Body: WebhookBody }>(
+    "/webhooks/prismic",
+    { bodyLimit: BODY_LIMIT, schema: { body: bodySchema } },
+    async (request, reply) => {
+      const body = request.body;
+      if (!secretMatches(body.secret, expectedDigest)) {
+        request.log.warn({ type: body.type }, "delivery refused: invalid secret");
+        return reply.code(401).send({ error: "invalid_secret", message: "the secret does not match" });
+      }
+      if (body.domain !== options.repository) {
+        // The expected repository is not named: an outsider learns nothing about this receiver.
+        request.log.warn({ domain: body.domain }, "delivery refused: domain mismatch");
+        return reply
+          .code(403)
+          .send({ error: "domain_mismatch", message: "domain does not match this receiver's repository" });
+      }
+      if (body.type === "test-trigger") {
+        request.log.info("test trigger received");
+        return reply.code(200).send({ ok: true });
+      }
+
+      const documents = changedIds(body);
+      if (body.masterRef === undefined && documents.length === 0) {
+        // A tag or mask change: nothing on the site changed.
+        request.log.info("api-update with nothing to publish");
+        return reply.code(200).send({ ok: true, queued: false });
+      }
+      if (documents.length > MAX_DOCUMENTS) {
+        request.log.warn({ documents: documents.length }, "delivery refused: too many documents");
+        return reply.code(413).send({
+          error: "too_many_documents",
+          message: `${documents.length} changed documents; one delivery may carry at most ${MAX_DOCUMENTS}`,
+        });
+      }
+      const payload: PublishPayload = {
+        masterRef: body.masterRef ?? null,
+        documents,
+        receivedAt: new Date().toISOString(),
+      };
+      const { jobId } = await options.enqueue.enqueue(payload);
+      request.log.info(
+        { jobId, masterRef: payload.masterRef, documents: documents.length },
+        "publish queued",
+      );
+      return reply.code(202).send({ jobId });
+    },
+  );
+}
+
+/**
+ * The top-level ids plus every id inside `releases.{addition,update,deletion}[].documents`. The site
+ * publishes no release, but an id listed only there still changed (e.g. a release was published
+ * into master and Prismic listed its documents under the release), and dropping it would leave a
+ * stale page until the next reconcile. Rendering an unchanged document is harmless; missing one is not.
+ */
+export function changedIds(body: Pick<WebhookBody, "documents" | "releases">): string[] {
+  const ids = new Set(body.documents ?? []);
+  for (const kind of ["addition", "update", "deletion"] as const) {
+    for (const release of body.releases?.[kind] ?? []) {
+      for (const id of release.documents ?? []) ids.add(id);
+    }
+  }
+  return [...ids];
+}
+
+function digest(value: string): Buffer {
+  return createHash("sha256").update(value, "utf8").digest();
+}
+
+/** Constant time over fixed-length digests, so neither the content nor the length of the secret leaks. */
+function secretMatches(given: string | null | undefined, expectedDigest: Buffer): boolean {
+  if (typeof given !== "string") return false;
+  return timingSafeEqual(digest(given), expectedDigest);
+}
+
+function unavailable(reply: FastifyReply): FastifyReply {
+  return reply
+    .code(503)
+    .header("retry-after", String(RETRY_AFTER_SECONDS))
+    .send({ error: "queue_unavailable", message: "the queue is unavailable; deliver again later" });
+}
+
+/** `body.documents`, `body.releases.update.0.documents`; for a missing property, that property. */
+function invalidField(error: FastifyError): string {
+  const first = error.validation?.[0];
+  const missing =
+    first?.keyword === "required"
+      ? (first.params as { missingProperty?: unknown }).missingProperty
+      : undefined;
+  const path = `${first?.instancePath ?? ""}${typeof missing === "string" ? `/${missing}` : ""}`;
+  return `body${path}`.replaceAll("/", ".");
+}
+
+/** Names the field and, for `type`, the value that was refused (never any other value: it could be the secret). */
+function describeValidation(error: FastifyError, body: unknown): string {
+  const first = error.validation?.[0];
+  if (first?.instancePath === "/type" && first.keyword === "enum") {
+    const got = JSON.stringify((body as { type?: unknown } | null)?.type)?.slice(0, 100);
+    return `body.type must be "api-update" or "test-trigger", got ${got}`;
+  }
+  return error.message.replace(/^body\//, "body.").replaceAll("/", ".");
+}
+
+function clientErrorName(code: string | undefined, status: number): string {
+  switch (code) {
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return "body_too_large";
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return "unsupported_media_type";
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return "invalid_json";
+    default:
+      return status === 404 ? "not_found" : "bad_request";
+  }
+}

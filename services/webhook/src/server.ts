@@ -1,0 +1,64 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
+import type { WebhookConfig } from "../../shared/src/config/index.ts";
+import { type Logger, REDACTED_PATHS } from "../../shared/src/logger.ts";
+import { WEBHOOK_AJV_OPTIONS, WEBHOOK_REDACT_PATHS, webhookApp } from "./app.ts";
+import { createPublishEnqueuer, type PublishEnqueuer } from "./enqueue.ts";
+
+export interface RunningWebhook {
+  app: FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger>;
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The logger with the body's secret redacted too. Fastify never logs bodies, but a request or
+ * body object handed to a log call must not carry the secret either. A child's `redact` replaces
+ * the parent's, hence the shared paths again.
+ */
+export function webhookLogger(logger: Logger): Logger {
+  return logger.child(
+    {},
+    { redact: { paths: [...REDACTED_PATHS, ...WEBHOOK_REDACT_PATHS], censor: "[redacted]" } },
+  );
+}
+
+/** `pressroom serve webhook`: listens on HOST:PORT (default 4102) and queues publishes in Redis. */
+export async function startWebhook(
+  config: WebhookConfig,
+  logger: Logger,
+  enqueuer: PublishEnqueuer = createPublishEnqueuer({
+    redisUrl: config.redisUrl,
+    queuePrefix: config.queuePrefix,
+    logger,
+  }),
+): Promise<RunningWebhook> {
+  const log = webhookLogger(logger);
+  const app = Fastify({ loggerInstance: log, trustProxy: true, ajv: WEBHOOK_AJV_OPTIONS });
+  try {
+    await app.register(webhookApp, {
+      secret: config.webhookSecret,
+      repository: config.repository,
+      enqueue: enqueuer,
+    });
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await app.close().catch(() => {});
+    await enqueuer.close().catch(() => {});
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
+  const url = `http://${host}:${port}`;
+  log.info({ url, repository: config.repository }, `webhook receiver listening on ${url}`);
+  return {
+    app,
+    url,
+    // HTTP first, so in-flight deliveries finish enqueueing; then the queue and its Redis connection.
+    close: async () => {
+      await app.close();
+      await enqueuer.close();
+    },
+  };
+}
