@@ -43,6 +43,28 @@ const commands: Record<string, Command> = {
       return 0;
     },
   },
+  plan: {
+    summary: "Print which routes a publish of the given document ids would render and delete, and why",
+    usage: "pressroom plan <document id…>",
+    async run(args, env) {
+      if (args.length === 0) {
+        console.error("pressroom plan: give one or more document ids");
+        return EXIT_USAGE;
+      }
+      const { planCommand } = await import("../worker/src/inspect.ts");
+      console.log(await planCommand(loadConfig("publisher", env), ROOT_DIR, args));
+      return 0;
+    },
+  },
+  status: {
+    summary: "Print the master ref, the last processed ref, queue counts, index size and the last publish",
+    usage: "pressroom status",
+    async run(_args, env) {
+      const { statusCommand } = await import("../worker/src/inspect.ts");
+      console.log(await statusCommand(loadConfig("publisher", env), ROOT_DIR));
+      return 0;
+    },
+  },
   serve: {
     summary: "Run one process: pressroom serve site|webhook|worker|preview",
     usage: "pressroom serve <site|webhook|worker|preview>",

@@ -1,14 +1,14 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
-import { hasChromium, launchChromium } from "./support/browser.ts";
 import {
   ABOUT_ID,
   draftOfAbout,
   type PreviewFixture,
   previewFixture,
   putDraft,
-} from "./support/preview-fixture.ts";
+} from "../support/preview-fixture.ts";
+import { hasChromium, launchChromium } from "./support/browser.ts";
 
 /** `UPDATE_SCREENSHOTS=1` rewrites docs/screenshots/preview-draft-1280.png from this run. */
 const SCREENSHOT = new URL("../../docs/screenshots/preview-draft-1280.png", import.meta.url).pathname;

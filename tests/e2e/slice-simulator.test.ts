@@ -3,8 +3,8 @@ import { build } from "esbuild";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type PreviewFixture, previewFixture } from "../support/preview-fixture.ts";
 import { hasChromium, launchChromium } from "./support/browser.ts";
-import { type PreviewFixture, previewFixture } from "./support/preview-fixture.ts";
 
 const mocks = (name: string) =>
   JSON.parse(readFileSync(new URL(`../../web/slices/${name}/mocks.json`, import.meta.url), "utf8")) as {

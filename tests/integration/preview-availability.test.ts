@@ -3,8 +3,8 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { type RunningPreview, startPreview } from "../../services/preview/src/server.ts";
-import { prismicConfig, SITE_URL } from "../e2e/support/preview-fixture.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { prismicConfig, SITE_URL } from "../support/preview-fixture.ts";
 
 let preview: RunningPreview | undefined;
 let content: LocalPrismic | undefined;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tokenRuleFor } from "../../services/preview/src/preview-token.ts";
 import { safeSitePath } from "../../services/preview/src/safe-path.ts";
+import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import {
   ABOUT_ID,
   cookieOf,
@@ -8,8 +9,7 @@ import {
   type PreviewFixture,
   previewFixture,
   putDraft,
-} from "../e2e/support/preview-fixture.ts";
-import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+} from "../support/preview-fixture.ts";
 
 let content: LocalPrismic;
 let local: PreviewFixture;

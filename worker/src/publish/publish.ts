@@ -72,8 +72,13 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   const ids = [...taken[1]].sort();
   const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
   const done = async (summary: Omit<PublishSummary, "durationMs">): Promise<PublishSummary> => {
-    await ctx.redis.multi().del(keys.processingIds).set(keys.lastRef, summary.ref).exec();
     const result = { ...summary, durationMs: Math.round(performance.now() - started) };
+    await ctx.redis
+      .multi()
+      .del(keys.processingIds)
+      .set(keys.lastRef, summary.ref)
+      .set(keys.lastPublish, JSON.stringify({ ...result, at: new Date().toISOString() }))
+      .exec();
     ctx.logger.info(result, "publish finished");
     return result;
   };
@@ -96,25 +101,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     return done({ ...(await diffBuild(ctx, ref, index)), ids: ids.length });
   }
 
-  const fetchedDocs = await fetchByIds(ctx.client, ref, ids);
-  const gone = new Set(ids.filter((id) => !fetchedDocs.has(id)));
-  const known = await index.documents(ids);
-  const fetched = new Map<string, FetchedDocument>(
-    [...fetchedDocs].map(([id, doc]) => [id, { id, type: doc.type, route: routeForDocument(doc) }]),
-  );
-  const types = new Set(
-    [...fetched.values()].map((d) => d.type).concat([...known.values()].map((d) => d.type)),
-  );
-  const dependents = await index.dependents([
-    ...ids.map((id) => `doc:${id}`),
-    ...[...types].map((t) => `type:${t}`),
-  ]);
-  const plan = planPublish({
-    changedIds: ids,
-    fetched,
-    known: known as Map<string, KnownDocument>,
-    dependents: (dep) => dependents.get(dep) ?? [],
-  });
+  const { plan, fetchedDocs, gone, fetched } = await planIds(ctx.client, index, ref, ids);
   for (const [route, why] of plan.render) log.debug({ route, why }, "render");
   for (const [route, why] of plan.delete) log.debug({ route, why }, "delete");
   if (plan.render.size > (ctx.fanOutThreshold ?? 200)) {
@@ -184,6 +171,42 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   );
   await index.commit({ ref, written, deleted, previous, documents });
   return done({ ref, ids: ids.length, ...counts, mode: "incremental" });
+}
+
+export interface PlannedPublish {
+  plan: ReturnType<typeof planPublish>;
+  fetchedDocs: Map<string, PrismicDocument>;
+  fetched: Map<string, FetchedDocument>;
+  gone: Set<string>;
+}
+
+/** What a publish of `ids` at `ref` would render and delete, and why (also `pressroom plan`). Reads only. */
+export async function planIds(
+  client: Client,
+  index: DependencyIndex,
+  ref: string,
+  ids: readonly string[],
+): Promise<PlannedPublish> {
+  const fetchedDocs = await fetchByIds(client, ref, ids);
+  const gone = new Set(ids.filter((id) => !fetchedDocs.has(id)));
+  const known = await index.documents(ids);
+  const fetched = new Map<string, FetchedDocument>(
+    [...fetchedDocs].map(([id, doc]) => [id, { id, type: doc.type, route: routeForDocument(doc) }]),
+  );
+  const types = new Set(
+    [...fetched.values()].map((d) => d.type).concat([...known.values()].map((d) => d.type)),
+  );
+  const dependents = await index.dependents([
+    ...ids.map((id) => `doc:${id}`),
+    ...[...types].map((t) => `type:${t}`),
+  ]);
+  const plan = planPublish({
+    changedIds: ids,
+    fetched,
+    known: known as Map<string, KnownDocument>,
+    dependents: (dep) => dependents.get(dep) ?? [],
+  });
+  return { plan, fetchedDocs, gone, fetched };
 }
 
 /** Renders everything at `ref` (writing only changed bytes, deleting orphans) and rebuilds the index from it. */

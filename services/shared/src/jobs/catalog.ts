@@ -68,4 +68,6 @@ export const redisKeys = (prefix: string) => ({
   publishLock: `${prefix}:publish-lock`,
   /** The last master ref a publish or build completed at. */
   lastRef: `${prefix}:last-ref`,
+  /** The summary of the last publish (JSON), for `pressroom status`. */
+  lastPublish: `${prefix}:last-publish`,
 });

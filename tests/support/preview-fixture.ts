@@ -1,13 +1,13 @@
 import { readFileSync } from "node:fs";
 import type { PrismicDocument } from "@prismicio/client";
 import Fastify, { type FastifyInstance } from "fastify";
-import { previewApp } from "../../../services/preview/src/app.ts";
-import { buildPreviewAssets, type PreviewAssets } from "../../../services/preview/src/preview-assets.ts";
-import { type TokenRule, tokenRuleFor } from "../../../services/preview/src/preview-token.ts";
-import type { PrismicConfig } from "../../../services/shared/src/config/index.ts";
-import { createContentClient, loadContentSchema } from "../../../services/shared/src/content/index.ts";
+import { previewApp } from "../../services/preview/src/app.ts";
+import { buildPreviewAssets, type PreviewAssets } from "../../services/preview/src/preview-assets.ts";
+import { type TokenRule, tokenRuleFor } from "../../services/preview/src/preview-token.ts";
+import type { PrismicConfig } from "../../services/shared/src/config/index.ts";
+import { createContentClient, loadContentSchema } from "../../services/shared/src/content/index.ts";
 
-const ROOT = new URL("../../../", import.meta.url).pathname;
+const ROOT = new URL("../../", import.meta.url).pathname;
 export const DEMO_DIR = `${ROOT}services/local-prismic/demo/documents`;
 export const ABOUT_ID = "Z9nWuhEAACMAx1Cc";
 export const SITE_URL = "https://www.northwind.example";

@@ -1,0 +1,78 @@
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import type { PublisherConfig } from "../../services/shared/src/config/index.ts";
+import { createContentClient, loadContentSchema } from "../../services/shared/src/content/index.ts";
+import { QUEUE_NAME, redisKeys } from "../../services/shared/src/jobs/catalog.ts";
+import { DependencyIndex } from "./publish/dependency-index.ts";
+import { planIds } from "./publish/publish.ts";
+
+/** What `pressroom plan` and `pressroom status` need: read-only views of the index and the queue. */
+async function withReaders<T>(
+  config: PublisherConfig,
+  rootDir: string,
+  task: (readers: {
+    redis: Redis;
+    client: ReturnType<typeof createContentClient>;
+    index: DependencyIndex;
+  }) => Promise<T>,
+): Promise<T> {
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2_000 });
+  try {
+    const client = createContentClient(config.prismic, { schema: loadContentSchema(rootDir) });
+    return await task({ redis, client, index: new DependencyIndex(redis, config.queuePrefix) });
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** `pressroom plan <id…>`: which routes a publish of those ids would render and delete, and why. Writes nothing. */
+export function planCommand(config: PublisherConfig, rootDir: string, ids: string[]): Promise<string> {
+  return withReaders(config, rootDir, async ({ client, index }) => {
+    const ref = await client.fetchMasterRef();
+    if ((await index.ref()) === undefined) {
+      return `The dependency index is missing (no build has run against ${config.redisUrl} with prefix ${config.queuePrefix}): the next publish runs a diff build of every route.`;
+    }
+    const { plan, gone } = await planIds(client, index, ref, ids);
+    const lines = [`At master ref ${ref}:`];
+    for (const id of gone) lines.push(`  ${id} is not published at this ref`);
+    lines.push(`render ${plan.render.size}:`);
+    for (const [route, why] of [...plan.render].sort()) lines.push(`  ${route}  (${why})`);
+    lines.push(`delete ${plan.delete.size}:`);
+    for (const [route, why] of [...plan.delete].sort()) lines.push(`  ${route}  (${why})`);
+    return lines.join("\n");
+  });
+}
+
+/** `pressroom status`: refs, queue, index size and the last publish. */
+export function statusCommand(config: PublisherConfig, rootDir: string): Promise<string> {
+  return withReaders(config, rootDir, async ({ redis, client, index }) => {
+    const keys = redisKeys(config.queuePrefix);
+    const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: config.queuePrefix });
+    try {
+      const [masterRef, lastRef, indexRef, routes, docs, pending, processing, counts, lastPublish] =
+        await Promise.all([
+          client.fetchMasterRef().catch((error: Error) => `unreachable (${error.message})`),
+          redis.get(keys.lastRef),
+          index.ref(),
+          redis.hlen(`${config.queuePrefix}:index:routes`),
+          redis.hlen(`${config.queuePrefix}:index:docs`),
+          redis.scard(keys.pendingIds),
+          redis.scard(keys.processingIds),
+          queue.getJobCounts("waiting", "active", "delayed", "completed", "failed"),
+          redis.get(keys.lastPublish),
+        ]);
+      return [
+        `master ref:          ${masterRef}`,
+        `last processed ref:  ${lastRef ?? "none"}${lastRef && lastRef !== masterRef ? "  (behind: a publish is pending or reconcile will catch up)" : ""}`,
+        `index:               ${indexRef ? `${routes} routes, ${docs} documents, at ${indexRef}` : "missing (the next publish runs a diff build)"}`,
+        `pending ids:         ${pending} waiting, ${processing} being published`,
+        `queue:               ${Object.entries(counts)
+          .map(([state, n]) => `${state} ${n}`)
+          .join(", ")}`,
+        `last publish:        ${lastPublish ?? "none"}`,
+      ].join("\n");
+    } finally {
+      await queue.close();
+    }
+  });
+}
