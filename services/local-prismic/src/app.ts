@@ -91,11 +91,19 @@ export async function contentApp(app: FastifyInstance, options: ContentAppOption
         "PUT /admin/drafts/:id": "document → {token}: a preview token showing the draft",
         "DELETE /admin/drafts/:id": "discard a draft",
         "POST /admin/webhook/test": "send a test-trigger webhook",
+        "GET /admin/stats": "API requests answered since start",
       },
     }),
   );
 
+  // How many API requests were answered: benchmarks count what a publish costs the content API.
+  const served = { repository: 0, search: 0 };
+  app.get("/admin/stats", async (_request, reply) =>
+    sendJson(reply, 200, { requests: served, masterRef: store.masterRef }),
+  );
+
   app.get("/api/v2", async (_request, reply) => {
+    served.repository++;
     const documents = store.masterDocuments;
     const search = `${apiBase()}/documents/search`;
     const previewRefs = store.previewSessions.map(({ session }) => ({
@@ -146,6 +154,7 @@ export async function contentApp(app: FastifyInstance, options: ContentAppOption
   });
 
   app.get("/api/v2/documents/search", async (request, reply) => {
+    served.search++;
     const params = new URLSearchParams(request.url.split("?")[1] ?? "");
     const ref = params.get("ref");
     if (!ref) throw new ApiError(400, { type: "parsing-error", message: "The ref parameter is required" });

@@ -5,7 +5,9 @@ import {
   CACHE_CONTROL,
   MANIFEST_KEY,
   MANIFEST_VERSION,
+  type ManifestRoute,
   parseManifest,
+  serializeManifest,
 } from "../../../services/shared/src/site/manifest.ts";
 import { type SiteStore, sha256 } from "../../../services/shared/src/storage/index.ts";
 import { buildSiteAssets } from "../../../web/src/assets.ts";
@@ -69,10 +71,19 @@ export async function fullBuild(options: BuildOptions): Promise<BuildSummary> {
   return (await buildSite(options)).summary;
 }
 
+/** A route as built: what the manifest stores, plus what it depends on (kept by the worker's index). */
+export interface BuiltRoute extends ManifestRoute {
+  dependencies: string[];
+}
+
+export interface BuiltManifest extends BuildManifest {
+  routes: Record<string, BuiltRoute>;
+}
+
 export interface BuildOutcome {
   summary: BuildSummary;
-  /** What was written last to `.pressroom/manifest.json`. */
-  manifest: BuildManifest;
+  /** What was written last to `.pressroom/manifest.json`, with each route's dependencies. */
+  manifest: BuiltManifest;
   /** Every document at the ref, without its data: what the dependency index keeps of them. */
   documents: PrismicDocument[];
 }
@@ -99,7 +110,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
   const isStored = (key: string, hash: string) =>
     existing.has(key) && (existing.get(key) ?? previousHashes.get(key)) === hash;
 
-  const manifest: BuildManifest = {
+  const manifest: BuiltManifest = {
     version: MANIFEST_VERSION,
     ref,
     builtAt: new Date().toISOString(),
@@ -178,7 +189,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
     counts.deleted++;
   });
 
-  const body = JSON.stringify(manifest);
+  const body = serializeManifest(manifest);
   await store.put(MANIFEST_KEY, body, {
     contentType: "application/json",
     cacheControl: CACHE_CONTROL.metadata,

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { ManifestRoute } from "../../../services/shared/src/site/manifest.ts";
+import type { BuiltRoute } from "../build/full-build.ts";
 import type { KnownDocument } from "./planner.ts";
 
 /** Bump when the layout below changes: a publish that finds another version runs a diff build. */
@@ -13,7 +13,7 @@ export interface IndexedDocument extends KnownDocument {
   last_publication_date: string | null;
 }
 
-export interface IndexedRoute extends ManifestRoute {}
+export type IndexedRoute = BuiltRoute;
 
 /**
  * The dependency index, in Redis under `<prefix>:index:*`:

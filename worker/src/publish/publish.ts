@@ -8,6 +8,7 @@ import {
   MANIFEST_KEY,
   MANIFEST_VERSION,
   parseManifest,
+  serializeManifest,
 } from "../../../services/shared/src/site/manifest.ts";
 import { type SiteStore, sha256 } from "../../../services/shared/src/storage/index.ts";
 import type { SiteAssets } from "../../../web/src/assets.ts";
@@ -109,15 +110,18 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     return done({ ...(await diffBuild(ctx, ref, index)), ids: ids.length });
   }
 
-  // Listings read every document's route and dates: from the index, updated with this publish.
-  const allDocs = await index.allDocuments();
-  for (const id of gone) allDocs.delete(id);
-  for (const [id, doc] of fetchedDocs) allDocs.set(id, indexed(doc));
   const source = layeredSource([...fetchedDocs.values()], gone, createClientSource(ctx.client, ref));
-  const sitemapSource = layeredSource([...fetchedDocs.values()], gone, source, {
-    page: listingStubs(allDocs, "page"),
-    price_list: listingStubs(allDocs, "price_list"),
-  });
+  // The sitemap reads every document's route and dates: from the index (updated with this publish),
+  // read only if the sitemap is rendered, and after the documents' own routes are written.
+  const sitemapSource = async () => {
+    const allDocs = await index.allDocuments();
+    for (const id of gone) allDocs.delete(id);
+    for (const [id, doc] of fetchedDocs) allDocs.set(id, indexed(doc));
+    return layeredSource([...fetchedDocs.values()], gone, source, {
+      page: listingStubs(allDocs, "page"),
+      price_list: listingStubs(allDocs, "price_list"),
+    });
+  };
   // A document's own route first, then what links to it, listings last.
   const own = new Set([...fetched.values()].map((d) => d.route));
   const routes = [...plan.render.keys()].sort((a, b) => rank(a, own) - rank(b, own) || a.localeCompare(b));
@@ -126,9 +130,9 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   const written = new Map<string, IndexedRoute>();
   const deleted = [...plan.delete.keys()];
 
-  await mapLimit(routes, 4, async (route) => {
+  const renderAndWrite = async (route: string) => {
     const result = await renderRoute(route, {
-      source: route === SITEMAP_ROUTE ? sitemapSource : source,
+      source: route === SITEMAP_ROUTE ? await sitemapSource() : source,
       siteUrl: ctx.siteUrl,
       assets: ctx.assets,
       mode: "production",
@@ -159,7 +163,19 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
       contentHash: hash,
     });
     counts.written++;
-  });
+  };
+  // The changed documents' own routes first, on their own: what the editor waits for is live
+  // before the pages that link to them and the listings are re-rendered.
+  await mapLimit(
+    routes.filter((route) => own.has(route)),
+    4,
+    renderAndWrite,
+  );
+  await mapLimit(
+    routes.filter((route) => !own.has(route)),
+    4,
+    renderAndWrite,
+  );
   for (const route of deleted) {
     await ctx.store.delete(previous.get(route)?.key ?? keyForRoute(route));
     counts.deleted++;
@@ -316,7 +332,7 @@ async function updateManifest(
   manifest.builtAt = new Date().toISOString();
   for (const route of deleted) delete manifest.routes[route];
   for (const [route, entry] of written) manifest.routes[route] = entry;
-  const body = JSON.stringify(manifest);
+  const body = serializeManifest(manifest);
   await store.put(MANIFEST_KEY, body, {
     contentType: "application/json",
     cacheControl: CACHE_CONTROL.metadata,

@@ -13,8 +13,6 @@ export interface ManifestRoute {
   /** sha256 (hex) of the stored bytes. */
   hash: string;
   status: number;
-  /** `doc:<id>` / `type:<type>` the render read. */
-  dependencies: string[];
   documentId?: string;
 }
 
@@ -27,6 +25,18 @@ export interface BuildManifest {
   routes: Record<string, ManifestRoute>;
   /** Asset key → sha256 of its bytes. */
   assets: Record<string, string>;
+}
+
+/**
+ * The manifest's bytes. Routes are written without their dependencies: those live in the worker's
+ * index, and leaving them out makes the manifest several times smaller, which every publish rewrites.
+ */
+export function serializeManifest(manifest: BuildManifest): string {
+  const routes: Record<string, ManifestRoute> = {};
+  for (const [route, { key, hash, status, documentId }] of Object.entries(manifest.routes)) {
+    routes[route] = documentId ? { key, hash, status, documentId } : { key, hash, status };
+  }
+  return JSON.stringify({ ...manifest, routes });
 }
 
 /** Parses a stored manifest; anything unreadable or of another version is "no manifest". */

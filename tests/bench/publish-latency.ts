@@ -1,0 +1,248 @@
+/**
+ * Publish latency: on the generated repository (default 10,000 pages), the real processes — local
+ * content service, webhook receiver, worker — each in its own process, writing into a folder.
+ * 200 single-page edits, one at a time: from the publish request (the content service delivers the
+ * webhook before it answers) to the page's object holding the new bytes. In the same run, the floor:
+ * fetch + render + write of the same route directly, in one process. Then a settings change (every
+ * route), timed until the index reaches the new master ref.
+ *
+ *   npm run bench:publish-latency        (PAGES=2000 EDITS=50 npm run bench:publish-latency for a quick run)
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { pino } from "pino";
+import { createContentClient, loadContentSchema } from "../../services/shared/src/content/index.ts";
+import { createSiteStore, sha256 } from "../../services/shared/src/storage/index.ts";
+import { buildSiteAssets } from "../../web/src/assets.ts";
+import { renderRouteWithClient } from "../../web/src/render.ts";
+import { keyForRoute } from "../../web/src/routes.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const PAGES = Number(process.env.PAGES ?? 10_000);
+const EDITS = Number(process.env.EDITS ?? 200);
+const work = join(process.env.TMPDIR ?? join(ROOT, ".tmp"), `bench-full-build-${PAGES}`);
+const repo = join(work, "repo");
+const siteDir = join(work, "publish-site");
+const prefix = `bench-publish-${process.pid}`;
+const secret = "bench-publish-latency-secret";
+const BIN = join(ROOT, "bin/pressroom.js");
+const children: ChildProcess[] = [];
+process.on("exit", () => {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
+});
+
+if (!existsSync(join(repo, "documents"))) {
+  execFileSync(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      join(ROOT, "scripts/generate-repository.ts"),
+      "--pages",
+      String(PAGES),
+      "--price-lists",
+      "20",
+      "--seed",
+      "1",
+      "--out",
+      repo,
+    ],
+    { stdio: "inherit" },
+  );
+}
+rmSync(join(work, "publish-content"), { recursive: true, force: true });
+rmSync(siteDir, { recursive: true, force: true });
+
+function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<string> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, LOG_LEVEL: "info", NODE_ENV: "production", ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  children.push(child);
+  let out = "";
+  return new Promise((resolve, reject) => {
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk;
+      const match = ready.exec(out);
+      if (match) resolve(match[1] ?? "");
+    });
+    child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}`)));
+  });
+}
+
+const common = {
+  QUEUE_PREFIX: prefix,
+  WEBHOOK_SECRET: secret,
+  REDIS_URL: "redis://127.0.0.1:6379",
+  STORAGE_URL: `file://${siteDir}`,
+  SITE_URL: "https://www.example.com",
+};
+const webhookUrl = await start(
+  ["serve", "webhook"],
+  { ...common, PORT: "0" },
+  /listening on (http:\/\/[\d.:]+)/,
+);
+const contentUrl = await start(
+  ["content"],
+  {
+    ...common,
+    PORT: "0",
+    CONTENT_DATA_DIR: join(work, "publish-content"),
+    CONTENT_SEED_DIR: repo,
+    CONTENT_WEBHOOK_URL: `${webhookUrl}/webhooks/prismic`,
+  },
+  /local content service listening on (http:\/\/[\d.:]+)/,
+);
+const endpoint = `${contentUrl}/api/v2`;
+const workers = Number(process.env.WORKERS ?? 1);
+for (let i = 0; i < workers; i++)
+  await start(["serve", "worker"], { ...common, PRISMIC_ENDPOINT: endpoint }, /(worker started)/);
+
+const redis = new Redis({ maxRetriesPerRequest: null });
+const masterRef = async () =>
+  ((await (await fetch(`${contentUrl}/admin/stats`)).json()) as { masterRef: string }).masterRef;
+const stats = async () =>
+  (
+    (await (await fetch(`${contentUrl}/admin/stats`)).json()) as {
+      requests: { repository: number; search: number };
+    }
+  ).requests;
+async function untilIndexAt(ref: string, timeoutMs = 600_000) {
+  const deadline = Date.now() + timeoutMs;
+  while ((await redis.hget(`${prefix}:index:meta`, "ref")) !== ref) {
+    if (Date.now() > deadline) throw new Error(`index never reached ${ref}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+/** The last publish's summary once it describes `ref` (the worker writes it after committing). */
+async function untilPublished(ref: string, timeoutMs = 600_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const last = JSON.parse((await redis.get(`${prefix}:last-publish`)) ?? "{}") as { ref?: string; rendered?: number; written?: number; mode?: string };
+    if (last.ref === ref) return last;
+    if (Date.now() > deadline) throw new Error(`no publish reached ${ref}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+let t = performance.now();
+await untilIndexAt(await masterRef());
+console.log(`initial diff build by the worker: ${((performance.now() - t) / 1000).toFixed(1)} s`);
+
+const client = createContentClient(
+  {
+    repository: "demo",
+    endpoint,
+    accessToken: undefined,
+    timeoutMs: 30_000,
+    cacheTtlMs: 0,
+    cacheMaxEntries: 10,
+    rateLimitRetries: 3,
+  },
+  { schema: loadContentSchema(ROOT) },
+);
+const docs = (
+  await client.get({
+    ref: await client.fetchMasterRef(),
+    pageSize: 100,
+    filters: ['[at(document.type, "page")]'],
+  })
+).results;
+const targets = Array.from(
+  { length: EDITS },
+  (_, i) => docs[(i * 7) % docs.length] as (typeof docs)[number],
+).filter((d) => d.uid !== "home");
+
+const latencies: number[] = [];
+const rendered: number[] = [];
+const requests: number[] = [];
+for (const [i, doc] of targets.entries()) {
+  const marker = `Latency edit ${i} of ${doc.uid}`;
+  const file = join(siteDir, keyForRoute(`/${doc.uid}`));
+  const before = await stats();
+  t = performance.now();
+  const answer = await fetch(`${contentUrl}/admin/publish`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ upsert: [{ ...doc, data: { ...doc.data, meta_description: marker } }] }),
+  });
+  if (answer.status !== 200) throw new Error(await answer.text());
+  while (!(existsSync(file) && readFileSync(file, "utf8").includes(marker)))
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  latencies.push(performance.now() - t);
+  const published = await untilPublished(await masterRef());
+  const after = await stats();
+  // The content service's own answer to /admin/publish is not an API request; the worker's are.
+  requests.push(after.search + after.repository - before.search - before.repository);
+  rendered.push(published.rendered ?? 0);
+}
+
+// The floor: the same routes fetched, rendered and written directly, in this process.
+const store = createSiteStore({
+  url: `file://${join(work, "floor-site")}`,
+  s3Endpoint: undefined,
+  s3Region: "us-east-1",
+});
+const { assets } = await buildSiteAssets();
+const floor: number[] = [];
+const ref = await client.fetchMasterRef();
+for (const doc of targets) {
+  t = performance.now();
+  const result = await renderRouteWithClient(`/${doc.uid}`, {
+    client,
+    ref,
+    siteUrl: "https://www.example.com",
+    assets,
+    mode: "production",
+    logger: pino({ level: "silent" }),
+  });
+  await store.put(keyForRoute(`/${doc.uid}`), result.html, {
+    contentType: result.contentType,
+    cacheControl: "no-cache",
+    contentHash: sha256(result.html),
+  });
+  floor.push(performance.now() - t);
+}
+
+// A settings change re-renders every route.
+const settings = (await client.getSingle("settings", { ref: await client.fetchMasterRef() })) as unknown as {
+  data: Record<string, unknown>;
+};
+t = performance.now();
+await fetch(`${contentUrl}/admin/publish`, {
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify({
+    upsert: [{ ...settings, data: { ...settings.data, copyright_holder: "Northwind Studio, benchmarked" } }],
+  }),
+});
+const lastPublish = await untilPublished(await masterRef());
+const settingsMs = performance.now() - t;
+
+const pct = (list: number[], p: number) =>
+  [...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor((p / 100) * list.length))] ?? 0;
+const row = (name: string, list: number[]) =>
+  `| ${name} | ${pct(list, 50).toFixed(0)} ms | ${pct(list, 95).toFixed(0)} ms | ${pct(list, 99).toFixed(0)} ms |`;
+console.log(
+  `\nPublish latency, ${PAGES} pages, ${targets.length} single-page edits, ${workers} worker process(es), Node ${process.version}`,
+);
+console.log("| measure | p50 | p95 | p99 |\n|---|---|---|---|");
+console.log(row("publish request → page written (worker)", latencies));
+console.log(row("floor: fetch + render + write, one process", floor));
+console.log(
+  `\nworker p50 is ${(pct(latencies, 50) / pct(floor, 50)).toFixed(2)}x the floor's p50 (target ≤ 3x; p50 < 100 ms, p99 < 300 ms)`,
+);
+console.log(
+  `routes rendered per single-page edit: min ${Math.min(...rendered)}, max ${Math.max(...rendered)}; content API requests per edit: min ${Math.min(...requests)}, max ${Math.max(...requests)}`,
+);
+console.log(
+  `settings change (every route): ${(settingsMs / 1000).toFixed(1)} s, ${lastPublish.mode}, ${lastPublish.rendered} routes rendered, ${lastPublish.written} written`,
+);
+console.log(
+  `command: ${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${EDITS === 200 ? "" : `EDITS=${EDITS} `}npm run bench:publish-latency`,
+);
+
+for (const key of await redis.keys(`${prefix}:*`)) await redis.del(key);
+await redis.quit();
+for (const child of children) child.kill("SIGTERM");
