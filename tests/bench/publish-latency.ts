@@ -120,7 +120,12 @@ async function untilIndexAt(ref: string, timeoutMs = 600_000) {
 async function untilPublished(ref: string, timeoutMs = 600_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const last = JSON.parse((await redis.get(`${prefix}:last-publish`)) ?? "{}") as { ref?: string; rendered?: number; written?: number; mode?: string };
+    const last = JSON.parse((await redis.get(`${prefix}:last-publish`)) ?? "{}") as {
+      ref?: string;
+      rendered?: number;
+      written?: number;
+      mode?: string;
+    };
     if (last.ref === ref) return last;
     if (Date.now() > deadline) throw new Error(`no publish reached ${ref}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
