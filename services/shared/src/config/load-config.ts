@@ -53,11 +53,21 @@ export interface StorageConfig {
   s3Region: string;
 }
 
+/** How the worker delivers contact messages (`contact` jobs). */
+export interface ContactMailConfig {
+  /** Unset: contact jobs fail as unrecoverable (the message stays archived in storage). */
+  smtpUrl: string | undefined;
+  to: string | undefined;
+  from: string;
+}
+
 export interface PublisherConfig extends ContentReaderConfig {
   redisUrl: string;
   queuePrefix: string;
   storage: StorageConfig;
   siteUrl: string;
+  /** Always set by loadConfig; optional so that hosts building a config by hand need not care. */
+  contact?: ContactMailConfig;
 }
 
 export interface WebhookConfig extends ServerConfig {
@@ -72,6 +82,11 @@ export interface SiteConfig extends ServerConfig {
   logLevel: LogLevel;
   storage: StorageConfig;
   siteUrl: string;
+  /** `POST /api/contact` queues messages here and keeps its rate-limit counters here. */
+  redisUrl: string;
+  queuePrefix: string;
+  /** Contact messages one client IP may send per 10 minutes. */
+  contactRateLimit: number;
 }
 
 export interface PreviewConfig extends ServerConfig {
@@ -91,6 +106,8 @@ export interface StartConfig {
   /** The content client's settings; the endpoint is the local content service once it listens. */
   prismic: Omit<PrismicConfig, "endpoint">;
   storage: StorageConfig;
+  /** For the worker's contact jobs. */
+  contact: ContactMailConfig;
 }
 
 /**
@@ -157,6 +174,10 @@ function prismicConfig(read: EnvReader): PrismicConfig {
   };
 }
 
+function contactMailConfig(read: EnvReader): ContactMailConfig {
+  return { smtpUrl: read.get("SMTP_URL"), to: read.get("CONTACT_TO"), from: read.get("CONTACT_FROM") };
+}
+
 function storageConfig(read: EnvReader): StorageConfig {
   return {
     url: read.get("STORAGE_URL"),
@@ -195,6 +216,7 @@ const loaders = {
       queuePrefix: read.get("QUEUE_PREFIX"),
       storage: storageConfig(read),
       siteUrl: read.get("SITE_URL"),
+      contact: contactMailConfig(read),
     };
   },
   /** `pressroom serve webhook`: refuses to start without the secret it must check. */
@@ -218,6 +240,9 @@ const loaders = {
       logLevel: content.logLevel,
       storage: storageConfig(read),
       siteUrl: read.env.SITE_URL ? read.get("SITE_URL") : `http://127.0.0.1:${sitePort}`,
+      redisUrl: read.get("REDIS_URL"),
+      queuePrefix: read.get("QUEUE_PREFIX"),
+      contactRateLimit: read.get("CONTACT_RATE_LIMIT"),
     };
     const { endpoint: _endpoint, ...prismic } = prismicConfig(read);
     const preview = {
@@ -236,7 +261,8 @@ const loaders = {
       redisUrl: read.get("REDIS_URL"),
       queuePrefix: read.get("QUEUE_PREFIX"),
     };
-    return { logLevel: content.logLevel, content, site, preview, webhook, prismic, storage: site.storage };
+    const contact = contactMailConfig(read);
+    return { logLevel: content.logLevel, content, site, preview, webhook, prismic, storage: site.storage, contact };
   },
   /** `pressroom serve preview`: live preview at the editor's ref, and the slice simulator. */
   preview(read: EnvReader): PreviewConfig {
@@ -258,6 +284,9 @@ const loaders = {
       logLevel: read.get("LOG_LEVEL"),
       storage: storageConfig(read),
       siteUrl: read.get("SITE_URL"),
+      redisUrl: read.get("REDIS_URL"),
+      queuePrefix: read.get("QUEUE_PREFIX"),
+      contactRateLimit: read.get("CONTACT_RATE_LIMIT"),
     };
   },
 };

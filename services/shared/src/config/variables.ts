@@ -17,6 +17,7 @@ const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const PLAIN_EMAIL = /^[^\s@<>"]+@[^\s@<>"]+$/;
 
 const trimmed = () => z.string().trim();
 const optionalString = () =>
@@ -163,6 +164,36 @@ export const variables = {
       .pipe(httpUrl())
       .transform((v) => v.replace(/\/+$/, "")),
     fix: "Set SITE_URL to the public origin of the website, e.g. https://www.example.com (used for canonical links and the sitemap).",
+  },
+  SMTP_URL: {
+    schema: optionalString().pipe(
+      trimmed()
+        .refine((v) => /^smtps?:\/\/[^/]/.test(v) && URL.canParse(v), "not an smtp:// or smtps:// URL")
+        .optional(),
+    ),
+    fix: "Set SMTP_URL to the mail server the worker sends contact messages through, e.g. smtp://user:pass@mail.example.com:587 (STARTTLS) or smtps://user:pass@mail.example.com:465 (percent-encode special characters in the password).",
+    secret: true,
+  },
+  CONTACT_TO: {
+    schema: optionalString().pipe(
+      trimmed()
+        .refine((v) => PLAIN_EMAIL.test(v), "not an email address")
+        .optional(),
+    ),
+    fix: "Set CONTACT_TO to the address contact messages are delivered to, e.g. sales@example.com.",
+  },
+  CONTACT_FROM: {
+    schema: trimmed()
+      .default("Pressroom <no-reply@localhost>")
+      .refine(
+        (v) => PLAIN_EMAIL.test(v) || /^[^<>\r\n"]{1,100} <[^<>\s]+@[^<>\s]+>$/.test(v),
+        "not an address or Name <address>",
+      ),
+    fix: 'Set CONTACT_FROM to the sender of contact messages, an address your mail server may send as: "Website <no-reply@example.com>" or no-reply@example.com.',
+  },
+  CONTACT_RATE_LIMIT: {
+    schema: positiveInt(5, 10_000),
+    fix: "Set CONTACT_RATE_LIMIT to how many contact messages one client IP may send per 10 minutes (1 to 10000).",
   },
   CONTENT_DATA_DIR: {
     schema: trimmed().min(1).default("./data/content"),

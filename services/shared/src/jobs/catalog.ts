@@ -24,6 +24,20 @@ const buildPayload = z.object({
 
 const reconcilePayload = z.object({});
 
+// Checked again here, not only in the form's validation: whatever queued the job, a line break
+// must never reach a mail header.
+const oneLine = z.string().regex(/^[^\r\n\u2028\u2029]*$/, "contains a line break");
+const contactPayload = z.object({
+  /** A random UUID made by the site server; the job id and the archive's name. */
+  id: z.uuid(),
+  name: oneLine.min(1).max(200),
+  email: oneLine.min(3).max(254),
+  /** E.164, or null when the visitor left it out. */
+  phone: oneLine.max(20).nullable(),
+  message: z.string().min(1).max(5000),
+  receivedAt: z.iso.datetime(),
+});
+
 export const jobCatalog = {
   publish: {
     schema: publishPayload,
@@ -53,6 +67,13 @@ export const jobCatalog = {
     backoff: { type: "fixed", delay: 0 },
     jobId: (_payload: z.output<typeof reconcilePayload>) => undefined,
   },
+  /** One visitor's message: archived to storage, then mailed; retries ride out an SMTP outage (~3 h). */
+  contact: {
+    schema: contactPayload,
+    attempts: 10,
+    backoff: { type: "exponential", delay: 20_000 },
+    jobId: (payload: z.output<typeof contactPayload>) => `contact-${payload.id}`,
+  },
 } as const;
 
 export type JobName = keyof typeof jobCatalog;
@@ -70,4 +91,6 @@ export const redisKeys = (prefix: string) => ({
   lastRef: `${prefix}:last-ref`,
   /** The summary of the last publish (JSON), for `pressroom status`. */
   lastPublish: `${prefix}:last-publish`,
+  /** Fixed 10-minute window counter of contact messages per client IP (`<this>:<ip>`). */
+  contactRate: `${prefix}:contact-rate`,
 });
