@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mulberry32 } from "../../services/local-prismic/src/generate.ts";
 import type { PublisherConfig } from "../../services/shared/src/config/index.ts";
 import { createContentClient, loadContentSchema } from "../../services/shared/src/content/index.ts";
-import { QUEUE_NAME, redisKeys } from "../../services/shared/src/jobs/catalog.ts";
+import { QUEUE_NAME, RENDER_QUEUE_NAME, redisKeys } from "../../services/shared/src/jobs/catalog.ts";
 import { createSiteStore, type SiteStore } from "../../services/shared/src/storage/index.ts";
 import { startWebhook } from "../../services/webhook/src/server.ts";
 import { fullBuild } from "../../worker/src/build/full-build.ts";
@@ -127,7 +127,9 @@ beforeAll(async () => {
     storage: { url: "s3://site/www", s3Endpoint: s3.endpoint, s3Region: "us-east-1" },
     siteUrl: SITE_URL,
   };
-  worker = await startWorker(config, logger, { rootDir: ROOT, reconcileEveryMs: 1_000 });
+  // A low fan-out threshold sends the larger publishes through child jobs on the render queue, and
+  // leaves the smaller ones to the publishing job: both paths in one run.
+  worker = await startWorker(config, logger, { rootDir: ROOT, reconcileEveryMs: 1_000, fanOutThreshold: 8 });
   store = createSiteStore(config.storage);
 }, 60_000);
 
@@ -157,14 +159,17 @@ async function publish(edit: { upsert?: Doc[]; remove?: string[] }) {
 async function untilIdle(timeoutMs = 90_000) {
   await Promise.all(forwards);
   const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: PREFIX });
+  const renderQueue = new Queue(RENDER_QUEUE_NAME, { connection: redis, prefix: PREFIX });
   const keys = redisKeys(PREFIX);
   const deadline = Date.now() + timeoutMs;
   try {
     for (;;) {
       const counts = await queue.getJobCounts("waiting", "active", "prioritized");
+      const renders = await renderQueue.getJobCounts("waiting", "active", "prioritized", "delayed");
       // The reconcile scheduler always has its next run delayed; a publish waiting for a retry counts.
       const retrying = (await queue.getJobs(["delayed"])).filter((job) => job.name !== "reconcile").length;
-      const busy = Object.values(counts).reduce((a, b) => a + b, 0) + retrying;
+      const busy =
+        [...Object.values(counts), ...Object.values(renders)].reduce((a, b) => a + b, 0) + retrying;
       const pending = (await redis.scard(keys.pendingIds)) + (await redis.scard(keys.processingIds));
       const indexRef = await redis.hget(`${PREFIX}:index:meta`, "ref");
       if (busy === 0 && pending === 0 && indexRef === content.store.masterRef) return;
@@ -176,6 +181,7 @@ async function untilIdle(timeoutMs = 90_000) {
     }
   } finally {
     await queue.close();
+    await renderQueue.close();
   }
 }
 
@@ -329,12 +335,20 @@ describe("incremental ≡ full", () => {
     await expectEqualsFullBuild();
     // The equality must come from incremental publishes, not from reconcile rebuilding everything.
     const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: PREFIX });
-    const modes = (await queue.getJobs(["completed"], 0, 1000))
+    const summaries = (await queue.getJobs(["completed"], 0, 1000))
       .filter((job) => job.name === "publish")
-      .map((job) => job.returnvalue?.mode);
+      .map((job) => job.returnvalue);
     await queue.close();
-    expect(modes.filter((mode) => mode === "incremental").length).toBeGreaterThan(0);
-    expect(modes).not.toContain("diff-build");
+    const incremental = summaries.filter((summary) => summary?.mode === "incremental");
+    expect(summaries.map((summary) => summary?.mode)).not.toContain("diff-build");
+    expect(
+      incremental.filter((summary) => summary.batches > 0).length,
+      "publishes split into child jobs",
+    ).toBeGreaterThan(0);
+    expect(
+      incremental.filter((summary) => summary.batches === 0).length,
+      "publishes rendered in one job",
+    ).toBeGreaterThan(0);
   }, 240_000);
 
   it("catches a lost webhook with reconcile", async () => {

@@ -1,13 +1,25 @@
-import { Queue, Worker } from "bullmq";
+import { Queue, QueueEvents, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { PublisherConfig } from "../../services/shared/src/config/index.ts";
 import { createContentClient, loadContentSchema } from "../../services/shared/src/content/index.ts";
-import { jobCatalog, QUEUE_NAME, redisKeys } from "../../services/shared/src/jobs/catalog.ts";
+import {
+  jobCatalog,
+  QUEUE_NAME,
+  RENDER_QUEUE_NAME,
+  redisKeys,
+} from "../../services/shared/src/jobs/catalog.ts";
 import type { Logger } from "../../services/shared/src/logger.ts";
 import { createSiteStore } from "../../services/shared/src/storage/index.ts";
 import { buildSiteAssets } from "../../web/src/assets.ts";
+import type { IndexedDocument } from "./publish/dependency-index.ts";
 import { withLock } from "./publish/lock.ts";
-import { diffBuild, type PublishContext, publish } from "./publish/publish.ts";
+import {
+  type BatchOutcome,
+  diffBuild,
+  type PublishContext,
+  publish,
+  renderBatchJob,
+} from "./publish/publish.ts";
 import { type ReconcileOutcome, reconcile } from "./reconcile.ts";
 
 export interface WorkerOptions {
@@ -52,6 +64,47 @@ export async function startWorker(
     ...(options.fanOutThreshold !== undefined ? { fanOutThreshold: options.fanOutThreshold } : {}),
   };
   const { publishLock: lockKey, pendingIds: pendingKey } = redisKeys(config.queuePrefix);
+
+  // Large fan-outs: child jobs on the render queue, rendered by every worker process (this one too,
+  // by a second BullMQ worker, so that a lone process does not wait for itself).
+  const renderQueue = new Queue(RENDER_QUEUE_NAME, { connection, prefix: config.queuePrefix });
+  const renderEvents = new QueueEvents(RENDER_QUEUE_NAME, {
+    connection: new Redis(config.redisUrl, { maxRetriesPerRequest: null }),
+    prefix: config.queuePrefix,
+  });
+  await renderEvents.waitUntilReady();
+  const renderSpec = jobCatalog["render-batch"];
+  context.fanOut = async (ref, batches, documents) => {
+    const jobs = await renderQueue.addBulk(
+      batches.map((routes) => ({
+        name: "render-batch",
+        data: renderSpec.schema.parse({ ref, routes, documents }),
+        opts: {
+          attempts: renderSpec.attempts,
+          backoff: { ...renderSpec.backoff },
+          removeOnComplete: { age: 3600 },
+          removeOnFail: { age: 86_400 },
+        },
+      })),
+    );
+    return Promise.all(
+      jobs.map((job) => job.waitUntilFinished(renderEvents, 10 * 60_000) as Promise<BatchOutcome>),
+    );
+  };
+  const renderWorker = new Worker(
+    RENDER_QUEUE_NAME,
+    async (job) => {
+      const { ref, routes, documents } = renderSpec.schema.parse(job.data);
+      const overlay = new Map(documents.map(([id, doc]) => [id, doc as IndexedDocument | null]));
+      return renderBatchJob(
+        { ...context, logger: logger.child({ jobId: job.id, job: job.name }) },
+        ref,
+        routes,
+        overlay,
+      );
+    },
+    { connection, prefix: config.queuePrefix, concurrency: 1 },
+  );
   const assetKeys = built.files.map((file) => file.key);
 
   const worker = new Worker(
@@ -100,6 +153,9 @@ export async function startWorker(
     reconcileNow: () => withLock(connection, lockKey, () => reconcile(context, assetKeys)),
     close: async () => {
       await worker.close();
+      await renderWorker.close();
+      await renderEvents.close();
+      await renderQueue.close();
       await queue.close();
       await store.close();
       await connection.quit().catch(() => undefined);

@@ -12,12 +12,13 @@ import {
 } from "../../../services/shared/src/site/manifest.ts";
 import { type SiteStore, sha256 } from "../../../services/shared/src/storage/index.ts";
 import type { SiteAssets } from "../../../web/src/assets.ts";
-import { createClientSource } from "../../../web/src/content/index.ts";
+import { type ContentSource, createClientSource } from "../../../web/src/content/index.ts";
 import { renderRoute } from "../../../web/src/render.ts";
 import {
   keyForRoute,
   NOT_FOUND_ROUTE,
   PRICE_LIST_INDEX_ROUTE,
+  parseRoute,
   ROBOTS_ROUTE,
   routeForDocument,
   SITEMAP_ROUTE,
@@ -36,8 +37,126 @@ export interface PublishContext {
   siteUrl: string;
   assets: SiteAssets;
   logger: Logger;
-  /** Above this many routes a publish renders everything as a diff build instead (streamed, threaded). */
+  /** Above this many routes a publish is split into child jobs (`fanOut`), or else runs a diff build. */
   fanOutThreshold?: number;
+  /** Renders batches of routes as child jobs that every worker process shares; resolves when all are done. */
+  fanOut?: (
+    ref: string,
+    batches: string[][],
+    overlay: [string, IndexedDocument | null][],
+  ) => Promise<BatchOutcome[]>;
+}
+
+/** Routes per child job of a large fan-out. */
+export const FAN_OUT_BATCH = 100;
+
+/** What rendering a batch of routes did (JSON: a child job returns it to the publish that waits for it). */
+export interface BatchOutcome {
+  written: [string, IndexedRoute][];
+  /** Routes whose document turned out to be gone (rendered as 404): to delete. */
+  gone: string[];
+  rendered: number;
+  changed: number;
+  unchanged: number;
+}
+
+/**
+ * Renders `routes` at `ref` and writes the ones whose bytes changed; `source` reads at `ref` (the
+ * documents a publish already fetched answer first). The sitemap reads every document's route and dates from the
+ * index, with this publish's `overlay` laid over it, and only if it is rendered.
+ */
+export async function renderRoutes(
+  ctx: PublishContext,
+  job: {
+    ref: string;
+    routes: readonly string[];
+    source: ContentSource;
+    /** What this publish changed (null: gone), laid over the index's documents for the sitemap. */
+    overlay: ReadonlyMap<string, IndexedDocument | null>;
+    previous: ReadonlyMap<string, IndexedRoute>;
+    index: DependencyIndex;
+    log: Logger;
+  },
+): Promise<BatchOutcome> {
+  const outcome: BatchOutcome = { written: [], gone: [], rendered: 0, changed: 0, unchanged: 0 };
+  const sitemapSource = async () => {
+    const allDocs = await job.index.allDocuments();
+    for (const [id, doc] of job.overlay) {
+      if (doc) allDocs.set(id, doc);
+      else allDocs.delete(id);
+    }
+    return layeredSource([], new Set(), job.source, {
+      page: listingStubs(allDocs, "page"),
+      price_list: listingStubs(allDocs, "price_list"),
+    });
+  };
+  await mapLimit(job.routes, 4, async (route) => {
+    const result = await renderRoute(route, {
+      source: route === SITEMAP_ROUTE ? await sitemapSource() : job.source,
+      siteUrl: ctx.siteUrl,
+      assets: ctx.assets,
+      mode: "production",
+      logger: job.log,
+    });
+    outcome.rendered++;
+    if (result.status === 404 && route !== NOT_FOUND_ROUTE) {
+      // Its document is gone though no webhook said so (a lost delivery): remove the route.
+      outcome.gone.push(route);
+      return;
+    }
+    const key = keyForRoute(route);
+    const hash = sha256(result.html);
+    const entry: IndexedRoute = {
+      key,
+      hash,
+      status: result.status,
+      dependencies: result.dependencies,
+      ...(result.documentId ? { documentId: result.documentId } : {}),
+    };
+    outcome.written.push([route, entry]);
+    const before = job.previous.get(route);
+    if (before?.hash === hash && before.key === key) {
+      outcome.unchanged++;
+      return;
+    }
+    await ctx.store.put(key, result.html, {
+      contentType: result.contentType,
+      cacheControl: CACHE_CONTROL.html,
+      contentHash: hash,
+    });
+    outcome.changed++;
+  });
+  return outcome;
+}
+
+/**
+ * A child job of a large fan-out: fetches the pages and price lists its routes need in a request or
+ * two (not one per route), renders and writes them.
+ */
+export async function renderBatchJob(
+  ctx: PublishContext,
+  ref: string,
+  routes: readonly string[],
+  overlay: ReadonlyMap<string, IndexedDocument | null>,
+): Promise<BatchOutcome> {
+  const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
+  const pageUids = routes.flatMap((route) => {
+    const parsed = parseRoute(route);
+    return parsed.kind === "home" ? ["home"] : parsed.kind === "page" ? [parsed.uid] : [];
+  });
+  const fetched = new Map<string, PrismicDocument>();
+  for (let i = 0; i < pageUids.length; i += 100) {
+    const answer = await ctx.client.get({
+      ref,
+      filters: [filter.in("my.page.uid", pageUids.slice(i, i + 100))],
+      pageSize: 100,
+      fetchOptions: { cache: "no-store" },
+    });
+    for (const doc of answer.results) fetched.set(doc.id, doc);
+  }
+  const source = layeredSource([...fetched.values()], new Set(), createClientSource(ctx.client, ref));
+  const previous = await index.routes(routes);
+  return renderRoutes(ctx, { ref, routes, source, overlay, previous, index, log: ctx.logger.child({ ref }) });
 }
 
 export interface PublishSummary {
@@ -48,6 +167,8 @@ export interface PublishSummary {
   unchanged: number;
   deleted: number;
   mode: "incremental" | "diff-build" | "nothing-pending";
+  /** Child jobs a large fan-out was split into (0: rendered by the publishing job itself). */
+  batches?: number;
   durationMs: number;
 }
 
@@ -105,87 +226,55 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   const { plan, fetchedDocs, gone, fetched } = await planIds(ctx.client, index, ref, ids);
   for (const [route, why] of plan.render) log.debug({ route, why }, "render");
   for (const [route, why] of plan.delete) log.debug({ route, why }, "delete");
-  if (plan.render.size > (ctx.fanOutThreshold ?? 200)) {
-    log.info({ routes: plan.render.size }, "large fan-out: rendering everything as a diff build");
+  if (plan.render.size > (ctx.fanOutThreshold ?? 200) && !ctx.fanOut) {
+    log.info(
+      { routes: plan.render.size },
+      "large fan-out and no render queue: rendering everything as a diff build",
+    );
     return done({ ...(await diffBuild(ctx, ref, index)), ids: ids.length });
   }
 
-  const source = layeredSource([...fetchedDocs.values()], gone, createClientSource(ctx.client, ref));
-  // The sitemap reads every document's route and dates: from the index (updated with this publish),
-  // read only if the sitemap is rendered, and after the documents' own routes are written.
-  const sitemapSource = async () => {
-    const allDocs = await index.allDocuments();
-    for (const id of gone) allDocs.delete(id);
-    for (const [id, doc] of fetchedDocs) allDocs.set(id, indexed(doc));
-    return layeredSource([...fetchedDocs.values()], gone, source, {
-      page: listingStubs(allDocs, "page"),
-      price_list: listingStubs(allDocs, "price_list"),
-    });
-  };
   // A document's own route first, then what links to it, listings last.
   const own = new Set([...fetched.values()].map((d) => d.route));
   const routes = [...plan.render.keys()].sort((a, b) => rank(a, own) - rank(b, own) || a.localeCompare(b));
   const previous = await index.routes([...routes, ...plan.delete.keys()]);
-  const counts = { rendered: 0, written: 0, unchanged: 0, deleted: 0 };
+  const counts = { rendered: 0, written: 0, unchanged: 0, deleted: 0, batches: 0 };
   const written = new Map<string, IndexedRoute>();
   const deleted = [...plan.delete.keys()];
-
-  const renderAndWrite = async (route: string) => {
-    const result = await renderRoute(route, {
-      source: route === SITEMAP_ROUTE ? await sitemapSource() : source,
-      siteUrl: ctx.siteUrl,
-      assets: ctx.assets,
-      mode: "production",
-      logger: log,
-    });
-    counts.rendered++;
-    if (result.status === 404 && route !== NOT_FOUND_ROUTE) {
-      // Its document is gone though no webhook said so (a lost delivery): remove the route.
-      deleted.push(route);
-      return;
-    }
-    const key = keyForRoute(route);
-    const hash = sha256(result.html);
-    written.set(route, {
-      key,
-      hash,
-      status: result.status,
-      dependencies: result.dependencies,
-      ...(result.documentId ? { documentId: result.documentId } : {}),
-    });
-    if (previous.get(route)?.hash === hash && previous.get(route)?.key === key) {
-      counts.unchanged++;
-      return;
-    }
-    await ctx.store.put(key, result.html, {
-      contentType: result.contentType,
-      cacheControl: CACHE_CONTROL.html,
-      contentHash: hash,
-    });
-    counts.written++;
+  const overlay = new Map<string, IndexedDocument | null>(
+    ids.map((id) => [id, fetchedDocs.has(id) ? indexed(fetchedDocs.get(id) as PrismicDocument) : null]),
+  );
+  const collect = (outcome: BatchOutcome) => {
+    for (const [route, entry] of outcome.written) written.set(route, entry);
+    deleted.push(...outcome.gone);
+    counts.rendered += outcome.rendered;
+    counts.written += outcome.changed;
+    counts.unchanged += outcome.unchanged;
   };
-  // The changed documents' own routes first, on their own: what the editor waits for is live
-  // before the pages that link to them and the listings are re-rendered.
-  await mapLimit(
-    routes.filter((route) => own.has(route)),
-    4,
-    renderAndWrite,
-  );
-  await mapLimit(
-    routes.filter((route) => !own.has(route)),
-    4,
-    renderAndWrite,
-  );
+
+  if (plan.render.size > (ctx.fanOutThreshold ?? 200) && ctx.fanOut) {
+    // Shared by every worker process: batches of routes as child jobs on the render queue; this
+    // publish waits for them (holding the lock and the ids) and commits when all are done.
+    const batches: string[][] = [];
+    for (let i = 0; i < routes.length; i += FAN_OUT_BATCH) batches.push(routes.slice(i, i + FAN_OUT_BATCH));
+    log.info({ routes: routes.length, batches: batches.length }, "large fan-out: rendering in child jobs");
+    counts.batches = batches.length;
+    for (const outcome of await ctx.fanOut(ref, batches, [...overlay])) collect(outcome);
+  } else {
+    const source = layeredSource([...fetchedDocs.values()], gone, createClientSource(ctx.client, ref));
+    // The changed documents' own routes first, on their own: what the editor waits for is live
+    // before the pages that link to them and the listings are re-rendered.
+    for (const group of [routes.filter((r) => own.has(r)), routes.filter((r) => !own.has(r))]) {
+      collect(await renderRoutes(ctx, { ref, routes: group, source, overlay, previous, index, log }));
+    }
+  }
   for (const route of deleted) {
     await ctx.store.delete(previous.get(route)?.key ?? keyForRoute(route));
     counts.deleted++;
   }
 
   await updateManifest(ctx.store, ref, written, deleted);
-  const documents = new Map<string, IndexedDocument | null>(
-    [...ids].map((id) => [id, fetchedDocs.has(id) ? indexed(fetchedDocs.get(id) as PrismicDocument) : null]),
-  );
-  await index.commit({ ref, written, deleted, previous, documents });
+  await index.commit({ ref, written, deleted, previous, documents: overlay });
   return done({ ref, ids: ids.length, ...counts, mode: "incremental" });
 }
 

@@ -8,6 +8,8 @@ import { z } from "zod";
  * same delivery twice one job.
  */
 export const QUEUE_NAME = "pressroom";
+/** Child jobs of large fan-outs: every worker process renders from it while a publish waits. */
+export const RENDER_QUEUE_NAME = "pressroom-render";
 
 const publishPayload = z.object({
   /** The master ref the webhook announced (absent when only a release changed). Informational: the
@@ -23,6 +25,13 @@ const buildPayload = z.object({
 });
 
 const reconcilePayload = z.object({});
+
+const renderBatchPayload = z.object({
+  ref: z.string().min(1),
+  routes: z.array(z.string().min(1)).min(1).max(1_000),
+  /** The publish's changed documents as the index keeps them (null: gone), for the sitemap. */
+  documents: z.array(z.tuple([z.string(), z.record(z.string(), z.unknown()).nullable()])),
+});
 
 // Checked again here, not only in the form's validation: whatever queued the job, a line break
 // must never reach a mail header.
@@ -60,6 +69,12 @@ export const jobCatalog = {
     attempts: 3,
     backoff: { type: "exponential", delay: 5_000 },
     jobId: (_payload: z.output<typeof buildPayload>) => undefined,
+  },
+  "render-batch": {
+    schema: renderBatchPayload,
+    attempts: 3,
+    backoff: { type: "exponential", delay: 500 },
+    jobId: (_payload: z.output<typeof renderBatchPayload>) => undefined,
   },
   reconcile: {
     schema: reconcilePayload,
