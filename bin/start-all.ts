@@ -57,7 +57,11 @@ export async function startAll(config: StartConfig, options: StartAllOptions): P
       logger.child({ process: "content" }),
     );
     closers.push(content.close);
-    const site = await startSite(config.site, logger.child({ process: "site" }));
+    // The site queues contact messages on the same Redis the worker reads (the private one, if started).
+    const site = await startSite(
+      { ...config.site, redisUrl: redis?.url ?? config.site.redisUrl },
+      logger.child({ process: "site" }),
+    );
     closers.push(site.close);
     const siteUrl = options.siteUrlFromEnv ? config.site.siteUrl : site.url;
     const prismic = { ...config.prismic, endpoint: `${content.url}/api/v2` };
@@ -71,6 +75,7 @@ export async function startAll(config: StartConfig, options: StartAllOptions): P
           queuePrefix: config.webhook.queuePrefix,
           storage: config.storage,
           siteUrl,
+          contact: config.contact,
         },
         logger.child({ process: "worker" }),
         { rootDir: options.rootDir },

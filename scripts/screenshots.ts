@@ -8,10 +8,10 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
 import { startAll } from "../bin/start-all.ts";
 import { loadConfig } from "../services/shared/src/config/index.ts";
 import { createLogger } from "../services/shared/src/logger.ts";
+import { launchChromium } from "./chromium.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const OUT = process.argv[2] ?? join(ROOT, "docs/screenshots");
@@ -29,16 +29,6 @@ const ROUTES = [
 ];
 const WIDTHS = [390, 1280];
 
-export const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
-
 const tmp = await mkdtemp(join(process.env.TMPDIR ?? join(ROOT, ".tmp"), "screenshots-"));
 const config = loadConfig("start", {
   CONTENT_PORT: "0",
@@ -52,7 +42,7 @@ const running = await startAll(config, {
   logger: createLogger({ name: "screenshots", level: "warn" }),
   siteUrlFromEnv: false,
 });
-const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+const browser = await launchChromium();
 try {
   await mkdir(OUT, { recursive: true });
   const siteUrl = running.siteUrl;

@@ -12,12 +12,11 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mulberry32 } from "../../services/local-prismic/src/generate.ts";
 import type { PublisherConfig } from "../../services/shared/src/config/index.ts";
-import { createContentClient, loadContentSchema } from "../../services/shared/src/content/index.ts";
 import { QUEUE_NAME, RENDER_QUEUE_NAME, redisKeys } from "../../services/shared/src/jobs/catalog.ts";
 import { createSiteStore, type SiteStore } from "../../services/shared/src/storage/index.ts";
 import { startWebhook } from "../../services/webhook/src/server.ts";
-import { fullBuild } from "../../worker/src/build/full-build.ts";
 import { type RunningWorker, startWorker } from "../../worker/src/worker.ts";
+import { expectEqualsFullBuild as expectStoreEqualsFullBuild } from "../support/full-build-reference.ts";
 import { type HttpFixture, startHttpFixture } from "../support/http-fixture.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { type S3Server, startS3rver } from "../support/s3rver.ts";
@@ -185,41 +184,9 @@ async function untilIdle(timeoutMs = 90_000) {
   }
 }
 
-async function snapshot(target: SiteStore): Promise<Map<string, string>> {
-  const objects = new Map<string, string>();
-  for await (const key of target.keys()) {
-    if (key.startsWith(".pressroom/")) continue;
-    objects.set(key, (await target.get(key))?.body.toString("base64") ?? "");
-  }
-  return objects;
-}
-
 async function expectEqualsFullBuild() {
   await untilIdle();
-  const reference = createSiteStore({ url: "memory:", s3Endpoint: undefined, s3Region: "us-east-1" });
-  const client = createContentClient(
-    {
-      repository: "demo",
-      endpoint: content.endpoint,
-      accessToken: undefined,
-      timeoutMs: 10_000,
-      cacheTtlMs: 0,
-      cacheMaxEntries: 10,
-      rateLimitRetries: 0,
-    },
-    { schema: loadContentSchema(ROOT) },
-  );
-  await fullBuild({
-    client,
-    store: reference,
-    siteUrl: SITE_URL,
-    logger,
-    ref: content.store.masterRef,
-    renderThreads: 0,
-  });
-  const [expected, actual] = await Promise.all([snapshot(reference), snapshot(store)]);
-  expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
-  for (const [key, body] of expected) expect(actual.get(key), `${key} differs from a full build`).toBe(body);
+  await expectStoreEqualsFullBuild(store, content.endpoint, content.store.masterRef, SITE_URL);
 }
 
 describe("incremental ≡ full", () => {

@@ -9,11 +9,10 @@ import { readFileSync } from "node:fs";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createContentClient, loadContentSchema } from "../../services/shared/src/content/index.ts";
 import { redisKeys } from "../../services/shared/src/jobs/catalog.ts";
 import { createSiteStore, type SiteStore } from "../../services/shared/src/storage/index.ts";
 import { startWebhook } from "../../services/webhook/src/server.ts";
-import { fullBuild } from "../../worker/src/build/full-build.ts";
+import { expectEqualsFullBuild, siteObjects } from "../support/full-build-reference.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { tempDir } from "../support/temp-dir.ts";
 
@@ -127,38 +126,8 @@ describe("a worker killed mid-publish", () => {
       await once(second, "exit");
     }
 
-    const reference = createSiteStore({ url: "memory:", s3Endpoint: undefined, s3Region: "us-east-1" });
-    const client = createContentClient(
-      {
-        repository: "demo",
-        endpoint: content.endpoint,
-        accessToken: undefined,
-        timeoutMs: 10_000,
-        cacheTtlMs: 0,
-        cacheMaxEntries: 10,
-        rateLimitRetries: 0,
-      },
-      { schema: loadContentSchema(ROOT) },
-    );
-    await fullBuild({
-      client,
-      store: reference,
-      siteUrl: SITE_URL,
-      logger,
-      ref: content.store.masterRef,
-      renderThreads: 0,
-    });
-    const read = async (target: SiteStore) => {
-      const objects = new Map<string, string>();
-      for await (const key of target.keys()) {
-        if (!key.startsWith(".pressroom/"))
-          objects.set(key, (await target.get(key))?.body.toString("base64") ?? "");
-      }
-      return objects;
-    };
-    const [expected, actual] = await Promise.all([read(reference), read(store)]);
-    expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
-    for (const [key, body] of expected) expect(actual.get(key), key).toBe(body);
+    await expectEqualsFullBuild(store, content.endpoint, content.store.masterRef, SITE_URL);
+    const actual = await siteObjects(store);
     expect(actual.get("index.html") ?? "").not.toBe("");
     expect(Buffer.from(actual.get("index.html") ?? "", "base64").toString()).toContain("Killed Midway LLC");
   }, 150_000);

@@ -11,6 +11,7 @@ import {
 import type { Logger } from "../../services/shared/src/logger.ts";
 import { createSiteStore } from "../../services/shared/src/storage/index.ts";
 import { buildSiteAssets } from "../../web/src/assets.ts";
+import { deliverContact } from "./contact/deliver.ts";
 import type { IndexedDocument } from "./publish/dependency-index.ts";
 import { withLock } from "./publish/lock.ts";
 import {
@@ -68,8 +69,10 @@ export async function startWorker(
   // Large fan-outs: child jobs on the render queue, rendered by every worker process (this one too,
   // by a second BullMQ worker, so that a lone process does not wait for itself).
   const renderQueue = new Queue(RENDER_QUEUE_NAME, { connection, prefix: config.queuePrefix });
+  // QueueEvents blocks on its connection: it gets its own, closed with it.
+  const eventsConnection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
   const renderEvents = new QueueEvents(RENDER_QUEUE_NAME, {
-    connection: new Redis(config.redisUrl, { maxRetriesPerRequest: null }),
+    connection: eventsConnection,
     prefix: config.queuePrefix,
   });
   await renderEvents.waitUntilReady();
@@ -125,6 +128,18 @@ export async function startWorker(
           return withLock(connection, lockKey, async () => diffBuild(ctx, await client.fetchMasterRef()));
         case "reconcile":
           return withLock(connection, lockKey, () => reconcile(ctx, assetKeys));
+        case "contact":
+          // Not under the publish lock: a message never waits for a publish in another process.
+          return deliverContact(
+            {
+              store,
+              smtpUrl: config.contact?.smtpUrl,
+              to: config.contact?.to,
+              from: config.contact?.from ?? "Pressroom <no-reply@localhost>",
+              logger: log,
+            },
+            job.data,
+          );
         default:
           throw new Error(`unknown job ${job.name}`);
       }
@@ -155,6 +170,7 @@ export async function startWorker(
       await worker.close();
       await renderWorker.close();
       await renderEvents.close();
+      await eventsConnection.quit().catch(() => undefined);
       await renderQueue.close();
       await queue.close();
       await store.close();

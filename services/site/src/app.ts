@@ -1,11 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { assertSafeKey, type SiteStore, type StoredObject } from "../../shared/src/storage/index.ts";
+import { contactRoutes } from "./contact.ts";
+import type { ContactQueue } from "./contact-queue.ts";
 import { RouteTable } from "./route-table.ts";
 
 export interface SiteAppOptions {
   store: SiteStore;
   /** How often the build manifest (canonical routes) is re-read; lower in tests. */
   manifestRefreshMs?: number;
+  /** When given, `POST /api/contact` queues messages there. */
+  contact?: ContactQueue;
 }
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -58,6 +62,8 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
   app.addHook("onSend", async (_request, reply) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value);
   });
+
+  if (options.contact) await app.register(contactRoutes, { queue: options.contact, store });
 
   app.get("/healthz", async (_request, reply) => {
     try {

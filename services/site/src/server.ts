@@ -4,6 +4,7 @@ import type { SiteConfig } from "../../shared/src/config/index.ts";
 import type { Logger } from "../../shared/src/logger.ts";
 import { createSiteStore, type SiteStore } from "../../shared/src/storage/index.ts";
 import { siteApp } from "./app.ts";
+import { type ContactQueue, createContactQueue } from "./contact-queue.ts";
 
 export interface RunningSite {
   app: FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger>;
@@ -16,10 +17,21 @@ export async function startSite(
   config: SiteConfig,
   logger: Logger,
   store: SiteStore = createSiteStore(config.storage, { logger }),
+  contact: ContactQueue = createContactQueue({
+    redisUrl: config.redisUrl,
+    queuePrefix: config.queuePrefix,
+    rateLimit: config.contactRateLimit,
+    logger,
+  }),
 ): Promise<RunningSite> {
   const app = Fastify({ loggerInstance: logger, trustProxy: true });
-  await app.register(siteApp, { store });
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.register(siteApp, { store, contact });
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await contact.close().catch(() => {});
+    throw error;
+  }
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
@@ -29,7 +41,9 @@ export async function startSite(
     app,
     url,
     close: async () => {
+      // HTTP first, so in-flight contact posts finish queueing; then the queue's Redis connection.
       await app.close();
+      await contact.close();
       await store.close();
     },
   };

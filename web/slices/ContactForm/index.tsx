@@ -96,6 +96,10 @@ export default function ContactForm({
                 required
               />
             </Field>
+            <div className="contact-form__consent">
+              <input id={`${id}-consent`} name="consent" type="checkbox" required />
+              <label htmlFor={`${id}-consent`}>I agree to be contacted about this message.</label>
+            </div>
             <div className="contact-form__trap" aria-hidden="true">
               <label htmlFor={`${id}-website`}>Leave this field empty</label>
               <input id={`${id}-website`} name="website" type="text" tabIndex={-1} autoComplete="off" />

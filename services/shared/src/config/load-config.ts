@@ -262,7 +262,16 @@ const loaders = {
       queuePrefix: read.get("QUEUE_PREFIX"),
     };
     const contact = contactMailConfig(read);
-    return { logLevel: content.logLevel, content, site, preview, webhook, prismic, storage: site.storage, contact };
+    return {
+      logLevel: content.logLevel,
+      content,
+      site,
+      preview,
+      webhook,
+      prismic,
+      storage: site.storage,
+      contact,
+    };
   },
   /** `pressroom serve preview`: live preview at the editor's ref, and the slice simulator. */
   preview(read: EnvReader): PreviewConfig {

@@ -46,21 +46,28 @@ const EMAIL = /^[^\s@<>()[\]\\,;:"]{1,64}@(?=.{1,253}$)[^\s@<>()[\]\\,;:"_]+\.[^
 const PHONE_CHARACTERS = /^[+\d\s().\-/]+$/;
 
 /** Form values arrive as strings ("on" for a checked box); JSON may send real booleans. */
-const text = z.preprocess((v) => (v === undefined || v === null ? "" : v), z.string());
 const inputSchema = z.object({
-  name: text,
-  email: text,
-  phone: text,
-  message: text,
+  name: z.string(),
+  email: z.string(),
+  phone: z.string(),
+  message: z.string(),
   consent: z.unknown(),
-  website: text,
-  default_country: text,
+  website: z.string(),
+  default_country: z.string(),
 });
 
-export type ContactInput = z.input<typeof inputSchema>;
+export type ContactInput = Partial<Record<keyof z.input<typeof inputSchema>, unknown>>;
 
 export function validateContact(input: unknown): ContactValidation {
-  const parsed = inputSchema.safeParse(input ?? {});
+  const given = (typeof input === "object" && input !== null ? input : {}) as ContactInput;
+  // A field left out (or null in JSON) is an empty one.
+  const filled = Object.fromEntries(
+    Object.keys(inputSchema.shape).map((key) => [
+      key,
+      given[key as keyof ContactInput] ?? (key === "consent" ? undefined : ""),
+    ]),
+  );
+  const parsed = inputSchema.safeParse(filled);
   if (!parsed.success) return { ok: false, errors: fieldTypeErrors(parsed.error.issues) };
   const raw = parsed.data;
   if (raw.website.trim() !== "") return { ok: true, trapped: true };
@@ -70,11 +77,17 @@ export function validateContact(input: unknown): ContactValidation {
   if (name === "") errors.name = "Please enter your name.";
   else if (name.length > CONTACT_LIMITS.name)
     errors.name = `Please shorten your name to ${CONTACT_LIMITS.name} characters.`;
-  else if (LINE_BREAKING.test(name)) errors.name = "Your name must be on one line, without special characters.";
+  else if (LINE_BREAKING.test(name))
+    errors.name = "Your name must be on one line, without special characters.";
 
   const email = raw.email.trim();
   if (email === "") errors.email = "Please enter your email address.";
-  else if (LINE_BREAKING.test(email) || email.length > CONTACT_LIMITS.email || email.includes("..") || !EMAIL.test(email))
+  else if (
+    LINE_BREAKING.test(email) ||
+    email.length > CONTACT_LIMITS.email ||
+    email.includes("..") ||
+    !EMAIL.test(email)
+  )
     errors.email = "Please enter a valid email address, like name@example.com.";
 
   const phone = checkPhone(raw.phone.trim(), raw.default_country.trim().toUpperCase());
@@ -84,7 +97,8 @@ export function validateContact(input: unknown): ContactValidation {
   if (message === "") errors.message = "Please enter a message.";
   else if (message.length > CONTACT_LIMITS.message)
     errors.message = `Please shorten your message to ${CONTACT_LIMITS.message} characters (it has ${message.length}).`;
-  else if (MESSAGE_CONTROL.test(message)) errors.message = "Your message contains characters that cannot be sent.";
+  else if (MESSAGE_CONTROL.test(message))
+    errors.message = "Your message contains characters that cannot be sent.";
 
   if (!(raw.consent === true || raw.consent === "on" || raw.consent === "true"))
     errors.consent = "Please agree to being contacted about your message.";
@@ -115,7 +129,12 @@ export function checkPhone(phone: string, country: string): PhoneCheck {
   if (!number) {
     // Too long to parse at all is worth saying plainly; anything else is "not a number".
     const tooLong = phone.replace(/\D/g, "").length > max + 3;
-    return { ok: false, error: tooLong ? `This phone number is too long${where}.` : `Please enter a valid phone number${where}.` };
+    return {
+      ok: false,
+      error: tooLong
+        ? `This phone number is too long${where}.`
+        : `Please enter a valid phone number${where}.`,
+    };
   }
   const digits = number.nationalNumber.length;
   if (digits < min) return { ok: false, error: `This phone number is too short${where}.` };
