@@ -39,6 +39,11 @@ export class DependencyIndex {
     return version === INDEX_VERSION && ref ? ref : undefined;
   }
 
+  /** The settings document's id, so a publish can fetch it with the changed ids in one request. */
+  async settingsId(): Promise<string | undefined> {
+    return (await this.redis.hget(this.key("meta"), "settings")) ?? undefined;
+  }
+
   async documents(ids: readonly string[]): Promise<Map<string, IndexedDocument>> {
     const found = new Map<string, IndexedDocument>();
     if (ids.length === 0) return found;
@@ -107,6 +112,8 @@ export class DependencyIndex {
       else multi.hdel(this.key("docs"), id);
     }
     multi.hset(this.key("meta"), "version", INDEX_VERSION, "ref", change.ref);
+    for (const [id, doc] of change.documents)
+      if (doc?.type === "settings") multi.hset(this.key("meta"), "settings", id);
     await multi.exec();
   }
 
@@ -131,6 +138,8 @@ export class DependencyIndex {
     for (const [dependency, list] of reverse) multi.sadd(this.key(`dep:${dependency}`), ...list);
     for (const [id, doc] of documents) multi.hset(this.key("docs"), id, JSON.stringify(doc));
     multi.hset(this.key("meta"), "version", INDEX_VERSION, "ref", ref);
+    for (const [id, doc] of documents)
+      if (doc.type === "settings") multi.hset(this.key("meta"), "settings", id);
     await multi.exec();
   }
 }

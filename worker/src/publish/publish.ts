@@ -140,23 +140,38 @@ export async function renderBatchJob(
   overlay: ReadonlyMap<string, IndexedDocument | null>,
 ): Promise<BatchOutcome> {
   const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
-  const pageUids = routes.flatMap((route) => {
-    const parsed = parseRoute(route);
-    return parsed.kind === "home" ? ["home"] : parsed.kind === "page" ? [parsed.uid] : [];
-  });
-  const fetched = new Map<string, PrismicDocument>();
-  for (let i = 0; i < pageUids.length; i += 100) {
-    const answer = await ctx.client.get({
+  const pageUids = pageUidsOf(routes);
+  const fetched = await fetchPagesByUid(ctx.client, ref, pageUids);
+  const source = layeredSource(fetched, new Set(), createClientSource(ctx.client, ref));
+  const previous = await index.routes(routes);
+  return renderRoutes(ctx, { ref, routes, source, overlay, previous, index, log: ctx.logger.child({ ref }) });
+}
+
+/** The pages behind `uids` at `ref`, 100 per request (a route each would cost a request each). */
+async function fetchPagesByUid(
+  client: Client,
+  ref: string,
+  uids: readonly string[],
+): Promise<PrismicDocument[]> {
+  const pages: PrismicDocument[] = [];
+  for (let i = 0; i < uids.length; i += 100) {
+    const answer = await client.get({
       ref,
-      filters: [filter.in("my.page.uid", pageUids.slice(i, i + 100))],
+      filters: [filter.in("my.page.uid", uids.slice(i, i + 100))],
       pageSize: 100,
       fetchOptions: { cache: "no-store" },
     });
-    for (const doc of answer.results) fetched.set(doc.id, doc);
+    pages.push(...answer.results);
   }
-  const source = layeredSource([...fetched.values()], new Set(), createClientSource(ctx.client, ref));
-  const previous = await index.routes(routes);
-  return renderRoutes(ctx, { ref, routes, source, overlay, previous, index, log: ctx.logger.child({ ref }) });
+  return pages;
+}
+
+/** Page uids of routes (`/` is the page `home`). */
+function pageUidsOf(routes: readonly string[]): string[] {
+  return routes.flatMap((route) => {
+    const parsed = parseRoute(route);
+    return parsed.kind === "home" ? ["home"] : parsed.kind === "page" ? [parsed.uid] : [];
+  });
 }
 
 export interface PublishSummary {
@@ -223,7 +238,15 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     return done({ ...(await diffBuild(ctx, ref, index)), ids: ids.length });
   }
 
-  const { plan, fetchedDocs, gone, fetched } = await planIds(ctx.client, index, ref, ids);
+  // Settings rides along with the changed ids: every render needs it, and it costs no extra request.
+  const settingsId = await index.settingsId();
+  const { plan, fetchedDocs, gone, fetched, alsoFetched } = await planIds(
+    ctx.client,
+    index,
+    ref,
+    ids,
+    settingsId ? [settingsId] : [],
+  );
   for (const [route, why] of plan.render) log.debug({ route, why }, "render");
   for (const [route, why] of plan.delete) log.debug({ route, why }, "delete");
   if (plan.render.size > (ctx.fanOutThreshold ?? 200) && !ctx.fanOut) {
@@ -236,6 +259,9 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
 
   // A document's own route first, then what links to it, listings last.
   const own = new Set([...fetched.values()].map((d) => d.route));
+  const fetchedUids = new Set(
+    [...fetchedDocs.values()].flatMap((d) => (d.type === "page" && d.uid ? [d.uid] : [])),
+  );
   const routes = [...plan.render.keys()].sort((a, b) => rank(a, own) - rank(b, own) || a.localeCompare(b));
   const previous = await index.routes([...routes, ...plan.delete.keys()]);
   const counts = { rendered: 0, written: 0, unchanged: 0, deleted: 0, batches: 0 };
@@ -261,7 +287,17 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     counts.batches = batches.length;
     for (const outcome of await ctx.fanOut(ref, batches, [...overlay])) collect(outcome);
   } else {
-    const source = layeredSource([...fetchedDocs.values()], gone, createClientSource(ctx.client, ref));
+    // The pages of the other routes to render, in one request rather than one each.
+    const dependents = await fetchPagesByUid(
+      ctx.client,
+      ref,
+      pageUidsOf(routes.filter((r) => !own.has(r))).filter((uid) => !fetchedUids.has(uid)),
+    );
+    const source = layeredSource(
+      [...fetchedDocs.values(), ...alsoFetched, ...dependents],
+      gone,
+      createClientSource(ctx.client, ref),
+    );
     // The changed documents' own routes first, on their own: what the editor waits for is live
     // before the pages that link to them and the listings are re-rendered.
     for (const group of [routes.filter((r) => own.has(r)), routes.filter((r) => !own.has(r))]) {
@@ -280,6 +316,8 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
 
 export interface PlannedPublish {
   plan: ReturnType<typeof planPublish>;
+  /** Documents fetched along with the changed ones (settings), at the same ref: they answer renders first. */
+  alsoFetched: PrismicDocument[];
   fetchedDocs: Map<string, PrismicDocument>;
   fetched: Map<string, FetchedDocument>;
   gone: Set<string>;
@@ -291,8 +329,12 @@ export async function planIds(
   index: DependencyIndex,
   ref: string,
   ids: readonly string[],
+  alsoFetch: readonly string[] = [],
 ): Promise<PlannedPublish> {
-  const fetchedDocs = await fetchByIds(client, ref, ids);
+  const extra = alsoFetch.filter((id) => !ids.includes(id));
+  const all = await fetchByIds(client, ref, [...ids, ...extra]);
+  const alsoFetched = extra.flatMap((id) => (all.has(id) ? [all.get(id) as PrismicDocument] : []));
+  const fetchedDocs = new Map([...all].filter(([id]) => ids.includes(id)));
   const gone = new Set(ids.filter((id) => !fetchedDocs.has(id)));
   const known = await index.documents(ids);
   const fetched = new Map<string, FetchedDocument>(
@@ -311,7 +353,7 @@ export async function planIds(
     known: known as Map<string, KnownDocument>,
     dependents: (dep) => dependents.get(dep) ?? [],
   });
-  return { plan, fetchedDocs, gone, fetched };
+  return { plan, fetchedDocs, gone, fetched, alsoFetched };
 }
 
 /** Renders everything at `ref` (writing only changed bytes, deleting orphans) and rebuilds the index from it. */
