@@ -287,22 +287,31 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     counts.batches = batches.length;
     for (const outcome of await ctx.fanOut(ref, batches, [...overlay])) collect(outcome);
   } else {
-    // The pages of the other routes to render, in one request rather than one each.
+    const fallback = createClientSource(ctx.client, ref);
+    const base = [...fetchedDocs.values(), ...alsoFetched];
+    // The changed documents' own routes first, on their own: what the editor waits for is live
+    // before the pages that link to them and the listings are re-rendered.
+    const ownRoutes = routes.filter((r) => own.has(r));
+    const rest = routes.filter((r) => !own.has(r));
+    collect(
+      await renderRoutes(ctx, {
+        ref,
+        routes: ownRoutes,
+        source: layeredSource(base, gone, fallback),
+        overlay,
+        previous,
+        index,
+        log,
+      }),
+    );
+    // Then the pages of the other routes, fetched in one request rather than one each.
     const dependents = await fetchPagesByUid(
       ctx.client,
       ref,
-      pageUidsOf(routes.filter((r) => !own.has(r))).filter((uid) => !fetchedUids.has(uid)),
+      pageUidsOf(rest).filter((uid) => !fetchedUids.has(uid)),
     );
-    const source = layeredSource(
-      [...fetchedDocs.values(), ...alsoFetched, ...dependents],
-      gone,
-      createClientSource(ctx.client, ref),
-    );
-    // The changed documents' own routes first, on their own: what the editor waits for is live
-    // before the pages that link to them and the listings are re-rendered.
-    for (const group of [routes.filter((r) => own.has(r)), routes.filter((r) => !own.has(r))]) {
-      collect(await renderRoutes(ctx, { ref, routes: group, source, overlay, previous, index, log }));
-    }
+    const source = layeredSource([...base, ...dependents], gone, fallback);
+    collect(await renderRoutes(ctx, { ref, routes: rest, source, overlay, previous, index, log }));
   }
   for (const route of deleted) {
     await ctx.store.delete(previous.get(route)?.key ?? keyForRoute(route));
