@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
 import type { LogLevel, PrismicConfig } from "../../shared/src/config/index.ts";
 import { createContentClient, loadContentSchema } from "../../shared/src/content/index.ts";
+import { listeningUrl } from "../../shared/src/http/listening-url.ts";
 import type { Logger } from "../../shared/src/logger.ts";
 import { previewApp } from "./app.ts";
 import { buildPreviewAssets } from "./preview-assets.ts";
@@ -46,10 +47,7 @@ export async function startPreview(options: PreviewOptions, logger: Logger): Pro
     assets,
   });
   await app.listen({ host: options.host, port: options.port });
-  const address = app.server.address();
-  const port = typeof address === "object" && address ? address.port : options.port;
-  const host = options.host === "0.0.0.0" || options.host === "::" ? "127.0.0.1" : options.host;
-  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const url = listeningUrl(app.server, options.host, options.port);
   logger.info({ url, endpoint: options.prismic.endpoint }, `preview server listening on ${url}`);
   return { app, url, close: () => app.close() };
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
 import type { SiteConfig } from "../../shared/src/config/index.ts";
+import { listeningUrl } from "../../shared/src/http/listening-url.ts";
 import type { Logger } from "../../shared/src/logger.ts";
 import { createSiteStore, type SiteStore } from "../../shared/src/storage/index.ts";
 import { siteApp } from "./app.ts";
@@ -32,10 +33,7 @@ export async function startSite(
     await contact.close().catch(() => {});
     throw error;
   }
-  const address = app.server.address();
-  const port = typeof address === "object" && address ? address.port : config.port;
-  const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
-  const url = `http://${host}:${port}`;
+  const url = listeningUrl(app.server, config.host, config.port);
   logger.info({ url, storage: store.description }, `site listening on ${url}`);
   return {
     app,

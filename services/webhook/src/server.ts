@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
 import type { WebhookConfig } from "../../shared/src/config/index.ts";
+import { listeningUrl } from "../../shared/src/http/listening-url.ts";
 import { type Logger, REDACTED_PATHS } from "../../shared/src/logger.ts";
 import { WEBHOOK_AJV_OPTIONS, WEBHOOK_REDACT_PATHS, webhookApp } from "./app.ts";
 import { createPublishEnqueuer, type PublishEnqueuer } from "./enqueue.ts";
@@ -47,10 +48,7 @@ export async function startWebhook(
     await enqueuer.close().catch(() => {});
     throw error;
   }
-  const address = app.server.address();
-  const port = typeof address === "object" && address ? address.port : config.port;
-  const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
-  const url = `http://${host}:${port}`;
+  const url = listeningUrl(app.server, config.host, config.port);
   log.info({ url, repository: config.repository }, `webhook receiver listening on ${url}`);
   return {
     app,
