@@ -1,5 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { assertSafeKey, type SiteStore, type StoredObject } from "../../shared/src/storage/index.ts";
+import {
+  assertSafeKey,
+  contentTypeFor,
+  type SiteStore,
+  type StoredObject,
+} from "../../shared/src/storage/index.ts";
 import { contactRoutes } from "./contact.ts";
 import type { ContactQueue } from "./contact-queue.ts";
 import { RouteTable } from "./route-table.ts";
@@ -11,25 +16,6 @@ export interface SiteAppOptions {
   /** When given, `POST /api/contact` queues messages there. */
   contact?: ContactQueue;
 }
-
-const CONTENT_TYPES: Record<string, string> = {
-  html: "text/html; charset=utf-8",
-  css: "text/css; charset=utf-8",
-  js: "text/javascript; charset=utf-8",
-  mjs: "text/javascript; charset=utf-8",
-  json: "application/json",
-  xml: "application/xml; charset=utf-8",
-  txt: "text/plain; charset=utf-8",
-  svg: "image/svg+xml",
-  png: "image/png",
-  jpg: "image/jpeg",
-  jpeg: "image/jpeg",
-  webp: "image/webp",
-  avif: "image/avif",
-  ico: "image/x-icon",
-  woff2: "font/woff2",
-  webmanifest: "application/manifest+json",
-};
 
 /**
  * Headers on every answer. Images may come from the content service's own
@@ -115,9 +101,8 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
 }
 
 function send(request: FastifyRequest, reply: FastifyReply, object: StoredObject, status: number) {
-  const extension = /\.([a-z0-9]+)$/i.exec(object.key)?.[1]?.toLowerCase() ?? "";
   reply
-    .header("content-type", object.contentType || CONTENT_TYPES[extension] || "application/octet-stream")
+    .header("content-type", object.contentType || contentTypeFor(object.key))
     .header("cache-control", object.cacheControl || "public, max-age=0, must-revalidate")
     .header("etag", object.etag)
     .header("last-modified", object.lastModified.toUTCString());
@@ -144,5 +129,3 @@ function decodePath(request: FastifyRequest): string | undefined {
     return undefined;
   }
 }
-
-export { CONTENT_TYPES };

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { ContentApiError, ContentTimeoutError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import { redactUrl } from "../redact-url.ts";
 import { ResponseCache, ttlFromCacheControl } from "./response-cache.ts";
 
 export interface ContentFetchOptions {
@@ -93,17 +94,6 @@ export function retryAfterMs(header: string | null, fallbackMs: number, now = Da
   if (/^\s*\d+(\.\d+)?\s*$/.test(header)) return Math.round(Number(header) * 1000);
   const date = Date.parse(header);
   return Number.isNaN(date) ? fallbackMs : Math.max(0, date - now);
-}
-
-/** Access tokens must not reach logs or error messages. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.searchParams.has("access_token")) parsed.searchParams.set("access_token", "[redacted]");
-    return parsed.href;
-  } catch {
-    return url;
-  }
 }
 
 async function readBody(response: Response): Promise<unknown> {

@@ -1,6 +1,7 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "../logger.ts";
+import { redactUrl } from "../redact-url.ts";
 import { QUEUE_NAME } from "./catalog.ts";
 
 /** Redis could not take the job; an HTTP producer answers 503 so that the sender tries again. */
@@ -149,15 +150,4 @@ function isRedisFailure(error: unknown): boolean {
     (typeof code === "string" && CONNECTION_CODES.has(code)) ||
     CONNECTION_MESSAGES.test(error.message)
   );
-}
-
-/** Never log a Redis password. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "redacted";
-    return parsed.toString();
-  } catch {
-    return "(unparsable URL)";
-  }
 }
