@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CACHE_CONTROL, MANIFEST_KEY, MANIFEST_VERSION } from "../../services/shared/src/site/manifest.ts";
@@ -81,6 +82,45 @@ describe("site server", () => {
     expect(again.status).toBe(304);
     expect(await again.text()).toBe("");
     expect((await get("/about", { "if-none-match": '"other"' })).status).toBe(200);
+  });
+
+  it("compresses text for clients that accept it (brotli, else gzip), once per object and encoding", async () => {
+    const page = `export const slides=[${'"We design and build marketing websites",'.repeat(200)}];`;
+    const JS = "text/javascript; charset=utf-8";
+    await put("assets/js/chunk.ABCD1234.js", page, JS, CACHE_CONTROL.immutable);
+    await put("assets/logo.0123abcd.png", "\x89PNG".padEnd(4096, "x"), "image/png", CACHE_CONTROL.immutable);
+    const request = (url: string, headers: Record<string, string>) =>
+      app.inject({ method: "GET", url, headers });
+
+    const br = await request("/assets/js/chunk.ABCD1234.js", { "accept-encoding": "gzip, deflate, br" });
+    expect(br.statusCode).toBe(200);
+    expect(br.headers["content-encoding"]).toBe("br");
+    expect(br.headers.vary).toBe("accept-encoding");
+    expect(brotliDecompressSync(br.rawPayload).toString("utf8")).toBe(page);
+    expect(br.rawPayload.length).toBeLessThan(page.length / 10);
+    // The same content in another encoding: the weak form of the object's ETag, which revalidates.
+    const etag = br.headers.etag as string;
+    expect(etag).toMatch(/^W\/"/);
+    expect(
+      (await request("/assets/js/chunk.ABCD1234.js", { "accept-encoding": "br", "if-none-match": etag }))
+        .statusCode,
+    ).toBe(304);
+
+    const gz = await request("/assets/js/chunk.ABCD1234.js", { "accept-encoding": "gzip;q=1, br;q=0" });
+    expect(gz.headers["content-encoding"]).toBe("gzip");
+    expect(gunzipSync(gz.rawPayload).toString("utf8")).toBe(page);
+
+    const identity = await request("/assets/js/chunk.ABCD1234.js", {});
+    expect(identity.headers["content-encoding"]).toBeUndefined();
+    expect(identity.headers.etag).toBe(etag.slice(2));
+    expect(identity.payload).toBe(page);
+    // Images are compressed already; tiny bodies are not worth it.
+    const png = await request("/assets/logo.0123abcd.png", { "accept-encoding": "br" });
+    expect(png.headers["content-encoding"]).toBeUndefined();
+    expect(png.headers.vary).toBeUndefined();
+    expect(
+      (await request("/about", { "accept-encoding": "br" })).headers["content-encoding"],
+    ).toBeUndefined();
   });
 
   it("serves hashed assets as immutable and XML with its type", async () => {

@@ -70,6 +70,17 @@ describe("loadConfig", () => {
     expect(loadConfig("site", { PORT: "0", HOST: "0.0.0.0" })).toMatchObject({ port: 0, host: "0.0.0.0" });
   });
 
+  it("trusts X-Forwarded-For only from private and loopback proxies unless told otherwise", () => {
+    expect(loadConfig("site", {}).trustProxy).toEqual(["loopback", "linklocal", "uniquelocal"]);
+    expect(loadConfig("site", { TRUST_PROXY: "true" }).trustProxy).toBe(true);
+    expect(loadConfig("site", { TRUST_PROXY: "false" }).trustProxy).toBe(false);
+    expect(loadConfig("site", { TRUST_PROXY: "10.0.0.0/8, 2001:db8::/32" }).trustProxy).toEqual([
+      "10.0.0.0/8",
+      "2001:db8::/32",
+    ]);
+    expect(() => loadConfig("site", { TRUST_PROXY: "my-proxy" })).toThrow(/TRUST_PROXY/);
+  });
+
   it("treats an empty variable as unset, as docker-compose writes them", () => {
     expect(loadConfig("content", { PORT: "", CONTENT_WEBHOOK_URL: "" })).toMatchObject({
       port: 4100,

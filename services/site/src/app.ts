@@ -5,6 +5,7 @@ import {
   type SiteStore,
   type StoredObject,
 } from "../../shared/src/storage/index.ts";
+import { CompressionCache, chooseEncoding, isCompressible } from "./compression.ts";
 import { contactRoutes } from "./contact.ts";
 import type { ContactQueue } from "./contact-queue.ts";
 import { RouteTable } from "./route-table.ts";
@@ -30,7 +31,9 @@ export const SECURITY_HEADERS: Record<string, string> = {
   "content-security-policy": [
     "default-src 'self'",
     "img-src * data:",
-    "script-src 'self'",
+    // Google Tag Manager (only after consent, see docs/security.md) and the analytics it talks to.
+    "script-src 'self' https://www.googletagmanager.com",
+    "connect-src 'self' https://*.google-analytics.com https://*.analytics.google.com https://*.googletagmanager.com",
     "style-src 'self'",
     "frame-src https://www.youtube-nocookie.com https://www.youtube.com https://player.vimeo.com",
     "form-action 'self'",
@@ -44,6 +47,7 @@ export const SECURITY_HEADERS: Record<string, string> = {
 export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Promise<void> {
   const { store } = options;
   const routes = new RouteTable(store, options.manifestRefreshMs);
+  const compression = new CompressionCache();
 
   app.addHook("onSend", async (_request, reply) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value);
@@ -90,25 +94,42 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
     if (safeKey.startsWith(".")) return notFound(reply);
     const object = await store.get(safeKey);
     if (!object) return notFound(reply);
-    return send(request, reply, object, 200);
+    return send(request, reply, object, 200, compression);
   }
 
   async function notFound(reply: FastifyReply) {
     const page = await store.get("404.html");
     if (!page) return reply.code(404).type("text/plain; charset=utf-8").send("This page could not be found");
-    return send(reply.request, reply, page, 404);
+    return send(reply.request, reply, page, 404, compression);
   }
 }
 
-function send(request: FastifyRequest, reply: FastifyReply, object: StoredObject, status: number) {
+/**
+ * Text (HTML, CSS, JavaScript, SVG, XML) goes out brotli- or gzip-compressed when the client
+ * accepts it: without a CDN in front, this server is what visitors download from. A compressed
+ * body carries the weak form of the object's ETag (the same content, another encoding).
+ */
+async function send(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  object: StoredObject,
+  status: number,
+  compression: CompressionCache,
+) {
+  const contentType = object.contentType || contentTypeFor(object.key);
+  const compressible = isCompressible(contentType, object.body.length);
+  const encoding = compressible ? chooseEncoding(request.headers["accept-encoding"]) : undefined;
   reply
-    .header("content-type", object.contentType || contentTypeFor(object.key))
+    .header("content-type", contentType)
     .header("cache-control", object.cacheControl || "public, max-age=0, must-revalidate")
-    .header("etag", object.etag)
+    .header("etag", encoding && !object.etag.startsWith("W/") ? `W/${object.etag}` : object.etag)
     .header("last-modified", object.lastModified.toUTCString());
+  if (compressible) reply.header("vary", "accept-encoding");
   if (status === 200 && matchesEtag(request.headers["if-none-match"], object.etag))
     return reply.code(304).send();
-  return reply.code(status).send(object.body);
+  if (!encoding) return reply.code(status).send(object.body);
+  const body = await compression.get(object.etag, encoding, object.body);
+  return reply.code(status).header("content-encoding", encoding).send(body);
 }
 
 function matchesEtag(header: string | undefined, etag: string): boolean {

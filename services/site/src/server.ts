@@ -25,7 +25,7 @@ export async function startSite(
     logger,
   }),
 ): Promise<RunningSite> {
-  const app = Fastify({ loggerInstance: logger, trustProxy: true });
+  const app = Fastify({ loggerInstance: logger, trustProxy: config.trustProxy });
   try {
     await app.register(siteApp, { store, contact });
     await app.listen({ host: config.host, port: config.port });

@@ -2,6 +2,7 @@ import { ConfigError } from "../errors.ts";
 import {
   type LogLevel,
   portSchema,
+  type TrustProxy,
   type VariableName,
   type VariableValue,
   variableSpecs,
@@ -87,6 +88,8 @@ export interface SiteConfig extends ServerConfig {
   queuePrefix: string;
   /** Contact messages one client IP may send per 10 minutes. */
   contactRateLimit: number;
+  /** Whose `X-Forwarded-For` decides the client IP (the contact rate limit counts per IP). */
+  trustProxy: TrustProxy;
 }
 
 export interface PreviewConfig extends ServerConfig {
@@ -243,6 +246,7 @@ const loaders = {
       redisUrl: read.get("REDIS_URL"),
       queuePrefix: read.get("QUEUE_PREFIX"),
       contactRateLimit: read.get("CONTACT_RATE_LIMIT"),
+      trustProxy: read.get("TRUST_PROXY"),
     };
     const { endpoint: _endpoint, ...prismic } = prismicConfig(read);
     const preview = {
@@ -296,6 +300,7 @@ const loaders = {
       redisUrl: read.get("REDIS_URL"),
       queuePrefix: read.get("QUEUE_PREFIX"),
       contactRateLimit: read.get("CONTACT_RATE_LIMIT"),
+      trustProxy: read.get("TRUST_PROXY"),
     };
   },
 };

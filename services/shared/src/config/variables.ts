@@ -53,6 +53,26 @@ const nonNegativeInt = (fallback: number, max: number) =>
     .refine((v) => /^\d+$/.test(v) && Number(v) <= max, `not an integer from 0 to ${max}`)
     .transform(Number);
 
+/** Fastify's `trustProxy`: false, true, or addresses / CIDRs / proxy-addr names. */
+export type TrustProxy = boolean | string[];
+const PROXY_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
+const IPV4 = /^(\d{1,3})(\.\d{1,3}){3}(\/\d{1,2})?$/;
+const IPV6 = /^[0-9a-f:]*:[0-9a-f:.]*(\/\d{1,3})?$/i;
+
+const trustProxy = () =>
+  trimmed()
+    .default("loopback,linklocal,uniquelocal")
+    .refine((v) => {
+      if (/^(true|false|none)$/.test(v)) return true;
+      const parts = v.split(",").map((part) => part.trim());
+      return parts.every((part) => PROXY_NAMES.has(part) || IPV4.test(part) || IPV6.test(part));
+    }, "not true, false, or a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal")
+    .transform((v): TrustProxy => {
+      if (v === "true") return true;
+      if (v === "false" || v === "none") return false;
+      return v.split(",").map((part) => part.trim());
+    });
+
 export const variables = {
   HOST: {
     schema: trimmed().min(1).default("127.0.0.1"),
@@ -194,6 +214,10 @@ export const variables = {
   CONTACT_RATE_LIMIT: {
     schema: positiveInt(5, 10_000),
     fix: "Set CONTACT_RATE_LIMIT to how many contact messages one client IP may send per 10 minutes (1 to 10000).",
+  },
+  TRUST_PROXY: {
+    schema: trustProxy(),
+    fix: "Set TRUST_PROXY to the proxies whose X-Forwarded-For the site server believes: a comma-separated list of addresses or CIDR ranges (e.g. 10.0.0.0/8), loopback, linklocal, uniquelocal, true (any: only when nothing reaches the server directly) or false.",
   },
   CONTENT_DATA_DIR: {
     schema: trimmed().min(1).default("./data/content"),

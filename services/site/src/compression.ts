@@ -1,0 +1,71 @@
+import { promisify } from "node:util";
+import { brotliCompress, constants, gzip } from "node:zlib";
+
+const brotli = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
+
+export type Encoding = "br" | "gzip";
+
+/** Below this, the headers cost more than compression saves. */
+const MIN_BYTES = 1024;
+const COMPRESSIBLE = /^(text\/|application\/(javascript|json|xml|manifest\+json)|image\/svg\+xml)/;
+
+/** The best encoding the client accepts (brotli, then gzip), or undefined for identity. */
+export function chooseEncoding(acceptEncoding: string | undefined): Encoding | undefined {
+  if (!acceptEncoding) return undefined;
+  const accepted = new Map<string, number>();
+  for (const part of acceptEncoding.toLowerCase().split(",")) {
+    const [name, ...params] = part.trim().split(";");
+    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find(Boolean);
+    if (name) accepted.set(name.trim(), q === undefined ? 1 : Number(q));
+  }
+  const quality = (name: Encoding) => accepted.get(name) ?? accepted.get("*") ?? 0;
+  if (quality("br") > 0) return "br";
+  if (quality("gzip") > 0) return "gzip";
+  return undefined;
+}
+
+export function isCompressible(contentType: string, bytes: number): boolean {
+  return bytes >= MIN_BYTES && COMPRESSIBLE.test(contentType);
+}
+
+/**
+ * Compressed bodies by ETag and encoding, so each stored object is compressed
+ * once per encoding however often it is served (an ETag names exactly one
+ * body). Least recently used entries go first once `maxBytes` is reached.
+ */
+export class CompressionCache {
+  private readonly entries = new Map<string, Buffer>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes = 32 * 1024 * 1024) {}
+
+  async get(etag: string, encoding: Encoding, body: Buffer): Promise<Buffer> {
+    const key = `${encoding}:${etag}`;
+    const cached = this.entries.get(key);
+    if (cached) {
+      this.entries.delete(key);
+      this.entries.set(key, cached);
+      return cached;
+    }
+    const compressed =
+      encoding === "br"
+        ? await brotli(body, {
+            params: {
+              [constants.BROTLI_PARAM_QUALITY]: 9,
+              [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+            },
+          })
+        : await gzipAsync(body, { level: 9 });
+    if (compressed.length <= this.maxBytes) {
+      this.entries.set(key, compressed);
+      this.bytes += compressed.length;
+      for (const [oldest, value] of this.entries) {
+        if (this.bytes <= this.maxBytes) break;
+        this.entries.delete(oldest);
+        this.bytes -= value.length;
+      }
+    }
+    return compressed;
+  }
+}
