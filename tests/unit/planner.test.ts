@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { type FetchedDocument, type KnownDocument, planPublish } from "../../worker/src/publish/planner.ts";
+import {
+  type FetchedDocument,
+  idsToFetch,
+  type KnownDocument,
+  planPublish,
+} from "../../worker/src/publish/planner.ts";
 
 const SETTINGS = "settings0000001";
 /** The index before the publish: who depends on what (as renders recorded it). */
@@ -111,5 +116,34 @@ describe("planner", () => {
 
   it("a document whose uid became unsafe loses its route", () => {
     expect(plan(["about"], { about: page("about", null) })).toMatchObject({ delete: ["/about"] });
+  });
+});
+
+describe("what a publish fetches along with the changed ids", () => {
+  it("settings, the routes' documents and what they read last time, changed ids first, each once", () => {
+    const routes = [
+      // /pricing: its page, settings, the price list it embeds, a page it links to.
+      {
+        documentId: "pricing",
+        dependencies: [`doc:${SETTINGS}`, "doc:about", "doc:pricing", "doc:websites"],
+      },
+      // / links to /pricing (why it is re-rendered when pricing changes).
+      { documentId: "home", dependencies: [`doc:${SETTINGS}`, "doc:home", "doc:pricing"] },
+    ];
+    expect(idsToFetch(["pricing"], SETTINGS, routes)).toEqual([
+      "pricing",
+      SETTINGS,
+      "about",
+      "websites",
+      "home",
+    ]);
+  });
+
+  it("listing dependencies (type:…) are not documents; without an index entry only the ids and settings", () => {
+    expect(idsToFetch(["about"], SETTINGS, [{ dependencies: ["type:page", "doc:about"] }])).toEqual([
+      "about",
+      SETTINGS,
+    ]);
+    expect(idsToFetch(["new-page", "other"], undefined, [])).toEqual(["new-page", "other"]);
   });
 });

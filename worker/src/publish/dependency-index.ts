@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { ChainableCommander, Redis } from "ioredis";
 import type { BuiltRoute } from "../build/full-build.ts";
 import type { KnownDocument } from "./planner.ts";
 
@@ -14,6 +14,25 @@ export interface IndexedDocument extends KnownDocument {
 }
 
 export type IndexedRoute = BuiltRoute;
+
+/** What the index's meta says: the ref it describes (undefined: missing or another version), the settings id. */
+export interface IndexMeta {
+  ref: string | undefined;
+  settingsId: string | undefined;
+}
+
+/** What the index knew, before a publish, of the ids it changes: read before any content request. */
+export interface PriorState {
+  /** The changed ids' documents as last indexed. */
+  known: Map<string, IndexedDocument>;
+  /** Routes that recorded `doc:<changed id>`, and `type:<type>` for the known documents' types. */
+  dependents: Map<string, string[]>;
+  /**
+   * The entries of the routes this publish will most likely render (the changed documents' current
+   * routes and their dependents), listings left out; empty when there are more than `maxRoutes`.
+   */
+  entries: Map<string, IndexedRoute>;
+}
 
 /**
  * The dependency index, in Redis under `<prefix>:index:*`:
@@ -37,6 +56,63 @@ export class DependencyIndex {
   async ref(): Promise<string | undefined> {
     const [version, ref] = await this.redis.hmget(this.key("meta"), "version", "ref");
     return version === INDEX_VERSION && ref ? ref : undefined;
+  }
+
+  /** Queues the read of the meta hash on `pipeline` (to share a round trip); `parseMeta` reads its answer. */
+  readMeta(pipeline: ChainableCommander): ChainableCommander {
+    return pipeline.hmget(this.key("meta"), "version", "ref", "settings");
+  }
+
+  static parseMeta(answer: readonly (string | null)[]): IndexMeta {
+    const [version, ref, settings] = answer;
+    return {
+      ref: version === INDEX_VERSION && ref ? ref : undefined,
+      settingsId: settings ?? undefined,
+    };
+  }
+
+  /**
+   * Everything a publish of `ids` can learn from the index before it asks the content API, in two
+   * pipelined round trips: the documents as last indexed and the routes depending on them, then those
+   * routes' entries (what each depended on last time, so their documents can be fetched in the same
+   * request as the changed ids). Listings are left out: their entries list every document.
+   */
+  async prior(
+    ids: readonly string[],
+    options: { maxRoutes: number; isListing: (route: string) => boolean },
+  ): Promise<PriorState> {
+    const first = this.redis.pipeline().hmget(this.key("docs"), ...ids);
+    for (const id of ids) first.smembers(this.key(`dep:doc:${id}`));
+    const answers = (await first.exec()) ?? [];
+    const known = new Map<string, IndexedDocument>();
+    ((answers[0]?.[1] as (string | null)[] | undefined) ?? []).forEach((value, i) => {
+      if (value) known.set(ids[i] as string, JSON.parse(value) as IndexedDocument);
+    });
+    const dependents = new Map<string, string[]>();
+    ids.forEach((id, i) => {
+      dependents.set(`doc:${id}`, ((answers[i + 1]?.[1] as string[] | undefined) ?? []).sort());
+    });
+
+    const types = [...new Set([...known.values()].map((doc) => doc.type))];
+    const candidates = new Set<string>();
+    for (const doc of known.values()) if (doc.route) candidates.add(doc.route);
+    for (const routes of dependents.values()) for (const route of routes) candidates.add(route);
+    const wanted = [...candidates].filter((route) => !options.isListing(route));
+    const read = wanted.length <= options.maxRoutes ? wanted : [];
+    const second = this.redis.pipeline();
+    for (const type of types) second.smembers(this.key(`dep:type:${type}`));
+    if (read.length > 0) second.hmget(this.key("routes"), ...read);
+    const more = (await second.exec()) ?? [];
+    types.forEach((type, i) => {
+      dependents.set(`type:${type}`, ((more[i]?.[1] as string[] | undefined) ?? []).sort());
+    });
+    const entries = new Map<string, IndexedRoute>();
+    if (read.length > 0) {
+      ((more[types.length]?.[1] as (string | null)[] | undefined) ?? []).forEach((value, i) => {
+        if (value) entries.set(read[i] as string, JSON.parse(value) as IndexedRoute);
+      });
+    }
+    return { known, dependents, entries };
   }
 
   /** The settings document's id, so a publish can fetch it with the changed ids in one request. */
@@ -98,14 +174,21 @@ export class DependencyIndex {
     documents: ReadonlyMap<string, IndexedDocument | null>;
   }): Promise<void> {
     const multi = this.redis.multi();
-    for (const route of [...change.written.keys(), ...change.deleted]) {
+    // Only the dependencies that changed are touched: the sitemap depends on every document, and
+    // removing and re-adding all of them on every publish cost 20,000 commands for nothing.
+    for (const route of change.deleted) {
       for (const dependency of change.previous.get(route)?.dependencies ?? [])
         multi.srem(this.key(`dep:${dependency}`), route);
+      multi.hdel(this.key("routes"), route);
     }
-    for (const route of change.deleted) multi.hdel(this.key("routes"), route);
     for (const [route, entry] of change.written) {
+      const before = new Set(change.previous.get(route)?.dependencies ?? []);
+      const now = new Set(entry.dependencies);
+      for (const dependency of before)
+        if (!now.has(dependency)) multi.srem(this.key(`dep:${dependency}`), route);
+      for (const dependency of now)
+        if (!before.has(dependency)) multi.sadd(this.key(`dep:${dependency}`), route);
       multi.hset(this.key("routes"), route, JSON.stringify(entry));
-      for (const dependency of entry.dependencies) multi.sadd(this.key(`dep:${dependency}`), route);
     }
     for (const [id, doc] of change.documents) {
       if (doc) multi.hset(this.key("docs"), id, JSON.stringify(doc));

@@ -71,3 +71,31 @@ export function planPublish(input: PlanInput): Plan {
   for (const route of remove.keys()) render.delete(route);
   return { render, delete: remove };
 }
+
+/** What the index recorded of a route when it was last rendered. */
+export interface RecordedRoute {
+  documentId?: string;
+  dependencies: readonly string[];
+}
+
+/**
+ * What a publish asks the content API for, in one request per 100 ids, before it plans: the changed
+ * ids, settings (every render reads it), and for each route it will most likely re-render (known
+ * before any fetch: the changed documents' routes and their dependents, from the index) the route's
+ * document and every document it depended on last time (embedded price lists, linked documents).
+ * Changed ids come first; no id twice.
+ */
+export function idsToFetch(
+  changedIds: readonly string[],
+  settingsId: string | undefined,
+  routes: Iterable<RecordedRoute>,
+): string[] {
+  const wanted = new Set(changedIds);
+  if (settingsId) wanted.add(settingsId);
+  for (const route of routes) {
+    if (route.documentId) wanted.add(route.documentId);
+    for (const dependency of route.dependencies)
+      if (dependency.startsWith("doc:")) wanted.add(dependency.slice("doc:".length));
+  }
+  return [...wanted];
+}

@@ -25,9 +25,14 @@ import {
 } from "../../../web/src/routes.ts";
 import { buildSite, stub } from "../build/full-build.ts";
 import { mapLimit } from "../build/map-limit.ts";
-import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
+import {
+  DependencyIndex,
+  type IndexedDocument,
+  type IndexedRoute,
+  type PriorState,
+} from "./dependency-index.ts";
 import { layeredSource } from "./layered-source.ts";
-import { type FetchedDocument, type KnownDocument, planPublish } from "./planner.ts";
+import { type FetchedDocument, idsToFetch, type KnownDocument, planPublish } from "./planner.ts";
 
 export interface PublishContext {
   client: Client & { fetchMasterRef(): Promise<string> };
@@ -76,8 +81,15 @@ export async function renderRoutes(
     previous: ReadonlyMap<string, IndexedRoute>;
     index: DependencyIndex;
     log: Logger;
+    /** Adds the time spent rendering and writing to `all[render]` and `all[write]` (summed over routes). */
+    timings?: { render: string; write: string; all: PublishTimings };
   },
 ): Promise<BatchOutcome> {
+  const add = (name: "render" | "write", since: number) => {
+    const timings = job.timings;
+    if (timings)
+      timings.all[timings[name]] = round((timings.all[timings[name]] ?? 0) + performance.now() - since);
+  };
   const outcome: BatchOutcome = { written: [], gone: [], rendered: 0, changed: 0, unchanged: 0 };
   const sitemapSource = async () => {
     const allDocs = await job.index.allDocuments();
@@ -91,6 +103,7 @@ export async function renderRoutes(
     });
   };
   await mapLimit(job.routes, 4, async (route) => {
+    const renderStarted = performance.now();
     const result = await renderRoute(route, {
       source: route === SITEMAP_ROUTE ? await sitemapSource() : job.source,
       siteUrl: ctx.siteUrl,
@@ -98,6 +111,7 @@ export async function renderRoutes(
       mode: "production",
       logger: job.log,
     });
+    add("render", renderStarted);
     outcome.rendered++;
     if (result.status === 404 && route !== NOT_FOUND_ROUTE) {
       // Its document is gone though no webhook said so (a lost delivery): remove the route.
@@ -119,11 +133,13 @@ export async function renderRoutes(
       outcome.unchanged++;
       return;
     }
+    const writeStarted = performance.now();
     await ctx.store.put(key, result.html, {
       contentType: result.contentType,
       cacheControl: CACHE_CONTROL.html,
       contentHash: hash,
     });
+    add("write", writeStarted);
     outcome.changed++;
   });
   return outcome;
@@ -185,31 +201,59 @@ export interface PublishSummary {
   /** Child jobs a large fan-out was split into (0: rendered by the publishing job itself). */
   batches?: number;
   durationMs: number;
+  /** When the publish started (epoch ms, after the lock), and where its time went (ms per step). */
+  startedAt?: number;
+  timings?: PublishTimings;
 }
 
+/**
+ * Milliseconds per step of a publish: `take` (ids and index meta, one round trip), `masterRef` and
+ * `indexRead` (at the same time), `fetch` (the changed ids and what their routes need, one request
+ * per 100 ids), `plan`, `ownRender` / `ownWrite` and `ownDone` (since the start: the changed pages
+ * are live), `rest` (linking pages, listings), `commit` (deletes, manifest, index).
+ */
+export type PublishTimings = Record<string, number>;
+
 const LAST = new Set([PRICE_LIST_INDEX_ROUTE, SITEMAP_ROUTE, ROBOTS_ROUTE, NOT_FOUND_ROUTE]);
+const round = (ms: number) => Math.round(ms * 10) / 10;
 
 /**
  * One publish: take every pending id (a burst of webhooks is one publish), read the master ref now
  * (never the one announced: later work never goes back in time), fetch the ids at it, plan, render
  * the planned routes, write changed bytes, delete removed routes, then commit the manifest and the
  * index, and only then forget the ids. A failure anywhere leaves the ids pending for the retry.
+ *
+ * Content requests of a single-page edit: the master ref, then ONE request (per 100 ids) for the
+ * changed ids, settings, and the documents the routes to re-render read last time (their pages and
+ * the price lists they embed), which the index knows before anything is fetched. Only a dependency
+ * that is genuinely new (a price list the edit just embedded) costs a request of its own.
  */
 export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   const started = performance.now();
+  const startedAt = Date.now();
+  const timings: PublishTimings = {};
+  let mark = started;
+  const lap = (name: string) => {
+    const now = performance.now();
+    timings[name] = round(now - mark);
+    mark = now;
+  };
   const keys = redisKeys(ctx.queuePrefix);
+  const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
   // Take every pending id at once; ids a failed or killed publish took are still in processing and
   // are taken again. Webhooks arriving from now on fill a fresh pending set for the next publish.
-  const [, , taken] = (await ctx.redis
+  // The index's meta (version, ref, settings id) comes back in the same round trip.
+  const take = ctx.redis
     .multi()
     .sunionstore(keys.processingIds, keys.processingIds, keys.pendingIds)
     .del(keys.pendingIds)
-    .smembers(keys.processingIds)
-    .exec()) as [unknown, unknown, [Error | null, string[]]];
-  const ids = [...taken[1]].sort();
-  const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
+    .smembers(keys.processingIds);
+  const answers = (await index.readMeta(take).exec()) ?? [];
+  const ids = [...((answers[2]?.[1] as string[] | undefined) ?? [])].sort();
+  const meta = DependencyIndex.parseMeta((answers[3]?.[1] as (string | null)[] | undefined) ?? []);
+  lap("take");
   const done = async (summary: Omit<PublishSummary, "durationMs">): Promise<PublishSummary> => {
-    const result = { ...summary, durationMs: Math.round(performance.now() - started) };
+    const result = { ...summary, durationMs: Math.round(performance.now() - started), startedAt, timings };
     await ctx.redis
       .multi()
       .del(keys.processingIds)
@@ -231,25 +275,36 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
       durationMs: 0,
     };
   }
-  const ref = await ctx.client.fetchMasterRef();
+  const threshold = ctx.fanOutThreshold ?? 200;
+  const timed = async <T>(name: string, work: Promise<T>): Promise<T> => {
+    const t = performance.now();
+    const value = await work;
+    timings[name] = round(performance.now() - t);
+    return value;
+  };
+  // The master ref and what the index knows do not depend on each other: both at once.
+  const [ref, prior] = await Promise.all([
+    timed("masterRef", ctx.client.fetchMasterRef()),
+    meta.ref === undefined
+      ? undefined
+      : timed("indexRead", index.prior(ids, { maxRoutes: threshold, isListing: (r) => LAST.has(r) })),
+  ]);
+  mark = performance.now();
   const log = ctx.logger.child({ ref });
-  if ((await index.ref()) === undefined) {
+  if (prior === undefined) {
     log.warn("the dependency index is missing or of another version: running a diff build");
     return done({ ...(await diffBuild(ctx, ref, index)), ids: ids.length });
   }
 
-  // Settings rides along with the changed ids: every render needs it, and it costs no extra request.
-  const settingsId = await index.settingsId();
-  const { plan, fetchedDocs, gone, fetched, alsoFetched } = await planIds(
-    ctx.client,
-    index,
-    ref,
-    ids,
-    settingsId ? [settingsId] : [],
-  );
+  const { plan, fetchedDocs, gone, fetched, documents } = await planIds(ctx.client, index, ref, ids, {
+    prior,
+    alsoFetch: idsToFetch(ids, meta.settingsId, prior.entries.values()),
+    timings,
+  });
+  mark = performance.now();
   for (const [route, why] of plan.render) log.debug({ route, why }, "render");
   for (const [route, why] of plan.delete) log.debug({ route, why }, "delete");
-  if (plan.render.size > (ctx.fanOutThreshold ?? 200) && !ctx.fanOut) {
+  if (plan.render.size > threshold && !ctx.fanOut) {
     log.info(
       { routes: plan.render.size },
       "large fan-out and no render queue: rendering everything as a diff build",
@@ -259,11 +314,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
 
   // A document's own route first, then what links to it, listings last.
   const own = new Set([...fetched.values()].map((d) => d.route));
-  const fetchedUids = new Set(
-    [...fetchedDocs.values()].flatMap((d) => (d.type === "page" && d.uid ? [d.uid] : [])),
-  );
   const routes = [...plan.render.keys()].sort((a, b) => rank(a, own) - rank(b, own) || a.localeCompare(b));
-  const previous = await index.routes([...routes, ...plan.delete.keys()]);
   const counts = { rendered: 0, written: 0, unchanged: 0, deleted: 0, batches: 0 };
   const written = new Map<string, IndexedRoute>();
   const deleted = [...plan.delete.keys()];
@@ -277,41 +328,60 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     counts.written += outcome.changed;
     counts.unchanged += outcome.unchanged;
   };
+  // Every route written or deleted needs its previous entry (unchanged bytes are not written again;
+  // the commit replaces its dependencies). The index read most of them before anything was fetched.
+  const previous = new Map(prior.entries);
+  const readPrevious = async (wanted: readonly string[]) => {
+    const missing = wanted.filter((route) => !previous.has(route));
+    for (const [route, entry] of await index.routes(missing)) previous.set(route, entry);
+  };
 
-  if (plan.render.size > (ctx.fanOutThreshold ?? 200) && ctx.fanOut) {
+  if (plan.render.size > threshold && ctx.fanOut) {
     // Shared by every worker process: batches of routes as child jobs on the render queue; this
     // publish waits for them (holding the lock and the ids) and commits when all are done.
+    await readPrevious([...routes, ...plan.delete.keys()]);
     const batches: string[][] = [];
     for (let i = 0; i < routes.length; i += FAN_OUT_BATCH) batches.push(routes.slice(i, i + FAN_OUT_BATCH));
     log.info({ routes: routes.length, batches: batches.length }, "large fan-out: rendering in child jobs");
     counts.batches = batches.length;
     for (const outcome of await ctx.fanOut(ref, batches, [...overlay])) collect(outcome);
+    lap("fanOut");
   } else {
     const fallback = createClientSource(ctx.client, ref);
-    const base = [...fetchedDocs.values(), ...alsoFetched];
     // The changed documents' own routes first, on their own: what the editor waits for is live
     // before the pages that link to them and the listings are re-rendered.
     const ownRoutes = routes.filter((r) => own.has(r));
     const rest = routes.filter((r) => !own.has(r));
+    await readPrevious(ownRoutes);
+    const source = layeredSource(documents, gone, fallback);
     collect(
       await renderRoutes(ctx, {
         ref,
         routes: ownRoutes,
-        source: layeredSource(base, gone, fallback),
+        source,
         overlay,
         previous,
         index,
         log,
+        timings: { render: "ownRender", write: "ownWrite", all: timings },
       }),
     );
-    // Then the pages of the other routes, fetched in one request rather than one each.
-    const dependents = await fetchPagesByUid(
+    timings.ownDone = round(performance.now() - started);
+    mark = performance.now();
+    await readPrevious([...rest, ...plan.delete.keys()]);
+    // Pages of the other routes that were not fetched with the changed ids (normally none): one
+    // request for all of them rather than one each.
+    const fetchedUids = new Set(documents.flatMap((d) => (d.type === "page" && d.uid ? [d.uid] : [])));
+    const extra = await fetchPagesByUid(
       ctx.client,
       ref,
       pageUidsOf(rest).filter((uid) => !fetchedUids.has(uid)),
     );
-    const source = layeredSource([...base, ...dependents], gone, fallback);
-    collect(await renderRoutes(ctx, { ref, routes: rest, source, overlay, previous, index, log }));
+    const restSource = extra.length > 0 ? layeredSource([...documents, ...extra], gone, fallback) : source;
+    collect(
+      await renderRoutes(ctx, { ref, routes: rest, source: restSource, overlay, previous, index, log }),
+    );
+    lap("rest");
   }
   for (const route of deleted) {
     await ctx.store.delete(previous.get(route)?.key ?? keyForRoute(route));
@@ -320,15 +390,18 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
 
   await updateManifest(ctx.store, ref, written, deleted);
   await index.commit({ ref, written, deleted, previous, documents: overlay });
+  lap("commit");
   return done({ ref, ids: ids.length, ...counts, mode: "incremental" });
 }
 
 export interface PlannedPublish {
   plan: ReturnType<typeof planPublish>;
-  /** Documents fetched along with the changed ones (settings), at the same ref: they answer renders first. */
-  alsoFetched: PrismicDocument[];
+  /** Every document returned at the ref (the changed ones and those fetched along): renders read them first. */
+  documents: PrismicDocument[];
+  /** The changed documents that are published at the ref. */
   fetchedDocs: Map<string, PrismicDocument>;
   fetched: Map<string, FetchedDocument>;
+  /** Ids asked at the ref and not returned: they do not exist there (unpublished or deleted). */
   gone: Set<string>;
 }
 
@@ -338,31 +411,43 @@ export async function planIds(
   index: DependencyIndex,
   ref: string,
   ids: readonly string[],
-  alsoFetch: readonly string[] = [],
+  options: {
+    /** What the index knew of the ids (read before the master ref, at the same time). */
+    prior?: PriorState;
+    /** More ids to fetch in the same request(s) as the changed ones, at the same ref. */
+    alsoFetch?: readonly string[];
+    timings?: PublishTimings;
+  } = {},
 ): Promise<PlannedPublish> {
-  const extra = alsoFetch.filter((id) => !ids.includes(id));
-  const all = await fetchByIds(client, ref, [...ids, ...extra]);
-  const alsoFetched = extra.flatMap((id) => (all.has(id) ? [all.get(id) as PrismicDocument] : []));
-  const fetchedDocs = new Map([...all].filter(([id]) => ids.includes(id)));
-  const gone = new Set(ids.filter((id) => !fetchedDocs.has(id)));
-  const known = await index.documents(ids);
+  const changed = new Set(ids);
+  const asked = [...ids, ...(options.alsoFetch ?? []).filter((id) => !changed.has(id))];
+  let t = performance.now();
+  const [all, prior] = await Promise.all([
+    fetchByIds(client, ref, [...new Set(asked)]),
+    options.prior ?? index.prior(ids, { maxRoutes: 0, isListing: () => true }),
+  ]);
+  if (options.timings) options.timings.fetch = round(performance.now() - t);
+  t = performance.now();
+  const fetchedDocs = new Map([...all].filter(([id]) => changed.has(id)));
+  const gone = new Set(asked.filter((id) => !all.has(id)));
+  const { known } = prior;
   const fetched = new Map<string, FetchedDocument>(
     [...fetchedDocs].map(([id, doc]) => [id, { id, type: doc.type, route: routeForDocument(doc) }]),
   );
-  const types = new Set(
-    [...fetched.values()].map((d) => d.type).concat([...known.values()].map((d) => d.type)),
-  );
-  const dependents = await index.dependents([
-    ...ids.map((id) => `doc:${id}`),
-    ...[...types].map((t) => `type:${t}`),
-  ]);
+  // Listings of a type the index had not seen among the changed documents (a new document's type).
+  const types = new Set([...fetched.values(), ...known.values()].map((d) => `type:${d.type}`));
+  const unread = [...types].filter((dependency) => !prior.dependents.has(dependency));
+  const dependents = new Map(prior.dependents);
+  if (unread.length > 0)
+    for (const [dep, routes] of await index.dependents(unread)) dependents.set(dep, routes);
   const plan = planPublish({
     changedIds: ids,
     fetched,
     known: known as Map<string, KnownDocument>,
     dependents: (dep) => dependents.get(dep) ?? [],
   });
-  return { plan, fetchedDocs, gone, fetched, alsoFetched };
+  if (options.timings) options.timings.plan = round(performance.now() - t);
+  return { plan, documents: [...all.values()], fetchedDocs, gone, fetched };
 }
 
 /** Renders everything at `ref` (writing only changed bytes, deleting orphans) and rebuilds the index from it. */
@@ -397,18 +482,22 @@ async function fetchByIds(
   ref: string,
   ids: readonly string[],
 ): Promise<Map<string, PrismicDocument>> {
+  const chunks: string[][] = [];
+  for (let i = 0; i < ids.length; i += 100) chunks.push(ids.slice(i, i + 100));
+  // 100 ids per request (Prismic's largest page), the requests at once.
+  const answers = await Promise.all(
+    chunks.map((chunk) =>
+      client.get({
+        ref,
+        filters: [filter.in("document.id", chunk)],
+        pageSize: 100,
+        lang: "*",
+        fetchOptions: { cache: "no-store" },
+      }),
+    ),
+  );
   const found = new Map<string, PrismicDocument>();
-  for (let i = 0; i < ids.length; i += 100) {
-    const chunk = ids.slice(i, i + 100);
-    const answer = await client.get({
-      ref,
-      filters: [filter.in("document.id", chunk)],
-      pageSize: 100,
-      lang: "*",
-      fetchOptions: { cache: "no-store" },
-    });
-    for (const doc of answer.results) found.set(doc.id, doc);
-  }
+  for (const answer of answers) for (const doc of answer.results) found.set(doc.id, doc);
   return found;
 }
 

@@ -104,6 +104,8 @@ export const redisKeys = (prefix: string) => ({
   publishLock: `${prefix}:publish-lock`,
   /** The last master ref a publish or build completed at. */
   lastRef: `${prefix}:last-ref`,
+  /** A moved master ref reconcile saw with nothing pending, given one round for its webhook to arrive. */
+  movedRef: `${prefix}:reconcile-moved-ref`,
   /** The summary of the last publish (JSON), for `pressroom status`. */
   lastPublish: `${prefix}:last-publish`,
   /** Fixed 10-minute window counter of contact messages per client IP (`<this>:<ip>`). */
