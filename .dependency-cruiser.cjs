@@ -10,6 +10,7 @@ swc.parseFileSync = (file, options) =>
   parseFileSync(file, String(file).endsWith(".tsx") ? { ...options, tsx: true } : options);
 
 const BROWSER = "^web/src/browser/";
+const CONTACT_RULES = "^services/shared/src/contact/contact-rules\\.ts$";
 const onlyFrom = (name, from, allowed, comment) => ({
   name,
   comment,
@@ -61,20 +62,40 @@ module.exports = {
     ),
     onlyFrom(
       "web-imports-packages-only",
+      "^web/(?!src/browser/)",
       "^web/",
-      "^web/",
-      "web may import packages only; the content client is passed in",
+      "web may import packages only; the content client is passed in (web/src/browser: see browser-is-browser-safe)",
     ),
     {
       name: "browser-is-browser-safe",
-      comment: "the browser bundle: no node:*, no @prismicio/client, nothing server-side",
+      comment:
+        "the browser bundle: no node:*, no @prismicio/client, nothing server-side. One exception: the contact form's " +
+        "per-field rules (services/shared/src/contact/contact-rules.ts) are imported by the contact-form island so the " +
+        "browser and the site server run the same code; the rules below keep that file browser-safe",
       severity: "error",
       from: { path: BROWSER },
       to: {
         dependencyTypesNot: ["type-only"],
-        pathNot: BROWSER,
+        pathNot: `${BROWSER}|${CONTACT_RULES}`,
         path: "^(?!node_modules/)|node_modules/@prismicio/client/",
       },
+    },
+    {
+      name: "contact-rules-are-browser-safe",
+      comment:
+        "contact-rules.ts goes to the browser: packages only, no node:*, no zod (92 KB gzip), no full phone metadata",
+      severity: "error",
+      from: { path: CONTACT_RULES },
+      to: {
+        dependencyTypesNot: ["type-only"],
+        path: "^(?!node_modules/)|node_modules/(zod|@prismicio)/|node_modules/libphonenumber-js/(?!min/|package\\.json)",
+      },
+    },
+    {
+      name: "contact-rules-no-node-builtins",
+      severity: "error",
+      from: { path: CONTACT_RULES },
+      to: { dependencyTypes: ["core"] },
     },
     {
       name: "browser-no-node-builtins",
@@ -105,7 +126,7 @@ module.exports = {
   options: {
     parser: "swc",
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "(^|/)(node_modules|data|\\.tmp)/" },
+    exclude: { path: "(^|/)(data|\\.tmp)/" },
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: {
       exportsFields: ["exports"],

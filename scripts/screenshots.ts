@@ -50,7 +50,11 @@ try {
     const page = await browser.newPage({
       viewport: { width, height: width < 600 ? 844 : 800 },
       deviceScaleFactor: 1,
+      // Still pictures of the pages themselves: no autoplaying carousel, and the cookie choice
+      // already made (the notice has screenshots of its own, made by tests/e2e/menu-cookies).
+      reducedMotion: "reduce",
     });
+    await page.addInitScript(() => localStorage.setItem("pressroom:consent", "declined"));
     for (const route of ROUTES) {
       await page.goto(`${siteUrl}${route}`, { waitUntil: "networkidle" });
       // Lazy images load as a visitor scrolls: scroll through once so the full-page shot shows them.

@@ -451,6 +451,17 @@ interface SettingsDocumentData {
 	 * - **Documentation**: https://prismic.io/docs/fields/link
 	 */
 	cookie_policy_link: prismic.LinkField<string, string, unknown, prismic.FieldState, never>;
+	
+	/**
+	 * Google Tag Manager container field in *Settings*
+	 *
+	 * - **Field Type**: Text
+	 * - **Placeholder**: e.g. GTM-AB12CD3; empty for none. Loads only after visitors accept cookies
+	 * - **API ID Path**: settings.tag_manager_id
+	 * - **Tab**: Legal
+	 * - **Documentation**: https://prismic.io/docs/fields/text
+	 */
+	tag_manager_id: prismic.KeyTextField;
 }
 
 /**

@@ -62,6 +62,8 @@ describe.skipIf(!hasChromium)("a draft in the browser", () => {
     expect(prevented).toBe(true);
     await page.locator("h1", { hasText: "About us: the summer draft" }).waitFor();
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42);
+    // The swapped-in body's islands come alive again (the old ones went with the old body).
+    await page.locator('[data-island="mobile-menu"][data-hydrated]').waitFor({ state: "attached" });
     expect(await page.title()).toContain("About");
 
     // The toolbar ends the preview: back on the published page, cookie gone.

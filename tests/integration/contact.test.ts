@@ -3,14 +3,15 @@ import { createServer } from "node:net";
 import { Queue, UnrecoverableError, Worker } from "bullmq";
 import Fastify, { type FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../services/shared/src/config/index.ts";
 import { QUEUE_NAME } from "../../services/shared/src/jobs/catalog.ts";
 import { createLogger } from "../../services/shared/src/logger.ts";
 import { createSiteStore, type SiteStore } from "../../services/shared/src/storage/index.ts";
 import { siteApp } from "../../services/site/src/app.ts";
 import { type ContactQueue, createContactQueue } from "../../services/site/src/contact-queue.ts";
 import { contactArchiveKey, deliverContact } from "../../worker/src/contact/deliver.ts";
+import { type SmtpSink, startSmtpSink } from "../support/smtp-sink.ts";
 
 const REDIS_URL = "redis://127.0.0.1:6379";
 const prefix = `test-contact-${process.pid}-${Date.now()}`;
@@ -18,12 +19,7 @@ const RATE_LIMIT = 3;
 const TO = "sales@example.com";
 const logger = createLogger({ name: "contact-test", level: "silent", pretty: false });
 
-interface Received {
-  to: string[];
-  raw: string;
-}
-const received: Received[] = [];
-let smtp: SMTPServer;
+let smtp: SmtpSink;
 let store: SiteStore;
 let contactQueue: ContactQueue;
 let app: FastifyInstance;
@@ -74,15 +70,7 @@ async function jobCount(): Promise<number> {
   return Object.values(counts).reduce((sum, n) => sum + n, 0);
 }
 
-async function mailFor(id: string, timeoutMs = 10_000): Promise<Received> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    const mail = received.find((m) => m.raw.toLowerCase().includes(`x-pressroom-contact-id: ${id}`));
-    if (mail) return mail;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no mail for ${id}`);
-}
+const mailFor = (id: string, timeoutMs = 10_000) => smtp.waitFor(`x-pressroom-contact-id: ${id}`, timeoutMs);
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -93,25 +81,7 @@ async function freePort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    secure: false,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-      stream.on("end", () => {
-        received.push({
-          to: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks).toString("utf8"),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
-  const smtpPort = (smtp.server.address() as { port: number }).port;
+  smtp = await startSmtpSink();
 
   store = createSiteStore({ url: "memory:", s3Endpoint: undefined, s3Region: "us-east-1" });
   contactQueue = createContactQueue({
@@ -120,7 +90,8 @@ beforeAll(async () => {
     rateLimit: RATE_LIMIT,
     logger,
   });
-  app = Fastify();
+  // The site server's own proxy trust (TRUST_PROXY's default), so the rate limit sees what production sees.
+  app = Fastify({ trustProxy: loadConfig("site", {}).trustProxy });
   await app.register(siteApp, { store, contact: contactQueue, manifestRefreshMs: 0 });
   await app.ready();
 
@@ -128,7 +99,7 @@ beforeAll(async () => {
   queue = new Queue(QUEUE_NAME, { connection: redis, prefix });
   const ctx = {
     store,
-    smtpUrl: `smtp://127.0.0.1:${smtpPort}`,
+    smtpUrl: smtp.url,
     to: TO,
     from: "Pressroom <no-reply@localhost>",
     logger,
@@ -148,7 +119,7 @@ afterAll(async () => {
   const keys = await redis.keys(`${prefix}:*`);
   if (keys.length > 0) await redis.del(...keys);
   await redis?.quit();
-  await new Promise<void>((resolve) => smtp?.close(() => resolve()));
+  await smtp?.close();
 });
 
 describe("POST /api/contact", () => {
@@ -234,7 +205,7 @@ describe("POST /api/contact", () => {
     expect(page.body).not.toContain("<script");
     expect(page.headers["content-security-policy"]).toContain("script-src 'self'");
     await expect
-      .poll(() => received.some((m) => m.raw.includes("Phone: +12015550123")), { timeout: 10_000 })
+      .poll(() => smtp.mail.some((m) => m.raw.includes("Phone: +12015550123")), { timeout: 10_000 })
       .toBe(true);
   });
 
@@ -256,6 +227,31 @@ describe("POST /api/contact", () => {
     expect(Number(limited.headers["retry-after"])).toBeLessThanOrEqual(600);
     expect(await redis.ttl(`${prefix}:contact-rate:${ip}`)).toBeGreaterThan(0);
     expect((await postJson(good)).statusCode).toBe(202);
+  });
+
+  it("counts a direct client by its own address, whatever X-Forwarded-For it sends", async () => {
+    const direct = "203.0.113.77";
+    const post = (forwardedFor: string) =>
+      app.inject({
+        method: "POST",
+        url: "/api/contact",
+        remoteAddress: direct,
+        headers: { "content-type": "application/json", "x-forwarded-for": forwardedFor },
+        payload: JSON.stringify(good),
+      });
+    for (let i = 0; i < RATE_LIMIT; i++) expect((await post(`192.0.2.${200 + i}`)).statusCode).toBe(202);
+    expect((await post("192.0.2.250")).statusCode).toBe(429);
+    expect(await redis.exists(`${prefix}:contact-rate:${direct}`)).toBe(1);
+    // Behind a proxy on the private network, the forwarded address is the client's.
+    const viaProxy = await app.inject({
+      method: "POST",
+      url: "/api/contact",
+      remoteAddress: "10.0.0.5",
+      headers: { "content-type": "application/json", "x-forwarded-for": "198.51.100.99" },
+      payload: JSON.stringify(good),
+    });
+    expect(viaProxy.statusCode).toBe(202);
+    expect(await redis.exists(`${prefix}:contact-rate:198.51.100.99`)).toBe(1);
   });
 
   it("refuses a body over 32 KiB with 413", async () => {
@@ -314,12 +310,11 @@ describe("deliverContact", () => {
 
   it("does not mail a message twice when a retry finds it delivered", async () => {
     const job = payload();
-    const smtpPort = (smtp.server.address() as { port: number }).port;
-    const ctx = { store, smtpUrl: `smtp://127.0.0.1:${smtpPort}`, to: TO, from: "x@example.com", logger };
+    const ctx = { store, smtpUrl: smtp.url, to: TO, from: "x@example.com", logger };
     const first = await deliverContact(ctx, job);
     const again = await deliverContact(ctx, job);
     expect(again).toEqual(first);
-    expect(received.filter((m) => m.raw.toLowerCase().includes(job.id)).length).toBe(1);
+    expect(smtp.mail.filter((m) => m.raw.toLowerCase().includes(job.id)).length).toBe(1);
   });
 
   it("refuses a payload with a line break in the name as unrecoverable", async () => {

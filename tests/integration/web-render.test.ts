@@ -6,7 +6,7 @@ import {
   createContentClient,
   loadContentSchema,
 } from "../../services/shared/src/content/index.ts";
-import { buildSiteAssets, type SiteAssets } from "../../web/src/assets.ts";
+import { buildSiteAssets, bundleSiteAssets, type SiteAssets } from "../../web/src/assets.ts";
 import { type ContentSource, createClientSource, createMemorySource } from "../../web/src/content/index.ts";
 import { RenderError, type RenderMode, renderRoute, renderRouteWithClient } from "../../web/src/render.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
@@ -219,14 +219,27 @@ describe("renderRoute through the content client: every demo route", () => {
     );
     const carouselId = "carousel-69ac2e75-0546-44f9-a6bc-6d75453a51fb";
     expect(html).toContain(`<div data-island="carousel" data-island-id="${carouselId}">`);
-    expect(islandProps(html, carouselId)).toEqual({
+    const carousel = islandProps(html, carouselId) as { slides: Record<string, unknown>[] };
+    expect(carousel).toMatchObject({
+      label: "Recent work: slides",
       autoplay: true,
       delay: 3000,
       speed: 300,
       pauseOnHover: true,
       loop: true,
-      slides: 4,
     });
+    // The props carry what the view renders: image, resolved link, caption as HTML.
+    expect(carousel.slides).toHaveLength(4);
+    expect(carousel.slides[0]).toMatchObject({
+      src: expect.stringMatching(/work-harbor-coffee\.jpg$/),
+      width: 1600,
+      height: 900,
+      href: "https://harborcoffee.example/",
+      target: "_blank",
+      rel: "noreferrer",
+      captionHtml: expect.stringContaining("<strong>Harbor Coffee Roasters</strong>"),
+    });
+    expect(html).toContain('<ul class="carousel__track" tabindex="0" aria-label="Recent work: slides">');
     // The embedded price list, fetched by id: heading, description, grouped rows, formatted prices.
     expect(html).toMatch(/<h2 class="section-heading" id="[^"]+">Website packages<\/h2>/);
     expect(text).toContain("Hosting is covered by a care plan.");
@@ -255,7 +268,7 @@ describe("renderRoute through the content client: every demo route", () => {
     expect(islandProps(html, "carousel-42319d76-f943-4748-a677-f362ba0fc217")).toMatchObject({
       autoplay: false,
       loop: true,
-      slides: 3,
+      slides: [{}, {}, {}],
     });
     // A carousel link to a price list resolves to its route.
     expect(html).toContain('<a class="carousel__link" href="/price-list/workshops">');
@@ -310,7 +323,13 @@ describe("renderRoute through the content client: every demo route", () => {
     ]);
     const field = (name: string) =>
       [...elements(html, "input"), ...elements(html, "textarea")].find((e) => e.name === name);
-    expect(field("default_country")).toEqual({ type: "hidden", name: "default_country", value: "US" });
+    // The phone number's country: a selector (named as the server reads it) on the slice's default.
+    expect(elements(html, "select")).toEqual([
+      { class: "field__input phone-field__country", id: `${id}-country`, name: "default_country" },
+    ]);
+    expect(html).toContain('<option value="US" selected="">United States (+1)</option>');
+    expect(html).toContain('<option value="GB">United Kingdom (+44)</option>');
+    expect(html).toContain(`for="${id}-country"`);
     expect(field("name")).toMatchObject({
       id: `${id}-name`,
       type: "text",
@@ -335,10 +354,17 @@ describe("renderRoute through the content client: every demo route", () => {
       expect(html).toContain(`for="${id}-${name}"`);
     }
     expect(html).toContain('<button type="submit" class="button">Send message</button>');
-    expect(islandProps(html, id)).toEqual({
+    const props = islandProps(html, id) as { countries: { code: string; label: string }[] };
+    expect(props).toMatchObject({
+      id,
+      action: "/api/contact",
       successMessage: "Thank you — your message is on its way. We will reply within one working day.",
       defaultCountry: "US",
     });
+    // The server names the countries, so the browser renders the very same options.
+    expect(props.countries).toContainEqual({ code: "DE", label: "Germany (+49)" });
+    expect(props.countries.length).toBeGreaterThan(200);
+    expect(html).toContain('<p class="contact-form__status" role="status" aria-live="polite"></p>');
     expect(textOf(html)).toContain("We reply within one working day.");
     expect(html).toMatch(/<a href="tel:\+15035550142"[^>]*>\+1 503 555 0142<\/a>/);
   });
@@ -584,9 +610,12 @@ describe("renderRoute: escaping and embeds, through the edit API", () => {
     expect(html).not.toContain("onload");
     expect(html).not.toContain("srcdoc");
     expect(html).not.toContain("evil.example/x");
-    // The only scripts are JSON island props.
-    for (const match of html.matchAll(/<script([^>]*)>/g))
-      expect(match[1]).toMatch(/^ type="application\/json"/);
+    // The only scripts are the bundle's entry (from /assets/js/) and JSON island props: nothing inline runs.
+    for (const match of html.matchAll(/<script([^>]*)>/g)) {
+      if (match[1]?.startsWith(' type="module"'))
+        expect(match[1]).toBe(` type="module" src="${assets.browser.entry}"`);
+      else expect(match[1]).toMatch(/^ type="application\/json"/);
+    }
     // A provider that is not allow-listed becomes a link; YouTube and Vimeo become clean players.
     expect(html).toContain('<a href="https://evil.example/video" rel="noreferrer">A hostile embed</a>');
     expect(html).toMatch(
@@ -599,7 +628,7 @@ describe("renderRoute: escaping and embeds, through the edit API", () => {
     // Island props: the JSON cannot close its script or open a comment, and still parses to the text.
     expect(html).not.toContain("</script><script>");
     expect(html).not.toContain("<!-- &");
-    expect(islandProps(html, "contact-form-escape")).toEqual({
+    expect(islandProps(html, "contact-form-escape")).toMatchObject({
       successMessage: "</script><script>alert(6)</script><!-- & \u2028",
       defaultCountry: "US",
     });
@@ -608,16 +637,26 @@ describe("renderRoute: escaping and embeds, through the edit API", () => {
 });
 
 describe("buildSiteAssets", () => {
-  it("builds the same content-hashed stylesheet and favicon every time", async () => {
-    const [a, b] = await Promise.all([buildSiteAssets(), buildSiteAssets()]);
+  it("builds the same content-hashed stylesheet, favicon and browser bundle every time", async () => {
+    const [a, b] = await Promise.all([bundleSiteAssets(), bundleSiteAssets()]);
+    // Built once per process: every later caller gets the same result.
+    expect(buildSiteAssets()).toBe(buildSiteAssets());
+    expect((await buildSiteAssets()).assets).toEqual(a.assets);
     expect(a.assets).toEqual(b.assets);
     expect(a.files.map((f) => f.body.toString("hex"))).toEqual(b.files.map((f) => f.body.toString("hex")));
     expect(a.assets.css).toMatch(/^\/assets\/site\.[0-9a-f]{10}\.css$/);
     expect(a.assets.favicon).toMatch(/^\/assets\/favicon\.[0-9a-f]{10}\.svg$/);
-    expect(a.files.map((f) => [`/${f.key}`, f.contentType])).toEqual([
+    expect(a.files.slice(0, 2).map((f) => [`/${f.key}`, f.contentType])).toEqual([
       [a.assets.css, "text/css; charset=utf-8"],
       [a.assets.favicon, "image/svg+xml"],
     ]);
+    // The rest is JavaScript under /assets/js/, named by content hash, the entry among it.
+    const scripts = a.files.slice(2);
+    for (const file of scripts) {
+      expect(file.key).toMatch(/^assets\/js\/(entry|chunk|[a-z-]+\.client)\.[A-Z0-9]{8}\.js$/);
+      expect(file.contentType).toBe("text/javascript; charset=utf-8");
+    }
+    expect(scripts.map((f) => `/${f.key}`)).toContain(a.assets.browser.entry);
     const css = (a.files[0] as { body: Buffer }).body.toString("utf8");
     expect(css.startsWith(":root{--color-paper:#fffaf2;")).toBe(true);
     expect(css).not.toContain("/*");

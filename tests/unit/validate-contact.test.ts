@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { type ContactFields, checkContactFields } from "../../services/shared/src/contact/contact-rules.ts";
 import { checkPhone, validateContact } from "../../services/shared/src/contact/validate-contact.ts";
+import { countryOptions, formatPhoneInput } from "../../web/src/browser/phone.ts";
 
 const good = {
   name: "Ada Lovelace",
@@ -96,5 +98,40 @@ describe("checkPhone", () => {
       expect(result.ok).toBe(false);
       if (!result.ok) expect(result.error).toMatch(expected);
     }
+  });
+});
+
+describe("the browser's copy of the rules", () => {
+  it("checkContactFields (what the island runs) agrees with validateContact (what the server runs)", () => {
+    const inputs: Record<string, unknown>[] = [
+      good,
+      { ...good, phone: "12345" },
+      { ...good, phone: "+44 20 7946 0958", default_country: "US" },
+      { ...good, name: "", email: "x", message: "", consent: false },
+      { ...good, message: "one\r\ntwo", consent: true },
+    ];
+    for (const input of inputs) {
+      const server = validateContact(input);
+      const browser = checkContactFields({ ...good, ...input } as ContactFields);
+      if (browser.ok) expect(server).toEqual({ ok: true, trapped: false, value: browser.value });
+      else expect(server).toEqual(browser);
+    }
+  });
+
+  it("formats a number once it is complete, and leaves anything else as typed", () => {
+    expect(formatPhoneInput("2079460958", "GB")).toBe("020 7946 0958");
+    expect(formatPhoneInput("5035550142", "US")).toBe("(503) 555-0142");
+    expect(formatPhoneInput("+442079460958", "US")).toBe("+44 20 7946 0958");
+    expect(formatPhoneInput("207946", "GB")).toBe("207946");
+    expect(formatPhoneInput("call me", "GB")).toBe("call me");
+    expect(formatPhoneInput("", "GB")).toBe("");
+  });
+
+  it("names every country the phone rules know, sorted, with its calling code", () => {
+    const options = countryOptions();
+    expect(options).toContainEqual({ code: "GB", label: "United Kingdom (+44)" });
+    expect(options.map((o) => o.code)).toEqual(expect.arrayContaining(["US", "DE", "FR", "JP"]));
+    const labels = options.map((o) => o.label);
+    expect(labels).toEqual([...labels].sort((a, b) => a.localeCompare(b, "en")));
   });
 });

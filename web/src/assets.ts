@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
+import type { AssetFile } from "./asset-file.ts";
+import { type BrowserManifest, buildBrowserBundle } from "./browser-bundle.ts";
 import { faviconSvg } from "./favicon.ts";
 import { minifyCss } from "./lib/minify-css.ts";
 import { paletteCss } from "./styles/palette.ts";
@@ -10,29 +12,46 @@ export interface SiteAssets {
   css: string;
   /** e.g. `/assets/favicon.9b1e22c0aa.svg` */
   favicon: string;
+  /** The browser bundle: the entry every page loads, and what each island adds. */
+  browser: BrowserManifest;
 }
 
-export interface AssetFile {
-  /** Storage key, e.g. `assets/site.3f2a9c01d4.css`. */
-  key: string;
-  body: Buffer;
-  contentType: string;
-}
+export type { AssetFile };
 
 /** Concatenated in this order (the cascade depends on it). */
 const STYLESHEETS = ["base.css", "layout.css", "components.css", "slices.css", "pages.css"];
 const HASH_LENGTH = 10;
 
+export interface BuiltAssets {
+  files: AssetFile[];
+  assets: SiteAssets;
+}
+
+let built: Promise<BuiltAssets> | undefined;
+
 /**
- * The stylesheet and favicon, content-hashed so they can be cached forever
- * (`immutable`): a changed file gets a new name, and pages name it. Built once
- * per build or server start, never per render; the same sources always give
- * the same bytes and names.
+ * The site's assets, built once per process: the sources cannot change while it runs, and
+ * bundling the browser code with esbuild costs a few hundred milliseconds, which a worker would
+ * otherwise pay again on every diff build. A failed build is not kept, so the next call retries.
  */
-export async function buildSiteAssets(): Promise<{ files: AssetFile[]; assets: SiteAssets }> {
-  const sheets = await Promise.all(
-    STYLESHEETS.map((name) => readFile(new URL(`./styles/${name}`, import.meta.url), "utf8")),
-  );
+export function buildSiteAssets(): Promise<BuiltAssets> {
+  built ??= bundleSiteAssets().catch((error: unknown) => {
+    built = undefined;
+    throw error;
+  });
+  return built;
+}
+
+/**
+ * The stylesheet, favicon and browser bundle, content-hashed so they can be cached forever
+ * (`immutable`): a changed file gets a new name, and pages name it. The same sources always give
+ * the same bytes and names. Builds every time; `buildSiteAssets` keeps the result.
+ */
+export async function bundleSiteAssets(): Promise<BuiltAssets> {
+  const [bundle, sheets] = await Promise.all([
+    buildBrowserBundle(),
+    Promise.all(STYLESHEETS.map((name) => readFile(new URL(`./styles/${name}`, import.meta.url), "utf8"))),
+  ]);
   const css = hashed(
     "site",
     "css",
@@ -40,7 +59,10 @@ export async function buildSiteAssets(): Promise<{ files: AssetFile[]; assets: S
     "text/css; charset=utf-8",
   );
   const favicon = hashed("favicon", "svg", faviconSvg(), "image/svg+xml");
-  return { files: [css, favicon], assets: { css: `/${css.key}`, favicon: `/${favicon.key}` } };
+  return {
+    files: [css, favicon, ...bundle.files],
+    assets: { css: `/${css.key}`, favicon: `/${favicon.key}`, browser: bundle.manifest },
+  };
 }
 
 function hashed(name: string, extension: string, text: string, contentType: string): AssetFile {

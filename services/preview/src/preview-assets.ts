@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
 import { type AssetFile, buildSiteAssets, type SiteAssets } from "../../../web/src/assets.ts";
+import { BROWSER_BUILD } from "../../../web/src/browser-bundle.ts";
 import { PREVIEW_CSS } from "./preview-css.ts";
 
 /** Everything the preview server serves from memory under `/assets/`, built once at start. */
@@ -52,14 +53,8 @@ async function bundle(entryPoint: string, plugins: Plugin[] = []): Promise<strin
     entryPoints: [entryPoint],
     bundle: true,
     write: false,
-    minify: true,
+    ...BROWSER_BUILD,
     format: "iife",
-    platform: "browser",
-    target: ["es2022"],
-    jsx: "automatic",
-    define: { "process.env.NODE_ENV": '"production"' },
-    legalComments: "none",
-    logLevel: "silent",
     plugins,
   });
   const [output] = result.outputFiles;

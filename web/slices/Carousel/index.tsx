@@ -1,30 +1,25 @@
-import { isFilled } from "@prismicio/client";
+import { asImageWidthSrcSet, asLink, asLinkAttrs, type ImageField, isFilled } from "@prismicio/client";
 import type { SliceComponentProps } from "@prismicio/react";
 import type { ReactNode } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
 import type { CarouselSlice } from "../../prismicio-types.d.ts";
-import { AppLink } from "../../src/components/app-link.tsx";
-import { ContentImage } from "../../src/components/content-image.tsx";
+import { type CarouselProps, type CarouselSlide, CarouselView } from "../../src/browser/islands/carousel.tsx";
 import { Island } from "../../src/components/island.tsx";
 import { RichText } from "../../src/components/rich-text.tsx";
 import { islandId } from "../../src/lib/island-id.ts";
+import { isSafeHref } from "../../src/lib/safe-href.ts";
 import type { SliceContext } from "../../src/slice-context.ts";
 
-/** What the carousel island is started with (ARCHITECTURE.md: autoplay 3 s, 300 ms slides, pause on hover). */
-export interface CarouselIslandProps {
-  autoplay: boolean;
-  delay: number;
-  speed: number;
-  pauseOnHover: boolean;
-  loop: boolean;
-  slides: number;
-}
-
-const SLIDE_SIZES = "(min-width: 48rem) 40rem, 84vw";
+const IMGIX_HOST = "https://images.prismic.io/";
+/** The widths ContentImage offers, so a slide loads the same files as any other content image. */
+const WIDTHS = [480, 768, 1024, 1440, 1920];
 
 /**
- * Every slide is in the server HTML as a scroll-snapping list, so the gallery
- * works (swipe, scroll, keyboard) without JavaScript; the island adds
- * autoplay and controls.
+ * The carousel island (web/src/browser/islands/carousel.tsx): every slide in the
+ * server HTML as a scroll-snapping list, which works without JavaScript; the
+ * island starts Swiper on it (autoplay 3 s, 300 ms slides, pause on hover, loop
+ * when the slice says infinite). Everything the view needs is prepared here as
+ * plain JSON: image urls, resolved links, captions rendered to HTML.
  */
 export default function Carousel({
   slice,
@@ -34,13 +29,22 @@ export default function Carousel({
   if (slides.length === 0) return null;
   const id = islandId(slice, index);
   const heading = slice.primary.heading?.trim();
-  const props: CarouselIslandProps = {
+  const props: CarouselProps = {
+    label: heading ? `${heading}: slides` : "Slides",
+    slides: slides.map(
+      (item): CarouselSlide => ({
+        ...slideImage(item.image),
+        ...slideLink(item.link),
+        ...(isFilled.richText(item.caption)
+          ? { captionHtml: renderToStaticMarkup(<RichText field={item.caption} />) }
+          : {}),
+      }),
+    ),
     autoplay: slice.primary.autoplay === true,
     delay: 3000,
     speed: 300,
     pauseOnHover: true,
     loop: slice.primary.infinite === true,
-    slides: slides.length,
   };
   return (
     <section
@@ -57,30 +61,28 @@ export default function Carousel({
           </h2>
         </div>
       ) : null}
-      <Island name="carousel" id={id} props={props}>
-        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard to scroll */}
-        <ul className="carousel__track" tabIndex={0} aria-label={heading ? `${heading}: slides` : "Slides"}>
-          {slides.map((item, i) => (
-            // biome-ignore lint/suspicious/noArrayIndexKey: rendered once on the server and never reordered; the index keeps keys unique when editors repeat an entry
-            <li className="carousel__slide" key={`${i}-${item.image.url}`}>
-              <figure className="carousel__figure">
-                {isFilled.link(item.link) ? (
-                  <AppLink field={item.link} className="carousel__link">
-                    <ContentImage field={item.image} sizes={SLIDE_SIZES} className="carousel__image" />
-                  </AppLink>
-                ) : (
-                  <ContentImage field={item.image} sizes={SLIDE_SIZES} className="carousel__image" />
-                )}
-                {isFilled.richText(item.caption) ? (
-                  <figcaption className="carousel__caption">
-                    <RichText field={item.caption} />
-                  </figcaption>
-                ) : null}
-              </figure>
-            </li>
-          ))}
-        </ul>
-      </Island>
+      <Island name="carousel" id={id} component={CarouselView} props={props} />
     </section>
   );
+}
+
+/** As ContentImage renders it: imgix gets a width srcset, any other host the original url. */
+function slideImage(field: ImageField): Pick<CarouselSlide, "src" | "srcSet" | "width" | "height" | "alt"> {
+  const { width, height } = field.dimensions ?? {};
+  const alt = field.alt || "";
+  if (field.url?.startsWith(IMGIX_HOST)) {
+    const { src, srcset } = asImageWidthSrcSet(field, { widths: WIDTHS });
+    return { src, srcSet: srcset, width, height, alt };
+  }
+  return { src: field.url ?? "", width, height, alt };
+}
+
+/** As AppLink resolves it: unsafe or empty links leave the image unlinked. */
+function slideLink(
+  field: CarouselSlice["items"][number]["link"],
+): Pick<CarouselSlide, "href" | "target" | "rel"> {
+  if (!isFilled.link(field) || !isSafeHref(asLink(field))) return {};
+  const { href, target, rel } = asLinkAttrs(field);
+  if (!href) return {};
+  return { href, ...(target ? { target } : {}), ...(rel ? { rel } : {}) };
 }

@@ -1,47 +1,22 @@
-import { isFilled } from "@prismicio/client";
+import { asLinkAttrs, isFilled } from "@prismicio/client";
 import type { ReactNode } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+import { type CookieNoticeProps, CookieNoticeView } from "../browser/islands/cookie-notice.tsx";
 import type { SettingsDocument } from "../content/index.ts";
-import { AppLink } from "./app-link.tsx";
+import { isSafeHref } from "../lib/safe-href.ts";
 import { Island } from "./island.tsx";
 import { RichText } from "./rich-text.tsx";
 
 /**
- * The cookie notice, server-rendered in the page flow after the footer: with
- * no JavaScript there is nothing to consent to (statistics need JS), so it is
- * a plain notice with the policy link and covers nothing. The island later
- * turns it into a dismissible banner, shows the buttons (hidden until then)
- * and hides it once the visitor has chosen.
+ * The cookie notice island (islands/cookie-notice.tsx), when the settings have
+ * a notice text. The text is rendered to HTML here, with the site's link
+ * rules, because the browser has no rich text renderer.
  */
 export function CookieNotice({ settings }: { settings: SettingsDocument }): ReactNode {
   const { cookie_notice_text, cookie_policy_link } = settings.data;
   if (!isFilled.richText(cookie_notice_text)) return null;
-  return (
-    <Island name="cookie-notice" id="cookie-notice">
-      <aside className="cookie-notice" aria-label="Cookie notice">
-        <div className="container cookie-notice__inner">
-          <div className="cookie-notice__text">
-            <RichText field={cookie_notice_text} />
-          </div>
-          <div className="cookie-notice__actions">
-            {isFilled.link(cookie_policy_link) ? (
-              <AppLink field={cookie_policy_link} className="cookie-notice__policy">
-                Cookie policy
-              </AppLink>
-            ) : null}
-            <button type="button" className="button button--small" data-cookie-choice="accept" hidden>
-              Accept
-            </button>
-            <button
-              type="button"
-              className="button button--small button--quiet"
-              data-cookie-choice="decline"
-              hidden
-            >
-              Decline
-            </button>
-          </div>
-        </div>
-      </aside>
-    </Island>
-  );
+  const props: CookieNoticeProps = { html: renderToStaticMarkup(<RichText field={cookie_notice_text} />) };
+  const { href, target, rel } = asLinkAttrs(cookie_policy_link);
+  if (isSafeHref(href)) props.policy = { href, ...(target ? { target } : {}), ...(rel ? { rel } : {}) };
+  return <Island name="cookie-notice" id="cookie-notice" component={CookieNoticeView} props={props} />;
 }

@@ -9,11 +9,20 @@ export interface DocumentShellProps {
   brand: string;
   siteUrl: string;
   assets: SiteAssets;
+  /** A Google Tag Manager container id, read by the browser bundle (web/src/browser/tag-manager.ts). */
+  tagManagerId?: string;
   children: ReactNode;
 }
 
 /** `<html>` with everything a search engine, a share preview and the browser need in `<head>`. */
-export function DocumentShell({ meta, brand, siteUrl, assets, children }: DocumentShellProps): ReactNode {
+export function DocumentShell({
+  meta,
+  brand,
+  siteUrl,
+  assets,
+  tagManagerId,
+  children,
+}: DocumentShellProps): ReactNode {
   const canonical = meta.canonicalPath === undefined ? undefined : absoluteUrl(siteUrl, meta.canonicalPath);
   const image = meta.image;
   return (
@@ -36,8 +45,10 @@ export function DocumentShell({ meta, brand, siteUrl, assets, children }: Docume
         {image?.alt ? <meta property="og:image:alt" content={image.alt} /> : null}
         <meta name="twitter:card" content={image ? "summary_large_image" : "summary"} />
         <meta name="theme-color" content={THEME_COLOR} />
+        {tagManagerId ? <meta name="pressroom:tag-manager" content={tagManagerId} /> : null}
         <link rel="icon" href={assets.favicon} type="image/svg+xml" />
         <link rel="stylesheet" href={assets.css} />
+        <script type="module" src={assets.browser.entry} />
       </head>
       <body>{children}</body>
     </html>

@@ -1,15 +1,20 @@
-import type { ReactNode } from "react";
+import type { ComponentType, ReactNode } from "react";
 import { jsonForScript } from "../lib/json-script.ts";
 
-export interface IslandProps {
-  /** The island's chunk name (carousel, mobile-menu, cookie-notice, contact-form). */
+export interface IslandProps<P extends object> {
+  /** The island's name: its chunk is `web/src/browser/islands/<name>.client.tsx`. */
   name: string;
   /** Deterministic and unique on the page (derived from the slice id), never random. */
   id: string;
-  /** Serialized next to the markup for the browser bundle to hydrate from. */
-  props?: unknown;
+  /**
+   * The island's view, rendered here on the server with `props`; the browser
+   * hydrates the same markup with the same props, so the view must be a pure
+   * function of them (no `@prismicio/client`, nothing server-side).
+   */
+  component: ComponentType<P>;
+  /** Serialized next to the markup for the browser to hydrate from. */
+  props: P;
   className?: string;
-  children: ReactNode;
 }
 
 /**
@@ -17,20 +22,24 @@ export interface IslandProps {
  * markup works on its own; the props script sits beside (not inside) the
  * island root so hydrating the root leaves it alone.
  */
-export function Island({ name, id, props, className, children }: IslandProps): ReactNode {
+export function Island<P extends object>({
+  name,
+  id,
+  component: View,
+  props,
+  className,
+}: IslandProps<P>): ReactNode {
   return (
     <>
       <div data-island={name} data-island-id={id} className={className}>
-        {children}
+        <View {...props} />
       </div>
-      {props === undefined ? null : (
-        <script
-          type="application/json"
-          data-island-props={id}
-          // biome-ignore lint/security/noDangerouslySetInnerHtml: JSON with < > & escaped by jsonForScript
-          dangerouslySetInnerHTML={{ __html: jsonForScript(props) }}
-        />
-      )}
+      <script
+        type="application/json"
+        data-island-props={id}
+        // biome-ignore lint/security/noDangerouslySetInnerHtml: JSON with < > & escaped by jsonForScript
+        dangerouslySetInnerHTML={{ __html: jsonForScript(props) }}
+      />
     </>
   );
 }

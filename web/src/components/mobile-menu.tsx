@@ -1,40 +1,45 @@
+import { asLinkAttrs, isFilled } from "@prismicio/client";
 import type { ReactNode } from "react";
+import {
+  type MobileMenuItem,
+  type MobileMenuProps,
+  MobileMenuView,
+} from "../browser/islands/mobile-menu.tsx";
+import type { SettingsDocument } from "../content/index.ts";
+import { isSafeHref } from "../lib/safe-href.ts";
 import { Island } from "./island.tsx";
 
+type NavItem = SettingsDocument["data"]["header_navigation"][number];
+
 /**
- * The navigation on narrow screens. A `<details>` disclosure opens and closes
- * without JavaScript; the island later adds closing on Escape, on outside
- * clicks and after navigating.
+ * The navigation on narrow screens, an island. Its server HTML is a
+ * `<details>` disclosure that opens and closes without JavaScript; the live
+ * island replaces it with a button and panel (islands/mobile-menu.client.tsx).
  */
-export function MobileMenu({ children }: { children: ReactNode }): ReactNode {
+export function MobileMenu({ items, currentPath }: { items: NavItem[]; currentPath: string }): ReactNode {
+  const props: MobileMenuProps = { items: items.flatMap((item) => menuItem(item, currentPath)) };
   return (
-    <Island name="mobile-menu" id="mobile-menu" className="mobile-menu">
-      <details className="mobile-menu__details">
-        <summary className="mobile-menu__toggle">
-          <svg
-            className="mobile-menu__icon mobile-menu__icon--open"
-            viewBox="0 0 24 24"
-            width="22"
-            height="22"
-            aria-hidden="true"
-          >
-            <path d="M4 7h16M4 12h16M4 17h16" />
-          </svg>
-          <svg
-            className="mobile-menu__icon mobile-menu__icon--close"
-            viewBox="0 0 24 24"
-            width="22"
-            height="22"
-            aria-hidden="true"
-          >
-            <path d="M6 6l12 12M18 6L6 18" />
-          </svg>
-          <span>Menu</span>
-        </summary>
-        <nav className="mobile-menu__panel" aria-label="Main">
-          {children}
-        </nav>
-      </details>
-    </Island>
+    <Island
+      name="mobile-menu"
+      id="mobile-menu"
+      className="mobile-menu"
+      component={MobileMenuView}
+      props={props}
+    />
   );
+}
+
+function menuItem(item: NavItem, currentPath: string): MobileMenuItem[] {
+  if (!item.label || !isFilled.link(item.link)) return [];
+  const { href, target, rel } = asLinkAttrs(item.link);
+  if (!isSafeHref(href)) return [];
+  return [
+    {
+      label: item.label,
+      href,
+      current: href === currentPath,
+      ...(target ? { target } : {}),
+      ...(rel ? { rel } : {}),
+    },
+  ];
 }

@@ -30,9 +30,7 @@ export function SiteHeader({ settings, currentPath }: { settings: SettingsDocume
             <nav className="site-nav" aria-label="Main">
               <NavList items={items} currentPath={currentPath} className="site-nav__list" />
             </nav>
-            <MobileMenu>
-              <NavList items={items} currentPath={currentPath} className="mobile-menu__list" />
-            </MobileMenu>
+            <MobileMenu items={items} currentPath={currentPath} />
           </>
         ) : null}
       </div>

@@ -27,7 +27,13 @@ export function SiteLayout({
   children,
 }: LayoutProps): ReactNode {
   return (
-    <DocumentShell meta={meta} brand={brandOf(settings)} siteUrl={siteUrl} assets={assets}>
+    <DocumentShell
+      meta={meta}
+      brand={brandOf(settings)}
+      siteUrl={siteUrl}
+      assets={assets}
+      tagManagerId={tagManagerIdOf(settings)}
+    >
       <a className="skip-link" href="#main">
         Skip to content
       </a>
@@ -39,4 +45,10 @@ export function SiteLayout({
       <CookieNotice settings={settings} />
     </DocumentShell>
   );
+}
+
+/** The settings' container id when it looks like one (`GTM-` and letters/digits); anything else is ignored. */
+function tagManagerIdOf(settings: SettingsDocument): string | undefined {
+  const id = settings.data.tag_manager_id?.trim().toUpperCase();
+  return id && /^GTM-[A-Z0-9]{4,12}$/.test(id) ? id : undefined;
 }

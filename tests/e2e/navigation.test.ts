@@ -1,0 +1,386 @@
+import type { Browser, BrowserContext, Page, Route } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hasChromium, launchChromium } from "./support/browser.ts";
+import { type SiteFixture, startSite } from "./support/site.ts";
+
+/**
+ * Enhanced navigation (web/src/browser/navigation.ts) on the built demo site
+ * served by the real site server. A page stays the same document when a
+ * marker set on `window` before a click is still there after it; a normal
+ * load loses it. page.route delays or breaks only the script's fetch of the
+ * next page (resource type "fetch"); the browser's own document loads pass.
+ */
+const WIDE = { width: 1280, height: 800 };
+const NARROW = { width: 390, height: 844 };
+const NOT_FOUND = "This page could not be found";
+
+type Marked = Window & { navMarker?: number; barShown?: boolean; clickedAt?: number };
+
+let site: SiteFixture;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+
+async function open(
+  path: string,
+  viewport = WIDE,
+  reducedMotion: "reduce" | "no-preference" = "no-preference",
+): Promise<Page & { errors: string[] }> {
+  const context = await browser.newContext({ viewport, reducedMotion });
+  contexts.push(context);
+  const page = Object.assign(await context.newPage(), { errors: [] as string[] });
+  page.on("pageerror", (error) => page.errors.push(error.message));
+  await page.goto(`${site.url}${path}`);
+  await mark(page);
+  return page;
+}
+
+const mark = (page: Page) =>
+  page.evaluate(() => {
+    (window as Marked).navMarker = 1;
+  });
+const marker = (page: Page) => page.evaluate(() => (window as Marked).navMarker);
+const heading = (page: Page, text: string) => page.locator("main h1", { hasText: text }).waitFor();
+const scrollY = (page: Page) => page.evaluate(() => Math.round(window.scrollY));
+const scrollTo = (page: Page, top: number) =>
+  page.evaluate((y) => window.scrollTo({ top: y, behavior: "instant" }), top);
+const path = (page: Page) => new URL(page.url()).pathname;
+
+/** Adds a link at the top of `<main>` (for targets the demo pages do not link to) and clicks it. */
+async function clickNewLink(
+  page: Page,
+  href: string,
+  attributes: Record<string, string> = {},
+): Promise<void> {
+  await page.evaluate(
+    ({ href, attributes }) => {
+      const link = document.createElement("a");
+      link.href = href;
+      link.id = "test-link";
+      link.textContent = "Test link";
+      for (const [name, value] of Object.entries(attributes)) link.setAttribute(name, value);
+      document.querySelector("main")?.prepend(link);
+    },
+    { href, attributes },
+  );
+  await page.locator("#test-link").click();
+}
+
+/** Routes the script's fetch of `path` (documents pass untouched) to `handle`. */
+async function onFetch(page: Page, pathname: string, handle: (route: Route) => Promise<void>): Promise<void> {
+  await page.route(
+    (url) => url.pathname === pathname,
+    (route) => (route.request().resourceType() === "fetch" ? handle(route) : route.continue()),
+  );
+}
+
+const delay = (ms: number) => async (route: Route) => {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  // The page may have given up on the request (aborted) meanwhile.
+  await route.continue().catch(() => undefined);
+};
+
+describe.skipIf(!hasChromium)("enhanced navigation in the browser", () => {
+  beforeAll(async () => {
+    site = await startSite();
+    browser = await launchChromium();
+  }, 120_000);
+  afterAll(async () => {
+    for (const context of contexts) await context.close().catch(() => undefined);
+    await browser?.close();
+    await site?.stop();
+  });
+
+  it("a nav link swaps the page in place: content, title, URL, aria-current, focus, announcement", async () => {
+    const page = await open("/");
+    expect(await page.locator('header .brand[aria-current="page"]').count()).toBe(1);
+    const title = await page.title();
+
+    await page.locator('.site-nav a[href="/about"]').click();
+    await heading(page, "About Northwind Studio");
+    expect(await marker(page)).toBe(1);
+    expect(path(page)).toBe("/about");
+    expect(await page.title()).not.toBe(title);
+    expect(await page.title()).toContain("About");
+    expect(await page.locator('.site-nav a[aria-current="page"]').textContent()).toBe("About");
+    expect(await page.locator('header .brand[aria-current="page"]').count()).toBe(0);
+    // Screen readers: focus moves to the new content and the new title is announced.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("main");
+    expect(await page.locator('[role="status"]').textContent()).toBe(await page.title());
+    // Only one copy of each part, and the cookie notice untouched.
+    expect(await page.locator("main").count()).toBe(1);
+    expect(await page.locator("header.site-header").count()).toBe(1);
+    expect(await page.locator("main h1").count()).toBe(1);
+    expect(await page.locator(".nav-progress").isHidden()).toBe(true);
+    expect(page.errors).toEqual([]);
+  });
+
+  it("shows no progress bar when the next page arrives within 200 ms", async () => {
+    const page = await open("/");
+    // Whether the bar is ever shown, and when the last click happened (on the page's clock).
+    await page.evaluate(() => {
+      new MutationObserver(() => {
+        if (document.querySelector(".nav-progress:not([hidden])")) (window as Marked).barShown = true;
+      }).observe(document.body, { attributes: true, subtree: true, attributeFilter: ["hidden"] });
+      document.addEventListener("click", () => ((window as Marked).clickedAt = performance.now()), true);
+    });
+    // From the click to the end of the page's response: the time the bar's 200 ms timer races against.
+    const clickToResponseMs = () =>
+      page.evaluate(() => {
+        const fetches = performance
+          .getEntriesByType("resource")
+          .filter((entry) => (entry as PerformanceResourceTiming).initiatorType === "fetch");
+        const last = fetches.at(-1) as PerformanceResourceTiming;
+        return Math.round(last.responseEnd - ((window as Marked).clickedAt ?? 0));
+      });
+    const bar = page.locator(".nav-progress");
+    // A busy test machine can make a local fetch slow: the check counts only rounds well inside 200 ms
+    // (the rest of the time to 200 ms is left for reading and parsing the response).
+    let fast = 0;
+    for (const [href, title] of [
+      ["/about", "About Northwind Studio"],
+      ["/", "Websites your team can keep up to date"],
+      ["/about", "About Northwind Studio"],
+      ["/", "Websites your team can keep up to date"],
+      ["/about", "About Northwind Studio"],
+      ["/", "Websites your team can keep up to date"],
+    ] as const) {
+      // A bar shown by a slow round stays until it has completed: each round starts without one.
+      await bar.waitFor({ state: "hidden" });
+      await page.evaluate(() => {
+        (window as Marked).barShown = false;
+      });
+      await page.locator(`header a[href="${href}"]`).first().click();
+      await heading(page, title);
+      const ms = await clickToResponseMs();
+      if (ms > 120) continue;
+      fast++;
+      expect(await page.evaluate(() => (window as Marked).barShown), `bar shown after ${ms} ms`).toBe(false);
+      expect(await bar.isHidden()).toBe(true);
+      if (fast === 2) break;
+    }
+    expect(fast, "no local page arrived within 120 ms of its click").toBeGreaterThan(0);
+    expect(await marker(page)).toBe(1);
+  });
+
+  it("shows the progress bar for a slow page, completes it and hides it", async () => {
+    const page = await open("/");
+    await onFetch(page, "/pricing", delay(1000));
+    const bar = page.locator(".nav-progress");
+    expect(await bar.isHidden()).toBe(true);
+    await page.locator('.site-nav a[href="/pricing"]').click();
+    await bar.waitFor({ state: "visible" });
+    expect(await bar.getAttribute("role")).toBe("progressbar");
+    expect(await bar.getAttribute("aria-label")).toBe("Loading the page");
+    expect(await bar.getAttribute("data-state")).toBe("loading");
+    // Still the old page while the next one loads.
+    expect(path(page)).toBe("/");
+    await heading(page, "Pricing");
+    expect(await bar.getAttribute("data-state")).toBe("done");
+    await bar.waitFor({ state: "hidden" });
+    expect(await marker(page)).toBe(1);
+    await page.screenshot({ path: `${process.env.TMPDIR ?? "/tmp"}/navigation-after.png` });
+    expect(page.errors).toEqual([]);
+  });
+
+  it("gives up after 5 s and loads the page normally", async () => {
+    const page = await open("/");
+    await onFetch(page, "/about", delay(7000));
+    let documentRequested = 0;
+    page.on("request", (request) => {
+      if (request.resourceType() === "document" && new URL(request.url()).pathname === "/about")
+        documentRequested = Date.now();
+    });
+    const clicked = Date.now();
+    await page.locator('.site-nav a[href="/about"]').click();
+    const bar = page.locator(".nav-progress");
+    await bar.waitFor({ state: "visible" });
+    await page.waitForFunction(() => (window as Marked).navMarker === undefined, null, { timeout: 15_000 });
+    await heading(page, "About Northwind Studio");
+    expect(path(page)).toBe("/about");
+    // Not before the 5 s (a lower bound only: the timer cannot fire early).
+    expect(documentRequested - clicked).toBeGreaterThanOrEqual(4900);
+    expect(page.errors).toEqual([]);
+  }, 30_000);
+
+  it("fades the content out and in, and not at all under prefers-reduced-motion", async () => {
+    // Records the opacity animations main runs during one navigation.
+    const fades = async (page: Page, href: string, title: string) => {
+      await page.evaluate(() => {
+        const seen: string[] = [];
+        (window as Marked & { fades?: string[] }).fades = seen;
+        const main = document.getElementById("main") as HTMLElement;
+        const record = () => {
+          for (const animation of main.getAnimations())
+            seen.push(`${main.className}:${animation.constructor.name}`);
+        };
+        new MutationObserver(record).observe(main, { attributes: true, attributeFilter: ["class"] });
+      });
+      await page.locator(`.site-nav a[href="${href}"]`).click();
+      await heading(page, title);
+      return page.evaluate(() => (window as Marked & { fades?: string[] }).fades ?? []);
+    };
+    const page = await open("/");
+    expect(await fades(page, "/about", "About Northwind Studio")).toEqual(
+      expect.arrayContaining(["nav-out:CSSTransition", "nav-in:CSSAnimation"]),
+    );
+    const calm = await open("/", WIDE, "reduce");
+    expect(await fades(calm, "/about", "About Northwind Studio")).toEqual([]);
+    expect(await marker(calm)).toBe(1);
+  });
+
+  it("back and forward restore each page's scroll position; a reload keeps it", async () => {
+    const page = await open("/");
+    await scrollTo(page, 700);
+    await expect.poll(() => scrollY(page)).toBe(700);
+    await page.locator('.site-nav a[href="/about"]').click();
+    await heading(page, "About Northwind Studio");
+    // A link goes to the top.
+    await expect.poll(() => scrollY(page)).toBe(0);
+    await scrollTo(page, 300);
+    await expect.poll(() => scrollY(page)).toBe(300);
+
+    await page.goBack();
+    await heading(page, "Websites your team can keep up to date");
+    await expect.poll(() => scrollY(page)).toBe(700);
+    expect(path(page)).toBe("/");
+
+    await page.goForward();
+    await heading(page, "About Northwind Studio");
+    await expect.poll(() => scrollY(page)).toBe(300);
+    expect(await marker(page)).toBe(1);
+
+    await page.reload();
+    await heading(page, "About Northwind Studio");
+    expect(await marker(page)).toBeUndefined();
+    await expect.poll(() => scrollY(page)).toBe(300);
+
+    // After the reload (a new document), back still swaps in place and restores.
+    await mark(page);
+    await page.goBack();
+    await heading(page, "Websites your team can keep up to date");
+    await expect.poll(() => scrollY(page)).toBe(700);
+    expect(await marker(page)).toBe(1);
+    expect(page.errors).toEqual([]);
+  });
+
+  it("a link with a fragment lands at its target on the new page", async () => {
+    const about = await (await fetch(`${site.url}/about`)).text();
+    const id = /id="(carousel-[^"]+-heading)"/.exec(about)?.[1];
+    expect(id).toBeDefined();
+    const page = await open("/");
+    await clickNewLink(page, `/about#${id}`);
+    await heading(page, "About Northwind Studio");
+    expect(new URL(page.url()).hash).toBe(`#${id}`);
+    expect(await marker(page)).toBe(1);
+    await expect.poll(() => scrollY(page)).toBeGreaterThan(0);
+    // The target sits just below the sticky header.
+    const top = await page.locator(`[id="${id}"]`).evaluate((element) => element.getBoundingClientRect().top);
+    const headerBottom = await page
+      .locator("header.site-header")
+      .evaluate((element) => element.getBoundingClientRect().bottom);
+    expect(top).toBeGreaterThanOrEqual(headerBottom);
+    expect(top).toBeLessThan(headerBottom + 100);
+    expect(page.errors).toEqual([]);
+  });
+
+  it("a route that was never rendered shows the 404 page and keeps its URL", async () => {
+    const page = await open("/about");
+    await clickNewLink(page, "/no-such-page");
+    await heading(page, NOT_FOUND);
+    expect(path(page)).toBe("/no-such-page");
+    expect(await marker(page)).toBe(1);
+    expect(await page.locator('.site-nav a[aria-current="page"]').count()).toBe(0);
+    // And back to where we were.
+    await page.goBack();
+    await heading(page, "About Northwind Studio");
+    expect(await marker(page)).toBe(1);
+    expect(page.errors).toEqual([]);
+  });
+
+  it("a failing fetch falls back to a normal page load", async () => {
+    const page = await open("/");
+    await onFetch(page, "/faq", (route) => route.abort("failed"));
+    await page.locator('.site-nav a[href="/faq"]').click();
+    await page.waitForFunction(() => (window as Marked).navMarker === undefined);
+    await page.locator("main h1").waitFor();
+    expect(path(page)).toBe("/faq");
+    expect(await page.locator('.site-nav a[aria-current="page"]').textContent()).toBe("FAQ");
+  });
+
+  it("a new deploy (another entry script) falls back to a normal page load", async () => {
+    const page = await open("/");
+    await onFetch(page, "/services", async (route) => {
+      const response = await route.fetch();
+      const body = (await response.text()).replace(/(src="\/assets\/js\/entry\.)[^"]+/, "$1NEWDEPLOY.js");
+      await route.fulfill({ response, body });
+    });
+    await page.locator('.site-nav a[href="/services"]').click();
+    await page.waitForFunction(() => (window as Marked).navMarker === undefined);
+    await page.locator("main h1").waitFor();
+    expect(path(page)).toBe("/services");
+  });
+
+  it("leaves alone what is not a page of this site: data-no-enhance, files, new tabs, same-page fragments", async () => {
+    const page = await open("/");
+    // A fragment of this page: the browser scrolls, the document stays.
+    await clickNewLink(page, "#footer-explore");
+    await expect.poll(() => scrollY(page)).toBeGreaterThan(0);
+    expect(path(page)).toBe("/");
+    expect(await marker(page)).toBe(1);
+    await page.locator("#test-link").evaluate((element) => element.remove());
+
+    // A new tab: this page stays as it is.
+    const [popup] = await Promise.all([
+      page.context().waitForEvent("page"),
+      clickNewLink(page, "/about", { target: "_blank" }),
+    ]);
+    await popup.close();
+    expect(path(page)).toBe("/");
+    expect(await marker(page)).toBe(1);
+    await page.locator("#test-link").evaluate((element) => element.remove());
+
+    // Opted out: a normal load.
+    await clickNewLink(page, "/about", { "data-no-enhance": "" });
+    await page.waitForFunction(() => (window as Marked).navMarker === undefined);
+    await heading(page, "About Northwind Studio");
+
+    // A file: the browser opens it.
+    await mark(page);
+    await clickNewLink(page, "/robots.txt");
+    await page.waitForURL(`${site.url}/robots.txt`);
+    expect(await page.evaluate(() => document.contentType)).toBe("text/plain");
+  });
+
+  it("islands on the new page and in the new header hydrate; the mobile menu works after a swap", async () => {
+    const page = await open("/about", NARROW);
+    page.setDefaultTimeout(5000);
+    const menu = page.locator('header [data-island="mobile-menu"]');
+    await menu.and(page.locator("[data-hydrated]")).waitFor({ state: "attached" });
+    const toggle = page.locator("button.mobile-menu__toggle");
+    await toggle.click();
+    await page.locator("#mobile-menu-panel").getByRole("link", { name: "Contact" }).click();
+    await heading(page, "Contact us");
+    expect(await marker(page)).toBe(1);
+    // The header was replaced: its menu is a new island, hydrated again, closed and marking the page.
+    await menu.and(page.locator("[data-hydrated]")).waitFor({ state: "attached" });
+    await expect.poll(() => toggle.getAttribute("aria-expanded")).toBe("false");
+    await toggle.click();
+    await page.locator("#mobile-menu-panel").waitFor();
+    expect(await page.locator('#mobile-menu-panel a[aria-current="page"]').textContent()).toBe("Contact");
+    await page.keyboard.press("Escape");
+    await page.locator("#mobile-menu-panel").waitFor({ state: "hidden" });
+
+    // The contact form on the new page.
+    const form = page.locator('main [data-island="contact-form"]');
+    await form.scrollIntoViewIfNeeded();
+    await form.and(page.locator("[data-hydrated]")).waitFor({ state: "attached" });
+    // And the carousel on the home page, reached by the brand link.
+    await page.locator("header .brand").click();
+    await heading(page, "Websites your team can keep up to date");
+    const carousel = page.locator('main [data-island="carousel"]').first();
+    await carousel.scrollIntoViewIfNeeded();
+    await carousel.and(page.locator("[data-hydrated]")).waitFor({ state: "attached" });
+    expect(await marker(page)).toBe(1);
+    expect(page.errors).toEqual([]);
+  });
+});

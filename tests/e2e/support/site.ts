@@ -1,0 +1,114 @@
+import { Queue, Worker } from "bullmq";
+import Fastify, { type FastifyInstance } from "fastify";
+import { Redis } from "ioredis";
+import { pino } from "pino";
+import { QUEUE_NAME } from "../../../services/shared/src/jobs/catalog.ts";
+import { createSiteStore, type SiteStore } from "../../../services/shared/src/storage/index.ts";
+import { siteApp } from "../../../services/site/src/app.ts";
+import { type ContactQueue, createContactQueue } from "../../../services/site/src/contact-queue.ts";
+import { type BuildSummary, fullBuild } from "../../../worker/src/build/full-build.ts";
+import { deliverContact } from "../../../worker/src/contact/deliver.ts";
+import { localContentClient } from "../../support/content-client.ts";
+import { type LocalPrismic, startLocalPrismic } from "../../support/local-prismic.ts";
+import { type Mail, startSmtpSink } from "../../support/smtp-sink.ts";
+import { tempDir } from "../../support/temp-dir.ts";
+
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+
+export type { Mail };
+
+/**
+ * The demo site as a visitor meets it: the local content service, a full build into a folder, the
+ * real site server on a free port with the contact API, a BullMQ worker delivering contact jobs,
+ * and a real SMTP server catching the mail. Everything is torn down by `stop()`.
+ */
+export interface SiteFixture {
+  /** e.g. `http://127.0.0.1:41234` */
+  url: string;
+  content: LocalPrismic;
+  store: SiteStore;
+  build: BuildSummary;
+  /** Mail the SMTP server received, in order. */
+  mail: Mail[];
+  /** Waits until a received mail contains `text` (case-insensitive). */
+  waitForMail(text: string, timeoutMs?: number): Promise<Mail>;
+  /** Upserts `documents` through the local service's edit API (`POST /admin/publish`) and rebuilds the site. */
+  publishAndRebuild(documents: unknown[]): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const CONTACT_TO = "sales@example.com";
+
+export async function startSite(options: { rateLimit?: number } = {}): Promise<SiteFixture> {
+  const content = await startLocalPrismic();
+  const dir = await tempDir("site");
+  const store = createSiteStore({ url: `file://${dir.path}`, s3Endpoint: undefined, s3Region: "us-east-1" });
+  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
+  const client = localContentClient(content.endpoint);
+
+  let app: FastifyInstance | undefined;
+  const siteUrl = "http://127.0.0.1";
+  const rebuild = () => fullBuild({ client, store, siteUrl, logger, renderThreads: 0 });
+  const build = await rebuild();
+
+  const smtp = await startSmtpSink();
+
+  const prefix = `test-e2e-${process.pid}-${Date.now()}`;
+  const contact: ContactQueue = createContactQueue({
+    redisUrl: REDIS_URL,
+    queuePrefix: prefix,
+    rateLimit: options.rateLimit ?? 100,
+    logger,
+  });
+  const worker = new Worker(
+    QUEUE_NAME,
+    (job) =>
+      deliverContact(
+        {
+          store,
+          smtpUrl: smtp.url,
+          to: CONTACT_TO,
+          from: "Pressroom <no-reply@localhost>",
+          logger,
+        },
+        job.data,
+      ),
+    { connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }), prefix },
+  );
+  app = Fastify();
+  await app.register(siteApp, { store, contact, manifestRefreshMs: 0 });
+  const url = await app.listen({ host: "127.0.0.1", port: 0 });
+
+  return {
+    url,
+    content,
+    store,
+    build,
+    mail: smtp.mail,
+    waitForMail: (text, timeoutMs) => smtp.waitFor(text, timeoutMs),
+    async publishAndRebuild(documents) {
+      const response = await fetch(`${content.url}/admin/publish`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ upsert: documents }),
+      });
+      if (!response.ok) throw new Error(`publish failed: ${response.status} ${await response.text()}`);
+      await rebuild();
+    },
+    async stop() {
+      await app?.close();
+      await worker.close();
+      await contact.close();
+      const redis = new Redis(REDIS_URL);
+      const queue = new Queue(QUEUE_NAME, { connection: redis, prefix });
+      await queue.obliterate({ force: true }).catch(() => undefined);
+      await queue.close();
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length > 0) await redis.del(...keys);
+      await redis.quit();
+      await smtp.close();
+      await content.stop();
+      await dir.remove();
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import type { ComponentType } from "react";
+
+/** A module `islands/<name>.client.tsx`: its default export hydrates the island's server markup. */
+export interface IslandModule {
+  default: ComponentType<never>;
+}
+
+/**
+ * Island name (the server's `data-island`) → its chunk. Each dynamic import
+ * becomes its own chunk, fetched only when a page has that island.
+ */
+export const ISLANDS: Record<string, () => Promise<IslandModule>> = {
+  "mobile-menu": () => import("./islands/mobile-menu.client.tsx"),
+  "cookie-notice": () => import("./islands/cookie-notice.client.tsx"),
+  "contact-form": () => import("./islands/contact-form.client.tsx"),
+  carousel: () => import("./islands/carousel.client.tsx"),
+};
+
+/** Islands worth hydrating only once they come near the viewport; the others hydrate when the browser is idle. */
+export const HYDRATE_WHEN_VISIBLE = new Set(["carousel", "contact-form"]);

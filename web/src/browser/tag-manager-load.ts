@@ -1,0 +1,53 @@
+import { CONSENT_EVENT, readConsent } from "./consent.ts";
+
+/**
+ * Google Tag Manager for container `id`. The policy (docs/security.md):
+ * - never with Do Not Track or Global Privacy Control;
+ * - a page with a cookie notice loads it only once the visitor accepted
+ *   (now or on an earlier page); declining stops it from the next page on;
+ * - a site without a cookie notice loads it unless DNT/GPC.
+ * Only a script element with a src is added (the CSP allows the host); the
+ * dataLayer is set up here, so no inline code is needed.
+ */
+const CONTAINER = /^GTM-[A-Z0-9]{4,12}$/;
+const ORIGIN = "https://www.googletagmanager.com";
+
+let loaded = false;
+
+/** `<html data-tag-manager>` says what happened: `off` (DNT/GPC or a bad id), `waiting` (for consent), `loaded`. */
+export function startContainer(id: string): void {
+  if (!CONTAINER.test(id) || doNotTrack()) {
+    state("off");
+    return;
+  }
+  if (!document.querySelector('[data-island="cookie-notice"]') || readConsent() === "accepted") {
+    load(id);
+    return;
+  }
+  state("waiting");
+  window.addEventListener(CONSENT_EVENT, () => {
+    if (readConsent() === "accepted") load(id);
+  });
+}
+
+function state(value: "off" | "waiting" | "loaded"): void {
+  document.documentElement.dataset.tagManager = value;
+}
+
+function doNotTrack(): boolean {
+  const nav = navigator as Navigator & { globalPrivacyControl?: boolean };
+  return nav.doNotTrack === "1" || nav.globalPrivacyControl === true;
+}
+
+function load(id: string): void {
+  if (loaded) return;
+  loaded = true;
+  const w = window as unknown as { dataLayer?: unknown[] };
+  w.dataLayer = w.dataLayer ?? [];
+  w.dataLayer.push({ "gtm.start": Date.now(), event: "gtm.js" });
+  const script = document.createElement("script");
+  script.async = true;
+  script.src = `${ORIGIN}/gtm.js?id=${encodeURIComponent(id)}`;
+  document.head.append(script);
+  state("loaded");
+}
