@@ -101,7 +101,10 @@ const commands: Record<string, Command> = {
 };
 
 function formatSummary(s: import("../worker/src/build/full-build.ts").BuildSummary): string {
-  return `Built ${s.routes} routes at ref ${s.ref} in ${(s.durationMs / 1000).toFixed(1)} s (${s.pagesPerSecond} pages/s): ${s.rendered} rendered, ${s.written} written, ${s.unchanged} unchanged, ${s.deleted} deleted`;
+  const lines = [
+    `Built ${s.routes} routes at ref ${s.ref} in ${(s.durationMs / 1000).toFixed(1)} s (${s.pagesPerSecond} pages/s): ${s.rendered} rendered, ${s.written} written, ${s.unchanged} unchanged, ${s.deleted} deleted`,
+  ];
+  return [...lines, ...s.javascript.lines].join("\n");
 }
 
 /** Each long-running process: its configuration, logger and start, imported only when it runs. */

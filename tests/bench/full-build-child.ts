@@ -8,7 +8,6 @@ import type { PrismicDocument } from "@prismicio/client";
 import { pino } from "pino";
 import { createElement } from "react";
 import { renderToString } from "react-dom/server";
-import { createContentClient, loadContentSchema } from "../../services/shared/src/content/index.ts";
 import { createSiteStore } from "../../services/shared/src/storage/index.ts";
 import { buildSiteAssets } from "../../web/src/assets.ts";
 import { createMemorySource, type PageDocument, type SettingsDocument } from "../../web/src/content/index.ts";
@@ -16,23 +15,12 @@ import { PageView } from "../../web/src/pages/page-view.tsx";
 import { loadSliceContext } from "../../web/src/slice-loader.ts";
 import { fullBuild } from "../../worker/src/build/full-build.ts";
 import { listDocuments } from "../../worker/src/build/list-documents.ts";
+import { localContentClient } from "../support/content-client.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
 const [mode, endpoint, storageDir] = process.argv.slice(2);
 if (!endpoint) throw new Error("usage: full-build-child.ts build|floor <endpoint> [storageDir]");
 const logger = pino({ level: "warn" });
-const client = createContentClient(
-  {
-    repository: "demo",
-    endpoint,
-    accessToken: undefined,
-    timeoutMs: 30_000,
-    cacheTtlMs: 0,
-    cacheMaxEntries: 10,
-    rateLimitRetries: 3,
-  },
-  { schema: loadContentSchema(ROOT), logger },
-);
+const client = localContentClient(endpoint, { timeoutMs: 30_000, rateLimitRetries: 3 }, { logger });
 const maxRssMB = () => Math.round(process.resourceUsage().maxRSS / 1024);
 
 if (mode === "build") {

@@ -7,8 +7,9 @@
  *   npm run bench:full-build            (PAGES=2000 npm run bench:full-build for a quick run)
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { ensureGeneratedRepository } from "../support/generated-repository.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PAGES = Number(process.env.PAGES ?? 10_000);
@@ -17,25 +18,7 @@ const work = join(process.env.TMPDIR ?? join(ROOT, ".tmp"), `bench-full-build-${
 const repo = join(work, "repo");
 const tsx = ["--import", "tsx"];
 
-if (!existsSync(join(repo, "documents"))) {
-  console.log(`generating a repository of ${PAGES} pages…`);
-  execFileSync(
-    process.execPath,
-    [
-      ...tsx,
-      join(ROOT, "scripts/generate-repository.ts"),
-      "--pages",
-      String(PAGES),
-      "--price-lists",
-      String(PRICE_LISTS),
-      "--seed",
-      "1",
-      "--out",
-      repo,
-    ],
-    { stdio: "inherit" },
-  );
-}
+ensureGeneratedRepository(repo, PAGES, PRICE_LISTS);
 rmSync(join(work, "content"), { recursive: true, force: true });
 rmSync(join(work, "site"), { recursive: true, force: true });
 

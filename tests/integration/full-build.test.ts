@@ -3,10 +3,11 @@ import { access } from "node:fs/promises";
 import { join } from "node:path";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createContentClient, loadContentSchema } from "../../services/shared/src/content/index.ts";
 import { MANIFEST_KEY, parseManifest } from "../../services/shared/src/site/manifest.ts";
 import { createSiteStore, type SiteStore, sha256 } from "../../services/shared/src/storage/index.ts";
+import { JS_BUDGET } from "../../web/src/js-budget.ts";
 import { fullBuild } from "../../worker/src/build/full-build.ts";
+import { localContentClient } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { tempDir } from "../support/temp-dir.ts";
 
@@ -19,28 +20,13 @@ let service: LocalPrismic;
 let site: { path: string; remove: () => Promise<void> };
 let store: SiteStore;
 
-const build = async (options: { verify?: boolean } = {}) => {
-  const client = createContentClient(
-    {
-      repository: "demo",
-      endpoint: service.endpoint,
-      accessToken: undefined,
-      timeoutMs: 10_000,
-      cacheTtlMs: 0,
-      cacheMaxEntries: 100,
-      rateLimitRetries: 0,
-    },
-    { schema: loadContentSchema(ROOT) },
-  );
-  return fullBuild({
-    client,
-    store,
-    siteUrl: "https://www.example.com",
-    logger,
-    ref: await client.fetchMasterRef(),
-    ...options,
-  });
-};
+let client: ReturnType<typeof localContentClient>;
+/**
+ * One client for every build, and no ref given: the build must find the newest master ref itself,
+ * as `pressroom build` does (the client's cached repository would still name the previous one).
+ */
+const build = (options: { verify?: boolean } = {}) =>
+  fullBuild({ client, store, siteUrl: "https://www.example.com", logger, ...options });
 const keys = async () => {
   const all: string[] = [];
   for await (const object of store.list()) all.push(object.key);
@@ -57,6 +43,7 @@ const publish = async (edit: unknown) => {
 
 beforeAll(async () => {
   service = await startLocalPrismic();
+  client = localContentClient(service.endpoint);
   site = await tempDir("site");
   store = createSiteStore({ url: `file://${site.path}`, s3Endpoint: undefined, s3Region: "us-east-1" });
 });
@@ -96,6 +83,14 @@ describe("full build", () => {
     // Dependencies live in the worker's index, not in the manifest every publish rewrites.
     expect(manifest?.routes["/about"]).not.toHaveProperty("dependencies");
     expect(readFileSync(join(site.path, "about/index.html"), "utf8")).toContain("<!doctype html>");
+    // The JavaScript budget, counted from what the pages really reference: within it, and said.
+    const { heaviest, plain, overBudget, lines } = summary.javascript;
+    expect(overBudget).toEqual([]);
+    expect(heaviest?.bytes).toBeLessThanOrEqual(JS_BUDGET.heaviest);
+    expect(plain?.bytes).toBeLessThanOrEqual(JS_BUDGET.plain);
+    // Pages with a heavy island load more than the plainest, which loads at least the entry.
+    expect(heaviest?.bytes).toBeGreaterThan(plain?.bytes ?? Infinity);
+    expect(lines.join("\n")).toMatch(/heaviest page \d+\.\d KB \(\/[a-z-/]*\), budget 110\.0 KB/);
   });
 
   it("writes nothing the second time (idempotent)", async () => {

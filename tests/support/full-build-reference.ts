@@ -1,10 +1,8 @@
 import { pino } from "pino";
 import { expect } from "vitest";
-import { createContentClient, loadContentSchema } from "../../services/shared/src/content/index.ts";
 import { createSiteStore, type SiteStore } from "../../services/shared/src/storage/index.ts";
 import { fullBuild } from "../../worker/src/build/full-build.ts";
-
-const ROOT = new URL("../../", import.meta.url).pathname;
+import { localContentClient } from "./content-client.ts";
 
 /** Every object of the site (the `.pressroom/` metadata aside), key → bytes in base64. */
 export async function siteObjects(store: SiteStore): Promise<Map<string, string>> {
@@ -27,18 +25,8 @@ export async function expectEqualsFullBuild(
   siteUrl: string,
 ): Promise<void> {
   const reference = createSiteStore({ url: "memory:", s3Endpoint: undefined, s3Region: "us-east-1" });
-  const client = createContentClient(
-    {
-      repository: "demo",
-      endpoint,
-      accessToken: undefined,
-      timeoutMs: 10_000,
-      cacheTtlMs: 0,
-      cacheMaxEntries: 10,
-      rateLimitRetries: 0,
-    },
-    { schema: loadContentSchema(ROOT) },
-  );
+  const client = localContentClient(endpoint);
+
   await fullBuild({
     client,
     store: reference,

@@ -11,6 +11,7 @@ import {
 } from "../../../services/shared/src/site/manifest.ts";
 import { type SiteStore, sha256 } from "../../../services/shared/src/storage/index.ts";
 import { buildSiteAssets } from "../../../web/src/assets.ts";
+import { createJavaScriptMeter, type JavaScriptReport } from "../../../web/src/js-budget.ts";
 import {
   NOT_FOUND_ROUTE,
   PRICE_LIST_INDEX_ROUTE,
@@ -25,7 +26,8 @@ import type { RenderedRoute, SharedContent } from "./render-batch.ts";
 import { createRenderPool } from "./render-pool.ts";
 
 export interface BuildOptions {
-  client: Client;
+  /** The content client (`createContentClient`): its `fetchMasterRef` bypasses every cache. */
+  client: Client & { fetchMasterRef(): Promise<string> };
   store: SiteStore;
   siteUrl: string;
   logger: Logger;
@@ -52,6 +54,8 @@ export interface BuildSummary {
   durationMs: number;
   pagesPerSecond: number;
   renderThreads: number;
+  /** The JavaScript budget: what the heaviest pages load (gzip). */
+  javascript: JavaScriptReport;
 }
 
 /** Routes that list other documents: rendered last, from every document's route and dates. */
@@ -92,7 +96,8 @@ export interface BuildOutcome {
 export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
   const { client, store, logger } = options;
   const started = performance.now();
-  const ref = options.ref ?? (await client.getMasterRef()).ref;
+  // Never the client's cached repository (kept for seconds): a build must see the newest ref.
+  const ref = options.ref ?? (await client.fetchMasterRef());
   const log = logger.child({ ref });
 
   const [previous, built, settings, priceLists] = await Promise.all([
@@ -118,6 +123,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
     assets: {},
   };
   const counts = { rendered: 0, written: 0, unchanged: 0, deleted: 0 };
+  const javascript = createJavaScriptMeter(built.assets.browser);
   const write = async (
     key: string,
     body: string | Buffer,
@@ -137,6 +143,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
       const { route, html, contentType, ...entry } = result;
       manifest.routes[route] = entry;
       counts.rendered++;
+      if (contentType.startsWith("text/html")) javascript.add(route, html);
       await write(result.key, html, result.hash, contentType, CACHE_CONTROL.html);
       progress?.tick();
     });
@@ -204,9 +211,11 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
     durationMs,
     pagesPerSecond: Math.round((counts.rendered / Math.max(1, durationMs)) * 1000),
     renderThreads: pool.threads,
+    javascript: javascript.report(),
   };
   const { ref: _ref, ...figures } = summary; // the child logger carries the ref already
   log.info(figures, "build finished");
+  for (const line of summary.javascript.overBudget) log.warn(line);
   return { summary, manifest, documents: [stub(settings), ...priceLists.map(stub), ...pageStubs] };
 }
 
