@@ -326,4 +326,30 @@ describe("incremental ≡ full", () => {
     });
     await expectEqualsFullBuild();
   }, 60_000);
+
+  it("catches a lost webhook hidden behind a delivered one with reconcile", async () => {
+    // Two pages nothing links to, so publishing one re-renders nothing of the other.
+    const base = demo("Z9nWuhEAACMAx1Cc");
+    const [lost, announced] = ["hidden-lost", "hidden-announced"].map((uid, i) => ({
+      ...base,
+      id: `HiddenLost${String(i).padStart(6, "0")}`,
+      uid,
+    })) as [Doc, Doc];
+    await publish({ upsert: [lost, announced] });
+    await untilIdle();
+    const marker = "Edited with its webhook lost";
+    // Lost: straight to the content service's store. Then an edit whose webhook arrives: its publish
+    // moves the index to the newest ref, so the refs agree and only the publication dates tell.
+    await content.store.publish({ upsert: [{ ...lost, data: { ...lost.data, meta_description: marker } }] });
+    await publish({ upsert: [{ ...announced, data: { ...announced.data, meta_description: "Announced" } }] });
+    await untilIdle();
+    // Reconcile runs every second here and acts on what two rounds saw.
+    await expect
+      .poll(async () => (await store.get(`${lost.uid}/index.html`))?.body.toString("utf8"), {
+        timeout: 30_000,
+        interval: 250,
+      })
+      .toContain(marker);
+    await expectEqualsFullBuild();
+  }, 60_000);
 });

@@ -17,14 +17,21 @@ import { localContentClient } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-const PRICING = JSON.parse(
-  readFileSync(`${ROOT}services/local-prismic/demo/documents/Z9nWvxEAACUAx1Ee.json`, "utf8"),
-) as { id: string; uid: string; data: Record<string, unknown> & { slices: { slice_type: string }[] } };
+type DemoDocument = {
+  id: string;
+  uid: string;
+  data: Record<string, unknown> & { slices: { slice_type: string }[] };
+};
+const demo = (id: string) =>
+  JSON.parse(readFileSync(`${ROOT}services/local-prismic/demo/documents/${id}.json`, "utf8")) as DemoDocument;
+const PRICING = demo("Z9nWvxEAACUAx1Ee");
+const FAQ = demo("Z9nWwREAACMAx1Ff");
 const PREFIX = `test-publish-requests-${process.pid}-${Date.now()}`;
 
 let content: LocalPrismic;
 let redis: Redis;
 let ctx: PublishContext;
+let siteAssets: Awaited<ReturnType<typeof buildSiteAssets>>;
 
 const served = async () => {
   const stats = (await (await fetch(`${content.url}/admin/stats`)).json()) as {
@@ -38,6 +45,7 @@ beforeAll(async () => {
   redis = new Redis({ maxRetriesPerRequest: null });
   // No response cache: every request the publish makes reaches the service and is counted.
   const client = localContentClient(content.endpoint);
+  siteAssets = await buildSiteAssets();
 
   ctx = {
     client,
@@ -45,7 +53,7 @@ beforeAll(async () => {
     redis,
     queuePrefix: PREFIX,
     siteUrl: "https://www.example.com",
-    assets: (await buildSiteAssets()).assets,
+    assets: siteAssets.assets,
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
   };
   // The index a worker has after its first build.
@@ -91,23 +99,83 @@ describe("content API requests of a publish", () => {
 
 describe("reconcile after the master ref moved", () => {
   it("gives the webhook one round, then catches the lost edit with a diff build", async () => {
-    const assetKeys = (await buildSiteAssets()).files.map((file) => file.key);
     const marker = "Published with its webhook lost";
     // Straight into the content service's store: the ref moves, no webhook is ever sent.
     await content.store.publish({
       upsert: [{ ...PRICING, data: { ...PRICING.data, meta_description: marker } }],
     });
-    const pageText = async () => (await ctx.store.get(`${PRICING.uid}/index.html`))?.body.toString("utf8");
 
     // The round that falls between the ref moving and its webhook only takes note.
-    const first = await reconcile(ctx, assetKeys);
+    const first = await reconcile(ctx, assetKeys());
     expect(first).toMatchObject({ action: "none", reason: expect.stringContaining("waiting one round") });
-    expect(await pageText()).not.toContain(marker);
+    expect(await pageText(PRICING.uid)).not.toContain(marker);
     // The next round still sees that ref unpublished: the webhook was lost.
-    const second = await reconcile(ctx, assetKeys);
+    const second = await reconcile(ctx, assetKeys());
     expect(second).toMatchObject({ action: "diff-build", ref: content.store.masterRef });
-    expect(await pageText()).toContain(marker);
+    expect(await pageText(PRICING.uid)).toContain(marker);
     // Up to date now: nothing more to do.
-    expect(await reconcile(ctx, assetKeys)).toMatchObject({ action: "none", reason: "up to date" });
+    expect(await reconcile(ctx, assetKeys())).toMatchObject({ action: "none", reason: "up to date" });
+  }, 60_000);
+
+  it("publishes an edit whose webhook was lost behind one that arrived, in the second round", async () => {
+    const marker = "Edited, and its webhook lost";
+    // Lost: straight into the content service's store.
+    await content.store.publish({ upsert: [withDescription(FAQ, marker)] });
+    // A later publication whose webhook arrives: a new page no other page links to. Its publish
+    // renders at the newest ref and moves the index there, so the refs agree again.
+    const fresh = { ...FAQ, id: "ReconcileNew00000001", uid: "reconcile-new" };
+    await delivered({ upsert: [fresh] });
+    expect(await ctx.redis.hget(`${PREFIX}:index:meta`, "ref")).toBe(content.store.masterRef);
+    expect(await pageText(FAQ.uid)).not.toContain(marker);
+
+    // A round can fall between a publication and its webhook: the first one only takes note.
+    expect(await reconcile(ctx, assetKeys())).toMatchObject({
+      action: "none",
+      reason: expect.stringContaining("waiting one round"),
+    });
+    expect(await pageText(FAQ.uid)).not.toContain(marker);
+    const second = await reconcile(ctx, assetKeys());
+    expect(second).toMatchObject({ action: "publish", reason: expect.stringContaining(FAQ.id) });
+    expect(second.reason).not.toContain(fresh.id);
+    expect(await pageText(FAQ.uid)).toContain(marker);
+    expect(await reconcile(ctx, assetKeys())).toMatchObject({ action: "none", reason: "up to date" });
+  }, 60_000);
+
+  it("runs a diff build for an unpublication whose webhook was lost behind one that arrived", async () => {
+    expect(await pageText("reconcile-new")).toBeDefined();
+    // Another page nothing links to, published with its webhook.
+    const kept = { ...FAQ, id: "ReconcileKept0000001", uid: "reconcile-kept" };
+    await delivered({ upsert: [kept] });
+    // Lost: the first page unpublished. Then an edit of the other whose webhook arrives: it re-renders
+    // nothing that depends on the first page, and the refs agree again.
+    await content.store.publish({ remove: ["ReconcileNew00000001"] });
+    await delivered({ upsert: [withDescription(kept, "Edited, webhook delivered")] });
+    expect(await ctx.redis.hget(`${PREFIX}:index:meta`, "ref")).toBe(content.store.masterRef);
+
+    expect(await reconcile(ctx, assetKeys())).toMatchObject({
+      action: "none",
+      reason: expect.stringContaining("waiting one round"),
+    });
+    expect(await pageText("reconcile-new")).toBeDefined();
+    const second = await reconcile(ctx, assetKeys());
+    expect(second).toMatchObject({ action: "diff-build", reason: expect.stringContaining("unpublication") });
+    expect(await pageText("reconcile-new")).toBeUndefined();
+    expect(await reconcile(ctx, assetKeys())).toMatchObject({ action: "none", reason: "up to date" });
   }, 60_000);
 });
+
+/** `doc` with another meta description (a visible change to its page's `<head>`). */
+function withDescription(doc: DemoDocument, description: string): DemoDocument {
+  return { ...doc, data: { ...doc.data, meta_description: description } };
+}
+
+/** A publication whose webhook arrives: recorded as the receiver does, then published. */
+async function delivered(edit: { upsert?: unknown[]; remove?: string[] }) {
+  const ids = [...(edit.upsert ?? []).map((doc) => (doc as DemoDocument).id), ...(edit.remove ?? [])];
+  await content.store.publish(edit);
+  await redis.sadd(redisKeys(PREFIX).pendingIds, ...ids);
+  return publish(ctx);
+}
+
+const assetKeys = () => siteAssets.files.map((file) => file.key);
+const pageText = async (uid: string) => (await ctx.store.get(`${uid}/index.html`))?.body.toString("utf8");

@@ -1,10 +1,15 @@
+import { filter } from "@prismicio/client";
 import { redisKeys } from "../../services/shared/src/jobs/catalog.ts";
 import { MANIFEST_KEY, parseManifest } from "../../services/shared/src/site/manifest.ts";
+import { documentHash, SITE_TYPES } from "./build/full-build.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
 import { diffBuild, type PublishContext, publish } from "./publish/publish.ts";
 
 /** Long enough to outlast any reconcile interval; the key only pairs two consecutive rounds. */
 const MOVED_REF_TTL_SECONDS = 24 * 3600;
+/** Publications read per request when checking them against the index, and at most this many pages a round. */
+const CHECK_PAGE_SIZE = 100;
+const CHECK_MAX_PAGES = 10;
 
 export interface ReconcileOutcome {
   action: "none" | "diff-build" | "publish";
@@ -22,6 +27,12 @@ export interface ReconcileOutcome {
  * ref before its webhook arrives, and a round falling in between must not rebuild the whole site
  * for an edit its webhook is about to publish in milliseconds. A lost delivery is thus recovered
  * within two rounds instead of one.
+ *
+ * When the refs agree, a lost delivery can still hide behind a later one that arrived (its publish
+ * moved the index to the newest ref): each round compares the newest publications with the index
+ * (`checkPublications`) and publishes the documents it has not seen, or runs a diff build when the
+ * document counts disagree (an unpublication, which no publication date shows), with the same
+ * one round of grace.
  */
 export async function reconcile(
   ctx: PublishContext,
@@ -63,9 +74,150 @@ export async function reconcile(
     reason = `the master ref moved (${indexRef} → ${masterRef}) with no publish since the last round`;
   } else if (assetKeys.some((key) => !(key in manifest.assets)))
     reason = "the site's assets are not this version's";
-  if (!reason) return { action: "none", reason: "up to date", ref: masterRef };
+  let newest: string | undefined;
+  if (!reason) {
+    const checked = await checkPublications(ctx, index, masterRef);
+    if ("outcome" in checked) return checked.outcome;
+    ({ reason, newest } = checked);
+  }
   ctx.logger.warn({ reason, masterRef }, "reconcile: running a diff build");
   await diffBuild(ctx, masterRef, index);
-  await ctx.redis.multi().set(keys.lastRef, masterRef).del(keys.movedRef).exec();
+  const after = ctx.redis.multi().set(keys.lastRef, masterRef).del(keys.movedRef, keys.suspects);
+  // Everything is as published at masterRef: the next round reads back only to its newest publication.
+  if (newest) after.set(keys.checkedUntil, newest);
+  else after.del(keys.checkedUntil);
+  await after.exec();
   return { action: "diff-build", reason, ref: masterRef };
+}
+
+/** What a round found that the index lacks, kept for the next round (which acts on what both saw). */
+interface Suspects {
+  ids: string[];
+  mismatch: boolean;
+}
+
+/**
+ * The refs agree: compares the newest publications with the index. What a round finds may only be
+ * a webhook on its way (reordered behind a later one), so it acts on what the previous round found
+ * too: it publishes documents both rounds saw unannounced, and runs a diff build (the answer it
+ * returns as `reason`) when both saw the document counts disagree.
+ */
+async function checkPublications(
+  ctx: PublishContext,
+  index: DependencyIndex,
+  ref: string,
+): Promise<{ outcome: ReconcileOutcome } | { reason: string; newest?: string }> {
+  const keys = redisKeys(ctx.queuePrefix);
+  const [since, suspected] = await ctx.redis.mget(keys.checkedUntil, keys.suspects);
+  const found = await unannounced(ctx, index, ref, since ?? null);
+  const before: Suspects = suspected ? (JSON.parse(suspected) as Suspects) : { ids: [], mismatch: false };
+  if (found.mismatch && before.mismatch) return { reason: found.mismatch, newest: found.newest };
+  const stale = [...found.stale.keys()];
+  const confirmed = stale.filter((id) => before.ids.includes(id));
+  const waiting = stale.filter((id) => !before.ids.includes(id));
+  // The next round reads back to the oldest publication still waiting, or else to the newest.
+  const dates = waiting.map((id) => found.stale.get(id)).filter((date): date is string => Boolean(date));
+  const until = dates.sort((x, y) => Date.parse(x) - Date.parse(y))[0] ?? found.newest;
+  const next = ctx.redis.multi();
+  if (waiting.length > 0 || found.mismatch) {
+    const suspects: Suspects = { ids: waiting, mismatch: Boolean(found.mismatch) };
+    next.set(keys.suspects, JSON.stringify(suspects), "EX", MOVED_REF_TTL_SECONDS);
+    ctx.logger.info(
+      { ids: waiting, mismatch: found.mismatch },
+      "reconcile: publications the index has not seen; their webhooks have one round to arrive",
+    );
+  } else next.del(keys.suspects);
+  if (until) next.set(keys.checkedUntil, until);
+  await next.exec();
+  if (confirmed.length === 0) {
+    const waitingReason = "publications without a webhook yet; waiting one round";
+    return {
+      outcome: {
+        action: "none",
+        reason: waiting.length > 0 || found.mismatch ? waitingReason : "up to date",
+        ref,
+      },
+    };
+  }
+  ctx.logger.warn(
+    { ids: confirmed, masterRef: ref },
+    "reconcile: publishing documents whose webhook never came",
+  );
+  // As the webhook receiver would have: recorded, then published with whatever else is pending.
+  await ctx.redis.sadd(keys.pendingIds, ...confirmed);
+  const result = await publish(ctx);
+  return {
+    outcome: {
+      action: "publish",
+      reason: `published without a webhook: ${confirmed.join(", ")}`,
+      ref: result.ref,
+    },
+  };
+}
+
+interface Unannounced {
+  /** Documents at the ref that differ from what the index saw, or are not in it at all: id → publication date. */
+  stale: Map<string, string | null>;
+  /** Why only a diff build can tell what changed (the counts disagree), or undefined. */
+  mismatch?: string;
+  /** The newest publication date at the ref: where the next round stops reading. */
+  newest?: string;
+}
+
+/**
+ * The publications at `ref` the index has not seen. Reads the documents newest publication first,
+ * back to `since` (the previous round's newest; one page when there is none), and compares each
+ * one with the index's hash of it (a publication date resolves to the second: two publications
+ * within one share it). The repository's document count, in the same
+ * answer, must then equal the index's plus the documents it lacks: fewer means a document was
+ * unpublished without a webhook; more, that more was published than this round read.
+ */
+async function unannounced(
+  ctx: PublishContext,
+  index: DependencyIndex,
+  ref: string,
+  since: string | null,
+): Promise<Unannounced> {
+  const sinceMs = since ? Date.parse(since) : Number.POSITIVE_INFINITY;
+  const stale = new Map<string, string | null>();
+  let newest: string | undefined;
+  let total = 0;
+  let absent = 0;
+  for (let page = 1; ; page++) {
+    const response = await ctx.client.get({
+      ref,
+      filters: [filter.any("document.type", [...SITE_TYPES])],
+      lang: "*",
+      page,
+      pageSize: CHECK_PAGE_SIZE,
+      orderings: { field: "document.last_publication_date", direction: "desc" },
+      fetchOptions: { cache: "no-store" },
+    });
+    const docs = response.results;
+    total = response.total_results_size;
+    newest ??= docs[0]?.last_publication_date ?? undefined;
+    const known = await index.documents(docs.map((doc) => doc.id));
+    for (const doc of docs) {
+      const indexed = known.get(doc.id);
+      if (!indexed) absent++;
+      if (indexed?.hash !== documentHash(doc)) stale.set(doc.id, doc.last_publication_date);
+    }
+    const oldest = docs.at(-1)?.last_publication_date;
+    // Pages further back hold only what an earlier round (or the build) already checked.
+    if (!oldest || Date.parse(oldest) < sinceMs || page >= response.total_pages) break;
+    if (page === CHECK_MAX_PAGES)
+      return {
+        stale,
+        newest,
+        mismatch: `more than ${CHECK_MAX_PAGES * CHECK_PAGE_SIZE} publications since the last round`,
+      };
+  }
+  const indexed = await index.documentCount();
+  if (total !== indexed + absent)
+    return {
+      stale,
+      newest,
+      mismatch: `the repository holds ${total} documents at ${ref} and the index ${indexed}, with ${absent} new: a publication or unpublication had no webhook`,
+    };
+  return { stale, newest };
 }

@@ -3,7 +3,7 @@ import type { BuiltRoute } from "../build/full-build.ts";
 import type { KnownDocument } from "./planner.ts";
 
 /** Bump when the layout below changes: a publish that finds another version runs a diff build. */
-export const INDEX_VERSION = "1";
+export const INDEX_VERSION = "2";
 
 /** What the index keeps of each document: enough to plan, and to list it in the sitemap. */
 export interface IndexedDocument extends KnownDocument {
@@ -11,6 +11,11 @@ export interface IndexedDocument extends KnownDocument {
   lang: string;
   first_publication_date: string | null;
   last_publication_date: string | null;
+  /**
+   * `documentHash` of the document as the API returned it: tells a publication the index has not
+   * seen even within the second a publication date resolves to.
+   */
+  hash: string;
 }
 
 export type IndexedRoute = BuiltRoute;
@@ -38,7 +43,7 @@ export interface PriorState {
  * The dependency index, in Redis under `<prefix>:index:*`:
  *   meta          hash    version, ref (the master ref the index describes)
  *   routes        hash    route → {key, hash, status, dependencies, documentId}
- *   docs          hash    document id → {route, type, uid, lang, dates}
+ *   docs          hash    document id → {route, type, uid, lang, dates, hash of the document}
  *   dep:<dep>     set     routes that recorded dependency <dep> (doc:<id>, type:<type>)
  * Writes go in one MULTI, so a reader never sees half a publish.
  */
@@ -128,6 +133,11 @@ export class DependencyIndex {
       if (value) found.set(ids[i] as string, JSON.parse(value) as IndexedDocument);
     });
     return found;
+  }
+
+  /** How many documents the index holds (every document published at its ref). */
+  async documentCount(): Promise<number> {
+    return this.redis.hlen(this.key("docs"));
   }
 
   async allDocuments(): Promise<Map<string, IndexedDocument>> {

@@ -23,7 +23,7 @@ import {
   routeForDocument,
   SITEMAP_ROUTE,
 } from "../../../web/src/routes.ts";
-import { buildSite, stub } from "../build/full-build.ts";
+import { buildSite, documentHash, stub } from "../build/full-build.ts";
 import { mapLimit } from "../build/map-limit.ts";
 import {
   DependencyIndex,
@@ -464,7 +464,9 @@ export async function diffBuild(
     ref,
   });
   const routes = new Map<string, IndexedRoute>(Object.entries(outcome.manifest.routes));
-  const documents = new Map(outcome.documents.map((doc) => [doc.id, indexed(doc)]));
+  const documents = new Map(
+    outcome.documents.map((doc) => [doc.id, indexed(doc, outcome.hashes.get(doc.id))]),
+  );
   await index.replace(ref, routes, documents);
   const { summary } = outcome;
   return {
@@ -501,7 +503,7 @@ async function fetchByIds(
   return found;
 }
 
-function indexed(doc: PrismicDocument): IndexedDocument {
+function indexed(doc: PrismicDocument, hash = documentHash(doc)): IndexedDocument {
   return {
     route: routeForDocument(doc),
     type: doc.type,
@@ -509,6 +511,7 @@ function indexed(doc: PrismicDocument): IndexedDocument {
     lang: doc.lang,
     first_publication_date: doc.first_publication_date,
     last_publication_date: doc.last_publication_date,
+    hash,
   };
 }
 

@@ -106,6 +106,10 @@ export const redisKeys = (prefix: string) => ({
   lastRef: `${prefix}:last-ref`,
   /** A moved master ref reconcile saw with nothing pending, given one round for its webhook to arrive. */
   movedRef: `${prefix}:reconcile-moved-ref`,
+  /** The newest `last_publication_date` reconcile has checked against the index (a Prismic date). */
+  checkedUntil: `${prefix}:reconcile-checked-until`,
+  /** What the last reconcile round found the index lacks (JSON), acted on if the next round finds it too. */
+  suspects: `${prefix}:reconcile-suspects`,
   /** The summary of the last publish (JSON), for `pressroom status`. */
   lastPublish: `${prefix}:last-publish`,
   /** Fixed 10-minute window counter of contact messages per client IP (`<this>:<ip>`). */
