@@ -202,4 +202,62 @@ describe.skipIf(!hasChromium)("the contact form when the server says no", () => 
     expect(await field(page, "name").inputValue()).toBe("Ada Lovelace");
     await context.close();
   }, 30_000);
+
+  it("shows the server's field errors inline when it refuses what the browser accepted", async () => {
+    // A deploy between the page load and the send can make the server's rules stricter than the
+    // page's: the browser's check passes, the real server answers 400 with field errors. Here the
+    // request is changed on its way (the email emptied); the answer is the server's own.
+    const { context, page, problems } = await visitContact(site);
+    await page.route("**/api/contact", async (route) => {
+      const sent = JSON.parse(route.request().postData() ?? "{}") as Record<string, unknown>;
+      await route.continue({ postData: JSON.stringify({ ...sent, email: "" }) });
+    });
+    await fillIn(page, {
+      name: "Grace Hopper",
+      email: "grace@example.com",
+      message: "Refused by the server.",
+    });
+    const response = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/contact");
+    await page.getByRole("button", { name: "Send message" }).click();
+    expect((await response).status()).toBe(400);
+
+    const error = page.locator(`#${FORM}-email-error`);
+    await error.waitFor();
+    expect(await error.textContent()).toMatch(/email/i);
+    expect(await field(page, "email").getAttribute("aria-invalid")).toBe("true");
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("name"))).toBe("email");
+    expect(await page.locator(".contact-form__status").textContent()).toBe(
+      "Please correct the highlighted fields.",
+    );
+    // Nothing typed is lost.
+    expect(await field(page, "message").inputValue()).toBe("Refused by the server.");
+    expect(await field(page, "email").inputValue()).toBe("grace@example.com");
+    expect(problems.filter((p) => !p.includes("400"))).toEqual([]);
+    await context.close();
+  }, 30_000);
+
+  it("says the message could not be taken when the queue is down, and keeps it", async () => {
+    // The same site served again, its contact queue on a port where no Redis listens: a real 503.
+    const url = await site.serveAgain({ contactRedisUrl: "redis://127.0.0.1:1" });
+    const { context, page, problems } = await visitContact({ ...site, url });
+    await fillIn(page, {
+      name: "Ada Lovelace",
+      email: "ada@example.com",
+      message: "Sent while Redis is down.",
+    });
+    const response = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/contact");
+    await page.getByRole("button", { name: "Send message" }).click();
+    expect((await response).status()).toBe(503);
+    await expect
+      .poll(() => page.locator(".contact-form__status").textContent())
+      .toBe(
+        "We could not take your message just now. Please try again in a minute; your message is still here.",
+      );
+    expect(await field(page, "message").inputValue()).toBe("Sent while Redis is down.");
+    expect(await field(page, "name").inputValue()).toBe("Ada Lovelace");
+    // The button works again for the retry.
+    expect(await page.getByRole("button", { name: "Send message" }).isDisabled()).toBe(false);
+    expect(problems.filter((p) => !p.includes("503"))).toEqual([]);
+    await context.close();
+  }, 30_000);
 });

@@ -32,6 +32,11 @@ export interface SiteFixture {
   mail: Mail[];
   /** Waits until a received mail contains `text` (case-insensitive). */
   waitForMail(text: string, timeoutMs?: number): Promise<Mail>;
+  /**
+   * Another site server over the same storage, its contact queue on `contactRedisUrl` (e.g. a port
+   * nothing listens on, to meet the contact API with Redis down). Closed by `stop()` too.
+   */
+  serveAgain(options: { contactRedisUrl: string }): Promise<string>;
   /** Upserts `documents` through the local service's edit API (`POST /admin/publish`) and rebuilds the site. */
   publishAndRebuild(documents: unknown[]): Promise<void>;
   stop(): Promise<void>;
@@ -46,7 +51,6 @@ export async function startSite(options: { rateLimit?: number } = {}): Promise<S
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
   const client = localContentClient(content.endpoint);
 
-  let app: FastifyInstance | undefined;
   const siteUrl = "http://127.0.0.1";
   const rebuild = () => fullBuild({ client, store, siteUrl, logger, renderThreads: 0 });
   const build = await rebuild();
@@ -75,9 +79,13 @@ export async function startSite(options: { rateLimit?: number } = {}): Promise<S
       ),
     { connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }), prefix },
   );
-  app = Fastify();
-  await app.register(siteApp, { store, contact, manifestRefreshMs: 0 });
-  const url = await app.listen({ host: "127.0.0.1", port: 0 });
+  const others: { app: FastifyInstance; contact: ContactQueue }[] = [];
+  const serve = async (queue: ContactQueue) => {
+    const server = Fastify();
+    await server.register(siteApp, { store, contact: queue, manifestRefreshMs: 0 });
+    return { server, url: await server.listen({ host: "127.0.0.1", port: 0 }) };
+  };
+  const { server: app, url } = await serve(contact);
 
   return {
     url,
@@ -86,6 +94,17 @@ export async function startSite(options: { rateLimit?: number } = {}): Promise<S
     build,
     mail: smtp.mail,
     waitForMail: (text, timeoutMs) => smtp.waitFor(text, timeoutMs),
+    async serveAgain({ contactRedisUrl }) {
+      const queue = createContactQueue({
+        redisUrl: contactRedisUrl,
+        queuePrefix: prefix,
+        rateLimit: 100,
+        logger,
+      });
+      const other = await serve(queue);
+      others.push({ app: other.server, contact: queue });
+      return other.url;
+    },
     async publishAndRebuild(documents) {
       const response = await fetch(`${content.url}/admin/publish`, {
         method: "POST",
@@ -96,7 +115,11 @@ export async function startSite(options: { rateLimit?: number } = {}): Promise<S
       await rebuild();
     },
     async stop() {
-      await app?.close();
+      for (const other of others) {
+        await other.app.close();
+        await other.contact.close();
+      }
+      await app.close();
       await worker.close();
       await contact.close();
       const redis = new Redis(REDIS_URL);
