@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasChromium, launchChromium } from "./support/browser.ts";
-import { type SiteFixture, startSite } from "./support/site.ts";
+import { describe, expect, it } from "vitest";
+import { hasChromium } from "./support/browser.ts";
+import { type SiteFixture, siteInBrowser } from "./support/site.ts";
 
 /**
  * axe-core on every demo route, as a visitor's browser shows it: the built site served by the real
@@ -135,14 +135,9 @@ function newContext(viewport: { width: number; height: number }): Promise<Browse
 }
 
 describe.skipIf(!hasChromium)("accessibility (axe-core) on every demo route", () => {
-  beforeAll(async () => {
-    site = await startSite();
-    browser = await launchChromium();
+  siteInBrowser({}, async (fixture) => {
+    ({ site, browser } = fixture);
     routes = await siteRoutes(site.url);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await site?.stop();
   });
 
   it("checks the whole demo site: every page, the price lists and the 404 page", () => {

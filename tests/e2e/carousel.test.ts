@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasChromium, launchChromium } from "./support/browser.ts";
-import { type SiteFixture, startSite } from "./support/site.ts";
+import { describe, expect, it } from "vitest";
+import { hasChromium } from "./support/browser.ts";
+import { type SiteFixture, siteInBrowser } from "./support/site.ts";
 
 /**
  * The home page's carousel (4 slides, autoplay, infinite) as visitors meet it: the built demo
@@ -54,13 +54,8 @@ const active = (page: Page) =>
   page.locator(".carousel__slide.swiper-slide-active").first().getAttribute("aria-label");
 
 describe.skipIf(!hasChromium)("the carousel island", () => {
-  beforeAll(async () => {
-    site = await startSite();
-    browser = await launchChromium();
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await site?.stop();
+  siteInBrowser({}, (fixture) => {
+    ({ site, browser } = fixture);
   });
 
   it("hydrates cleanly and autoplays without input", async () => {

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasChromium, launchChromium } from "./support/browser.ts";
-import { CONTACT_TO, type SiteFixture, startSite } from "./support/site.ts";
+import { describe, expect, it } from "vitest";
+import { hasChromium } from "./support/browser.ts";
+import { CONTACT_TO, type SiteFixture, siteInBrowser } from "./support/site.ts";
 
 /**
  * The contact page's form as visitors use it, with and without JavaScript, against the real
@@ -56,13 +56,8 @@ async function fillIn(page: Page, values: { name: string; email: string; message
 describe.skipIf(!hasChromium)("the contact form", () => {
   let site: SiteFixture;
 
-  beforeAll(async () => {
-    site = await startSite();
-    browser = await launchChromium();
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await site?.stop();
+  siteInBrowser({}, (fixture) => {
+    ({ site, browser } = fixture);
   });
 
   it("refuses a bad phone number inline, without sending anything", async () => {
@@ -175,13 +170,8 @@ describe.skipIf(!hasChromium)("the contact form", () => {
 describe.skipIf(!hasChromium)("the contact form when the server says no", () => {
   let site: SiteFixture;
 
-  beforeAll(async () => {
-    site = await startSite({ rateLimit: 1 });
-    browser = await launchChromium();
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await site?.stop();
+  siteInBrowser({ rateLimit: 1 }, (fixture) => {
+    ({ site, browser } = fixture);
   });
 
   it("keeps what was typed and says when to try again after the rate limit", async () => {

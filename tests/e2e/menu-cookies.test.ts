@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasChromium, launchChromium } from "./support/browser.ts";
-import { type SiteFixture, startSite } from "./support/site.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { hasChromium } from "./support/browser.ts";
+import { type SiteFixture, siteInBrowser } from "./support/site.ts";
 
 /**
  * The mobile menu and the cookie notice as visitors use them, on the built demo
@@ -63,14 +63,9 @@ async function countTagManager(context: BrowserContext): Promise<string[]> {
 }
 
 describe.skipIf(!hasChromium)("mobile menu, cookie notice and tag manager in the browser", () => {
-  beforeAll(async () => {
-    site = await startSite();
-    browser = await launchChromium();
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await site?.stop();
-  }, 60_000);
+  siteInBrowser({}, (fixture) => {
+    ({ site, browser } = fixture);
+  });
 
   it("the mobile menu by mouse at 390 px: opens, closes outside, closes after navigating", async () => {
     const context = await browser.newContext({ viewport: NARROW });

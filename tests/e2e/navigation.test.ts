@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page, Route } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasChromium, launchChromium } from "./support/browser.ts";
-import { type SiteFixture, startSite } from "./support/site.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { hasChromium } from "./support/browser.ts";
+import { type SiteFixture, siteInBrowser } from "./support/site.ts";
 
 /**
  * Enhanced navigation (web/src/browser/navigation.ts) on the built demo site
@@ -97,14 +97,11 @@ const delay = (ms: number) => async (route: Route) => {
 };
 
 describe.skipIf(!hasChromium)("enhanced navigation in the browser", () => {
-  beforeAll(async () => {
-    site = await startSite();
-    browser = await launchChromium();
-  }, 120_000);
+  siteInBrowser({}, (fixture) => {
+    ({ site, browser } = fixture);
+  });
   afterAll(async () => {
     for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close();
-    await site?.stop();
   });
 
   it("a nav link swaps the page in place: content, title, URL, aria-current, focus, announcement", async () => {

@@ -2,6 +2,8 @@ import { Queue, Worker } from "bullmq";
 import Fastify, { type FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { pino } from "pino";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
 import { QUEUE_NAME } from "../../../services/shared/src/jobs/catalog.ts";
 import { createSiteStore, type SiteStore } from "../../../services/shared/src/storage/index.ts";
 import { siteApp } from "../../../services/site/src/app.ts";
@@ -12,6 +14,7 @@ import { localContentClient } from "../../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../../support/local-prismic.ts";
 import { type Mail, startSmtpSink } from "../../support/smtp-sink.ts";
 import { tempDir } from "../../support/temp-dir.ts";
+import { launchChromium } from "./browser.ts";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -134,4 +137,25 @@ export async function startSite(options: { rateLimit?: number } = {}): Promise<S
       await dir.remove();
     },
   };
+}
+
+/**
+ * The suite's hooks: before its tests, starts the site (`startSite(options)`) and Chromium and hands
+ * both to `started`; after them, closes the browser and stops the site.
+ */
+export function siteInBrowser(
+  options: Parameters<typeof startSite>[0],
+  started: (fixture: { site: SiteFixture; browser: Browser }) => void | Promise<void>,
+): void {
+  let site: SiteFixture | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    site = await startSite(options);
+    browser = await launchChromium();
+    await started({ site, browser });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await site?.stop();
+  }, 60_000);
 }
