@@ -1,8 +1,8 @@
 import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { buildBrowserBundle } from "../../web/src/browser-bundle.ts";
-import { hasChromium, launchChromium } from "./support/browser.ts";
-import { type SiteFixture, startSite } from "./support/site.ts";
+import { hasChromium } from "./support/browser.ts";
+import { type SiteFixture, siteInBrowser } from "./support/site.ts";
 
 /**
  * The connection notice and the chunk-failure reload, on the built demo site
@@ -12,13 +12,8 @@ let site: SiteFixture;
 let browser: Browser;
 
 describe.skipIf(!hasChromium)("offline notice and chunk-failure reload in the browser", () => {
-  beforeAll(async () => {
-    site = await startSite();
-    browser = await launchChromium();
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await site?.stop();
+  siteInBrowser({}, (fixture) => {
+    ({ site, browser } = fixture);
   });
 
   it("shows a polite status notice while offline and removes it when the connection returns", async () => {
@@ -50,16 +45,7 @@ describe.skipIf(!hasChromium)("offline notice and chunk-failure reload in the br
   }, 60_000);
 
   it("reloads once when an island's chunk fails to load, and not again within 60 s", async () => {
-    // The mobile menu's own chunk: in its island's files and in no other island's.
-    const { manifest } = await buildBrowserBundle();
-    const others = new Set(
-      Object.entries(manifest.islands)
-        .filter(([name]) => name !== "mobile-menu")
-        .flatMap(([, files]) => files),
-    );
-    const own = (manifest.islands["mobile-menu"] ?? []).filter((file) => !others.has(file));
-    expect(own).toHaveLength(1);
-    const chunk = `${site.url}${own[0]}`;
+    const chunk = await mobileMenuChunk();
 
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const aborted: string[] = [];
@@ -93,4 +79,57 @@ describe.skipIf(!hasChromium)("offline notice and chunk-failure reload in the br
     expect(loads).toBe(2);
     await context.close();
   }, 60_000);
+
+  it("keeps the page when the connection drops as an island loads, and starts the island when it is back", async () => {
+    const chunk = await mobileMenuChunk();
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    // The moment the page asks for the menu's chunk, the connection drops.
+    await context.route(chunk, async (route) => {
+      await context.setOffline(true);
+      await route.abort("internetdisconnected");
+    });
+    const page = await context.newPage();
+    let loads = 0;
+    page.on("load", () => {
+      loads++;
+    });
+    const failed = new Promise<void>((resolve) =>
+      page.on("requestfailed", (request) => {
+        if (request.url() === chunk) resolve();
+      }),
+    );
+    await page.goto(`${site.url}/`);
+    await failed;
+    await page.getByRole("status").filter({ hasText: "You are offline" }).waitFor();
+    // Time for a reload to happen, if one were going to: a reload now would show the browser's
+    // offline page instead of the one being read.
+    await page.waitForTimeout(1000);
+    expect(loads).toBe(1);
+    expect(page.url()).toBe(`${site.url}/`);
+    expect(await page.locator("main h1").count()).toBe(1);
+    expect(await page.locator('[data-island="mobile-menu"][data-hydrated]').count()).toBe(0);
+
+    // Back online: the island starts (again from its chunk, or through one reload that now works).
+    await context.unroute(chunk);
+    await context.setOffline(false);
+    await page.locator('[data-island="mobile-menu"][data-hydrated]').waitFor({ state: "attached" });
+    expect(page.url()).toBe(`${site.url}/`);
+    expect(loads).toBeLessThanOrEqual(2);
+    await page.locator("button.mobile-menu__toggle, summary.mobile-menu__toggle").first().click();
+    await page.locator(".mobile-menu__panel").getByRole("link", { name: "FAQ" }).waitFor();
+    await context.close();
+  }, 60_000);
 });
+
+/** The mobile menu island's own chunk (in its files and in no other island's), as a URL of the site. */
+async function mobileMenuChunk(): Promise<string> {
+  const { manifest } = await buildBrowserBundle();
+  const others = new Set(
+    Object.entries(manifest.islands)
+      .filter(([name]) => name !== "mobile-menu")
+      .flatMap(([, files]) => files),
+  );
+  const own = (manifest.islands["mobile-menu"] ?? []).filter((file) => !others.has(file));
+  expect(own).toHaveLength(1);
+  return `${site.url}${own[0]}`;
+}
