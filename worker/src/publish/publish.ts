@@ -33,6 +33,7 @@ import {
 } from "./dependency-index.ts";
 import { layeredSource } from "./layered-source.ts";
 import { type FetchedDocument, idsToFetch, type KnownDocument, planPublish } from "./planner.ts";
+import { type PublishTimings, StepTimer } from "./step-timer.ts";
 
 export interface PublishContext {
   client: Client & { fetchMasterRef(): Promise<string> };
@@ -81,14 +82,12 @@ export async function renderRoutes(
     previous: ReadonlyMap<string, IndexedRoute>;
     index: DependencyIndex;
     log: Logger;
-    /** Adds the time spent rendering and writing to `all[render]` and `all[write]` (summed over routes). */
-    timings?: { render: string; write: string; all: PublishTimings };
+    /** Adds the time spent rendering and writing to the steps `render` and `write` (summed over routes). */
+    timings?: { render: string; write: string; timer: StepTimer };
   },
 ): Promise<BatchOutcome> {
-  const add = (name: "render" | "write", since: number) => {
-    const timings = job.timings;
-    if (timings)
-      timings.all[timings[name]] = round((timings.all[timings[name]] ?? 0) + performance.now() - since);
+  const add = (step: "render" | "write", since: number) => {
+    if (job.timings) job.timings.timer.add(job.timings[step], since);
   };
   const outcome: BatchOutcome = { written: [], gone: [], rendered: 0, changed: 0, unchanged: 0 };
   const sitemapSource = async () => {
@@ -206,16 +205,7 @@ export interface PublishSummary {
   timings?: PublishTimings;
 }
 
-/**
- * Milliseconds per step of a publish: `take` (ids and index meta, one round trip), `masterRef` and
- * `indexRead` (at the same time), `fetch` (the changed ids and what their routes need, one request
- * per 100 ids), `plan`, `ownRender` / `ownWrite` and `ownDone` (since the start: the changed pages
- * are live), `rest` (linking pages, listings), `commit` (deletes, manifest, index).
- */
-export type PublishTimings = Record<string, number>;
-
 const LAST = new Set([PRICE_LIST_INDEX_ROUTE, SITEMAP_ROUTE, ROBOTS_ROUTE, NOT_FOUND_ROUTE]);
-const round = (ms: number) => Math.round(ms * 10) / 10;
 
 /**
  * One publish: take every pending id (a burst of webhooks is one publish), read the master ref now
@@ -229,15 +219,8 @@ const round = (ms: number) => Math.round(ms * 10) / 10;
  * that is genuinely new (a price list the edit just embedded) costs a request of its own.
  */
 export async function publish(ctx: PublishContext): Promise<PublishSummary> {
-  const started = performance.now();
+  const timer = new StepTimer();
   const startedAt = Date.now();
-  const timings: PublishTimings = {};
-  let mark = started;
-  const lap = (name: string) => {
-    const now = performance.now();
-    timings[name] = round(now - mark);
-    mark = now;
-  };
   const keys = redisKeys(ctx.queuePrefix);
   const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
   // Take every pending id at once; ids a failed or killed publish took are still in processing and
@@ -251,9 +234,9 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   const answers = (await index.readMeta(take).exec()) ?? [];
   const ids = [...((answers[2]?.[1] as string[] | undefined) ?? [])].sort();
   const meta = DependencyIndex.parseMeta((answers[3]?.[1] as (string | null)[] | undefined) ?? []);
-  lap("take");
+  timer.lap("take");
   const done = async (summary: Omit<PublishSummary, "durationMs">): Promise<PublishSummary> => {
-    const result = { ...summary, durationMs: Math.round(performance.now() - started), startedAt, timings };
+    const result = { ...summary, durationMs: timer.elapsed(), startedAt, timings: timer.timings };
     await ctx.redis
       .multi()
       .del(keys.processingIds)
@@ -276,20 +259,13 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     };
   }
   const threshold = ctx.fanOutThreshold ?? 200;
-  const timed = async <T>(name: string, work: Promise<T>): Promise<T> => {
-    const t = performance.now();
-    const value = await work;
-    timings[name] = round(performance.now() - t);
-    return value;
-  };
   // The master ref and what the index knows do not depend on each other: both at once.
   const [ref, prior] = await Promise.all([
-    timed("masterRef", ctx.client.fetchMasterRef()),
+    timer.time("masterRef", ctx.client.fetchMasterRef()),
     meta.ref === undefined
       ? undefined
-      : timed("indexRead", index.prior(ids, { maxRoutes: threshold, isListing: (r) => LAST.has(r) })),
+      : timer.time("indexRead", index.prior(ids, { maxRoutes: threshold, isListing: (r) => LAST.has(r) })),
   ]);
-  mark = performance.now();
   const log = ctx.logger.child({ ref });
   if (prior === undefined) {
     log.warn("the dependency index is missing or of another version: running a diff build");
@@ -299,9 +275,8 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   const { plan, fetchedDocs, gone, fetched, documents } = await planIds(ctx.client, index, ref, ids, {
     prior,
     alsoFetch: idsToFetch(ids, meta.settingsId, prior.entries.values()),
-    timings,
+    timer,
   });
-  mark = performance.now();
   for (const [route, why] of plan.render) log.debug({ route, why }, "render");
   for (const [route, why] of plan.delete) log.debug({ route, why }, "delete");
   if (plan.render.size > threshold && !ctx.fanOut) {
@@ -345,7 +320,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     log.info({ routes: routes.length, batches: batches.length }, "large fan-out: rendering in child jobs");
     counts.batches = batches.length;
     for (const outcome of await ctx.fanOut(ref, batches, [...overlay])) collect(outcome);
-    lap("fanOut");
+    timer.lap("fanOut");
   } else {
     const fallback = createClientSource(ctx.client, ref);
     // The changed documents' own routes first, on their own: what the editor waits for is live
@@ -363,11 +338,10 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
         previous,
         index,
         log,
-        timings: { render: "ownRender", write: "ownWrite", all: timings },
+        timings: { render: "ownRender", write: "ownWrite", timer },
       }),
     );
-    timings.ownDone = round(performance.now() - started);
-    mark = performance.now();
+    timer.sinceStart("ownDone");
     await readPrevious([...rest, ...plan.delete.keys()]);
     // Pages of the other routes that were not fetched with the changed ids (normally none): one
     // request for all of them rather than one each.
@@ -381,7 +355,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     collect(
       await renderRoutes(ctx, { ref, routes: rest, source: restSource, overlay, previous, index, log }),
     );
-    lap("rest");
+    timer.lap("rest");
   }
   for (const route of deleted) {
     await ctx.store.delete(previous.get(route)?.key ?? keyForRoute(route));
@@ -390,7 +364,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
 
   await updateManifest(ctx.store, ref, written, deleted);
   await index.commit({ ref, written, deleted, previous, documents: overlay });
-  lap("commit");
+  timer.lap("commit");
   return done({ ref, ids: ids.length, ...counts, mode: "incremental" });
 }
 
@@ -416,18 +390,17 @@ export async function planIds(
     prior?: PriorState;
     /** More ids to fetch in the same request(s) as the changed ones, at the same ref. */
     alsoFetch?: readonly string[];
-    timings?: PublishTimings;
+    timer?: StepTimer;
   } = {},
 ): Promise<PlannedPublish> {
   const changed = new Set(ids);
   const asked = [...ids, ...(options.alsoFetch ?? []).filter((id) => !changed.has(id))];
-  let t = performance.now();
+  const { timer = new StepTimer() } = options;
   const [all, prior] = await Promise.all([
     fetchByIds(client, ref, [...new Set(asked)]),
     options.prior ?? index.prior(ids, { maxRoutes: 0, isListing: () => true }),
   ]);
-  if (options.timings) options.timings.fetch = round(performance.now() - t);
-  t = performance.now();
+  timer.lap("fetch");
   const fetchedDocs = new Map([...all].filter(([id]) => changed.has(id)));
   const gone = new Set(asked.filter((id) => !all.has(id)));
   const { known } = prior;
@@ -446,7 +419,7 @@ export async function planIds(
     known: known as Map<string, KnownDocument>,
     dependents: (dep) => dependents.get(dep) ?? [],
   });
-  if (options.timings) options.timings.plan = round(performance.now() - t);
+  timer.lap("plan");
   return { plan, documents: [...all.values()], fetchedDocs, gone, fetched };
 }
 
