@@ -115,9 +115,12 @@ async function checkPublications(
   const stale = [...found.stale.keys()];
   const confirmed = stale.filter((id) => before.ids.includes(id));
   const waiting = stale.filter((id) => !before.ids.includes(id));
-  // The next round reads back to the oldest publication still waiting, or else to the newest.
+  // The next round reads back to the oldest publication still waiting, or else to the newest; after
+  // a mismatch, as far back as this one did (more than one round can read may be unchecked).
   const dates = waiting.map((id) => found.stale.get(id)).filter((date): date is string => Boolean(date));
-  const until = dates.sort((x, y) => Date.parse(x) - Date.parse(y))[0] ?? found.newest;
+  const until = found.mismatch
+    ? undefined
+    : (dates.sort((x, y) => Date.parse(x) - Date.parse(y))[0] ?? found.newest);
   const next = ctx.redis.multi();
   if (waiting.length > 0 || found.mismatch) {
     const suspects: Suspects = { ids: waiting, mismatch: Boolean(found.mismatch) };
