@@ -8,9 +8,11 @@ import { readFileSync } from "node:fs";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../services/shared/src/config/index.ts";
 import { redisKeys } from "../../services/shared/src/jobs/catalog.ts";
 import { createSiteStore } from "../../services/shared/src/storage/index.ts";
 import { buildSiteAssets } from "../../web/src/assets.ts";
+import { statusCommand } from "../../worker/src/inspect.ts";
 import { diffBuild, type PublishContext, publish } from "../../worker/src/publish/publish.ts";
 import { reconcile } from "../../worker/src/reconcile.ts";
 import { localContentClient } from "../support/content-client.ts";
@@ -134,11 +136,20 @@ describe("reconcile after the master ref moved", () => {
       reason: expect.stringContaining("waiting one round"),
     });
     expect(await pageText(FAQ.uid)).not.toContain(marker);
+    // What an operator sees meanwhile.
+    expect(await status()).toMatch(
+      new RegExp(
+        `^reconcile: +publications checked up to .+; waiting one round: ${FAQ.id} published with no webhook yet$`,
+        "m",
+      ),
+    );
     const second = await reconcile(ctx, assetKeys());
-    expect(second).toMatchObject({ action: "publish", reason: expect.stringContaining(FAQ.id) });
-    expect(second.reason).not.toContain(fresh.id);
+    // Only the lost edit: the pages linking to the FAQ (their link fields carry its new date) and
+    // the page whose webhook came are not taken for unannounced publications.
+    expect(second).toMatchObject({ action: "publish", reason: `published without a webhook: ${FAQ.id}` });
     expect(await pageText(FAQ.uid)).toContain(marker);
     expect(await reconcile(ctx, assetKeys())).toMatchObject({ action: "none", reason: "up to date" });
+    expect(await status()).toMatch(/^reconcile: +publications checked up to \S+$/m);
   }, 60_000);
 
   it("runs a diff build for an unpublication whose webhook was lost behind one that arrived", async () => {
@@ -157,6 +168,7 @@ describe("reconcile after the master ref moved", () => {
       reason: expect.stringContaining("waiting one round"),
     });
     expect(await pageText("reconcile-new")).toBeDefined();
+    expect(await status()).toMatch(/; waiting one round: the document counts disagree$/m);
     const second = await reconcile(ctx, assetKeys());
     expect(second).toMatchObject({ action: "diff-build", reason: expect.stringContaining("unpublication") });
     expect(await pageText("reconcile-new")).toBeUndefined();
@@ -177,5 +189,8 @@ async function delivered(edit: { upsert?: unknown[]; remove?: string[] }) {
   return publish(ctx);
 }
 
+/** `pressroom status` against this test's Redis prefix and content service. */
+const status = () =>
+  statusCommand(loadConfig("publisher", { PRISMIC_ENDPOINT: content.endpoint, QUEUE_PREFIX: PREFIX }), ROOT);
 const assetKeys = () => siteAssets.files.map((file) => file.key);
 const pageText = async (uid: string) => (await ctx.store.get(`${uid}/index.html`))?.body.toString("utf8");

@@ -49,30 +49,59 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
     const keys = redisKeys(config.queuePrefix);
     const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: config.queuePrefix });
     try {
-      const [masterRef, lastRef, indexRef, routes, docs, pending, processing, counts, lastPublish] =
-        await Promise.all([
-          client.fetchMasterRef().catch((error: Error) => `unreachable (${error.message})`),
-          redis.get(keys.lastRef),
-          index.ref(),
-          redis.hlen(`${config.queuePrefix}:index:routes`),
-          redis.hlen(`${config.queuePrefix}:index:docs`),
-          redis.scard(keys.pendingIds),
-          redis.scard(keys.processingIds),
-          queue.getJobCounts("waiting", "active", "delayed", "completed", "failed"),
-          redis.get(keys.lastPublish),
-        ]);
+      const [
+        masterRef,
+        lastRef,
+        indexRef,
+        routes,
+        docs,
+        pending,
+        processing,
+        counts,
+        lastPublish,
+        [checkedUntil, suspects],
+      ] = await Promise.all([
+        client
+          .fetchMasterRef()
+          .catch(
+            (error: Error) =>
+              `unreachable at ${config.prismic.endpoint} (${error.message}); PRISMIC_ENDPOINT names the content API`,
+          ),
+        redis.get(keys.lastRef),
+        index.ref(),
+        redis.hlen(`${config.queuePrefix}:index:routes`),
+        redis.hlen(`${config.queuePrefix}:index:docs`),
+        redis.scard(keys.pendingIds),
+        redis.scard(keys.processingIds),
+        queue.getJobCounts("waiting", "active", "delayed", "completed", "failed"),
+        redis.get(keys.lastPublish),
+        redis.mget(keys.checkedUntil, keys.suspects),
+      ]);
       return [
         `master ref:          ${masterRef}`,
-        `last processed ref:  ${lastRef ?? "none"}${lastRef && lastRef !== masterRef ? "  (behind: a publish is pending or reconcile will catch up)" : ""}`,
+        `last processed ref:  ${lastRef ?? "none"}${lastRef && lastRef !== masterRef && !masterRef.startsWith("unreachable") ? "  (behind: a publish is pending or reconcile will catch up)" : ""}`,
         `index:               ${indexRef ? `${routes} routes, ${docs} documents, at ${indexRef}` : "missing (the next publish runs a diff build)"}`,
         `pending ids:         ${pending} waiting, ${processing} being published`,
         `queue:               ${Object.entries(counts)
           .map(([state, n]) => `${state} ${n}`)
           .join(", ")}`,
+        `reconcile:           ${reconcileState(checkedUntil ?? null, suspects ?? null)}`,
         `last publish:        ${lastPublish ?? "none"}`,
       ].join("\n");
     } finally {
       await queue.close();
     }
   });
+}
+
+/** What reconcile's check of the newest publications has seen (reconcile.ts): how far, and what waits a round. */
+function reconcileState(checkedUntil: string | null, suspects: string | null): string {
+  const checked = checkedUntil ? `publications checked up to ${checkedUntil}` : "no publication check yet";
+  if (!suspects) return checked;
+  const { ids, mismatch } = JSON.parse(suspects) as { ids: string[]; mismatch: boolean };
+  const waiting = [
+    ...(ids.length > 0 ? [`${ids.join(", ")} published with no webhook yet`] : []),
+    ...(mismatch ? ["the document counts disagree"] : []),
+  ];
+  return `${checked}; waiting one round: ${waiting.join("; ")}`;
 }

@@ -98,11 +98,27 @@ export interface BuildOutcome {
 export const SITE_TYPES = ["settings", "price_list", "page"] as const;
 
 /**
- * A short hash of a document as the API answered it, data and all: an unchanged document answers
- * the same at every ref, so the index can tell an edit it has not seen (about 15 µs a document).
+ * A short hash of what a document's own publications set: its data, uid, tags and dates. Left out
+ * is what reflects other documents or the ref: `href` (names the ref), `alternate_languages`, and
+ * in each link to a document everything but its id (the API copies the target's uid, dates and tags
+ * into the link, so publishing the target would change every document linking to it). About 15 µs
+ * a document; reconcile compares it with the index's to find publications no webhook announced.
  */
 export function documentHash(doc: PrismicDocument): string {
-  return sha256(JSON.stringify(doc)).slice(0, 24);
+  const { href: _href, alternate_languages: _alternates, ...own } = doc;
+  return sha256(JSON.stringify(own, (_key, value) => (isDocumentLink(value) ? value.id : value))).slice(
+    0,
+    24,
+  );
+}
+
+function isDocumentLink(value: unknown): value is { id: string } {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as { link_type?: unknown }).link_type === "Document" &&
+    typeof (value as { id?: unknown }).id === "string"
+  );
 }
 
 /** fullBuild, also handing back the manifest and the documents (the worker rebuilds its index from them). */
