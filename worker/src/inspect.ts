@@ -5,6 +5,7 @@ import { createContentClient, loadContentSchema } from "../../services/shared/sr
 import { QUEUE_NAME, redisKeys } from "../../services/shared/src/jobs/catalog.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
 import { planIds } from "./publish/publish.ts";
+import type { Suspects } from "./reconcile.ts";
 
 /** What `pressroom plan` and `pressroom status` need: read-only views of the index and the queue. */
 async function withReaders<T>(
@@ -98,7 +99,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
 function reconcileState(checkedUntil: string | null, suspects: string | null): string {
   const checked = checkedUntil ? `publications checked up to ${checkedUntil}` : "no publication check yet";
   if (!suspects) return checked;
-  const { ids, mismatch } = JSON.parse(suspects) as { ids: string[]; mismatch: boolean };
+  const { ids, mismatch } = JSON.parse(suspects) as Suspects;
   const waiting = [
     ...(ids.length > 0 ? [`${ids.join(", ")} published with no webhook yet`] : []),
     ...(mismatch ? ["the document counts disagree"] : []),

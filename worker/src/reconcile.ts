@@ -91,7 +91,7 @@ export async function reconcile(
 }
 
 /** What a round found that the index lacks, kept for the next round (which acts on what both saw). */
-interface Suspects {
+export interface Suspects {
   ids: string[];
   mismatch: boolean;
 }
