@@ -20,6 +20,7 @@ import { renderRouteWithClient } from "../../web/src/render.ts";
 import { keyForRoute } from "../../web/src/routes.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
+import { removeKeysUnder } from "../support/redis-keys.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PAGES = Number(process.env.PAGES ?? 10_000);
@@ -293,6 +294,6 @@ console.log(
 );
 
 await queue.close();
-for (const key of await redis.keys(`${prefix}:*`)) await redis.del(key);
+await removeKeysUnder(redis, prefix);
 await redis.quit();
 for (const child of children) child.kill("SIGTERM");

@@ -11,6 +11,7 @@ import { createSiteStore, type SiteStore } from "../../services/shared/src/stora
 import { siteApp } from "../../services/site/src/app.ts";
 import { type ContactQueue, createContactQueue } from "../../services/site/src/contact-queue.ts";
 import { contactArchiveKey, deliverContact } from "../../worker/src/contact/deliver.ts";
+import { removeKeysUnder } from "../support/redis-keys.ts";
 import { type SmtpSink, startSmtpSink } from "../support/smtp-sink.ts";
 
 const REDIS_URL = "redis://127.0.0.1:6379";
@@ -116,8 +117,7 @@ afterAll(async () => {
   await contactQueue?.close();
   await queue?.obliterate({ force: true });
   await queue?.close();
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length > 0) await redis.del(...keys);
+  await removeKeysUnder(redis, prefix);
   await redis?.quit();
   await smtp?.close();
 });

@@ -19,6 +19,7 @@ import { type RunningWorker, startWorker } from "../../worker/src/worker.ts";
 import { expectEqualsFullBuild as expectStoreEqualsFullBuild } from "../support/full-build-reference.ts";
 import { type HttpFixture, startHttpFixture } from "../support/http-fixture.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { removeKeysUnder } from "../support/redis-keys.ts";
 import { type S3Server, startS3rver } from "../support/s3rver.ts";
 import { tempDir } from "../support/temp-dir.ts";
 
@@ -138,8 +139,7 @@ afterAll(async () => {
   await content?.stop();
   await chaos?.close();
   await store?.close();
-  const keys = await redis.keys(`${PREFIX}:*`);
-  if (keys.length > 0) await redis.del(...keys);
+  await removeKeysUnder(redis, PREFIX);
   await redis.quit();
   await s3?.stop();
   await s3Dir?.remove();

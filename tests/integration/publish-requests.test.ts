@@ -17,6 +17,7 @@ import { diffBuild, type PublishContext, publish } from "../../worker/src/publis
 import { reconcile } from "../../worker/src/reconcile.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { removeKeysUnder } from "../support/redis-keys.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 type DemoDocument = {
@@ -64,8 +65,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await ctx?.store.close();
-  const keys = await redis.keys(`${PREFIX}:*`);
-  if (keys.length > 0) await redis.del(...keys);
+  await removeKeysUnder(redis, PREFIX);
   await redis.quit();
   await content?.stop();
 });

@@ -8,6 +8,7 @@ import { jobCatalog, QUEUE_NAME, redisKeys } from "../../services/shared/src/job
 import { createLogger } from "../../services/shared/src/logger.ts";
 import { BODY_LIMIT } from "../../services/webhook/src/app.ts";
 import { type RunningWebhook, startWebhook } from "../../services/webhook/src/server.ts";
+import { removeKeysUnder } from "../support/redis-keys.ts";
 
 const REDIS_URL = "redis://127.0.0.1:6379";
 const SECRET = "s3cr3t-Zq8wX-never-in-logs";
@@ -77,8 +78,7 @@ afterAll(async () => {
   await receiver?.close();
   await queue?.obliterate({ force: true });
   await queue?.close();
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length > 0) await redis.del(...keys);
+  await removeKeysUnder(redis, prefix);
   await redis.quit();
 });
 

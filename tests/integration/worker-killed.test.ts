@@ -14,6 +14,7 @@ import { createSiteStore, type SiteStore } from "../../services/shared/src/stora
 import { startWebhook } from "../../services/webhook/src/server.ts";
 import { expectEqualsFullBuild, siteObjects } from "../support/full-build-reference.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -76,8 +77,7 @@ afterAll(async () => {
   await webhook?.close();
   await content?.stop();
   await store?.close();
-  const keys = await redis.keys(`${PREFIX}:*`);
-  if (keys.length > 0) await redis.del(...keys);
+  await removeKeysUnder(redis, PREFIX);
   await redis.quit();
   await site?.remove();
 });

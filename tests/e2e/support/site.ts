@@ -12,6 +12,7 @@ import { type BuildSummary, fullBuild } from "../../../worker/src/build/full-bui
 import { deliverContact } from "../../../worker/src/contact/deliver.ts";
 import { localContentClient } from "../../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../../support/local-prismic.ts";
+import { removeKeysUnder } from "../../support/redis-keys.ts";
 import { type Mail, startSmtpSink } from "../../support/smtp-sink.ts";
 import { tempDir } from "../../support/temp-dir.ts";
 import { launchChromium } from "./browser.ts";
@@ -129,8 +130,7 @@ export async function startSite(options: { rateLimit?: number } = {}): Promise<S
       const queue = new Queue(QUEUE_NAME, { connection: redis, prefix });
       await queue.obliterate({ force: true }).catch(() => undefined);
       await queue.close();
-      const keys = await redis.keys(`${prefix}:*`);
-      if (keys.length > 0) await redis.del(...keys);
+      await removeKeysUnder(redis, prefix);
       await redis.quit();
       await smtp.close();
       await content.stop();
