@@ -5,8 +5,8 @@ import { documentHash, SITE_TYPES } from "./build/full-build.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
 import { diffBuild, type PublishContext, publish } from "./publish/publish.ts";
 
-/** Long enough to outlast any reconcile interval; the key only pairs two consecutive rounds. */
-const MOVED_REF_TTL_SECONDS = 24 * 3600;
+/** How long what a round saw (a moved ref, suspects) is kept: longer than any interval, as it only pairs two rounds. */
+const GRACE_TTL_SECONDS = 24 * 3600;
 /** Publications read per request when checking them against the index, and at most this many pages a round. */
 const CHECK_PAGE_SIZE = 100;
 const CHECK_MAX_PAGES = 10;
@@ -60,7 +60,7 @@ export async function reconcile(
   else if (pending + processing === 0 && indexRef !== masterRef) {
     const seenBefore = await ctx.redis.getset(keys.movedRef, masterRef);
     if (seenBefore !== masterRef) {
-      await ctx.redis.expire(keys.movedRef, MOVED_REF_TTL_SECONDS);
+      await ctx.redis.expire(keys.movedRef, GRACE_TTL_SECONDS);
       ctx.logger.info(
         { indexRef, masterRef },
         "reconcile: the master ref moved; its webhook has one round to arrive",
@@ -124,7 +124,7 @@ async function checkPublications(
   const next = ctx.redis.multi();
   if (waiting.length > 0 || found.mismatch) {
     const suspects: Suspects = { ids: waiting, mismatch: Boolean(found.mismatch) };
-    next.set(keys.suspects, JSON.stringify(suspects), "EX", MOVED_REF_TTL_SECONDS);
+    next.set(keys.suspects, JSON.stringify(suspects), "EX", GRACE_TTL_SECONDS);
     ctx.logger.info(
       { ids: waiting, mismatch: found.mismatch },
       "reconcile: publications the index has not seen; their webhooks have one round to arrive",

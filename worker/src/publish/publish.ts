@@ -395,12 +395,12 @@ export async function planIds(
 ): Promise<PlannedPublish> {
   const changed = new Set(ids);
   const asked = [...ids, ...(options.alsoFetch ?? []).filter((id) => !changed.has(id))];
-  const { timer = new StepTimer() } = options;
+  const { timer } = options;
   const [all, prior] = await Promise.all([
     fetchByIds(client, ref, [...new Set(asked)]),
     options.prior ?? index.prior(ids, { maxRoutes: 0, isListing: () => true }),
   ]);
-  timer.lap("fetch");
+  timer?.lap("fetch");
   const fetchedDocs = new Map([...all].filter(([id]) => changed.has(id)));
   const gone = new Set(asked.filter((id) => !all.has(id)));
   const { known } = prior;
@@ -419,7 +419,7 @@ export async function planIds(
     known: known as Map<string, KnownDocument>,
     dependents: (dep) => dependents.get(dep) ?? [],
   });
-  timer.lap("plan");
+  timer?.lap("plan");
   return { plan, documents: [...all.values()], fetchedDocs, gone, fetched };
 }
 
