@@ -4,7 +4,7 @@ import type { PublisherConfig } from "../../services/shared/src/config/index.ts"
 import { createContentClient, loadContentSchema } from "../../services/shared/src/content/index.ts";
 import { QUEUE_NAME, redisKeys } from "../../services/shared/src/jobs/catalog.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
-import { planIds } from "./publish/publish.ts";
+import { planIds } from "./publish/plan-ids.ts";
 import type { Suspects } from "./reconcile.ts";
 
 /** What `pressroom plan` and `pressroom status` need: read-only views of the index and the queue. */

@@ -2,8 +2,10 @@ import { filter } from "@prismicio/client";
 import { redisKeys } from "../../services/shared/src/jobs/catalog.ts";
 import { MANIFEST_KEY, parseManifest } from "../../services/shared/src/site/manifest.ts";
 import { documentHash, SITE_TYPES } from "./build/full-build.ts";
+import type { PublishContext } from "./publish/context.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
-import { diffBuild, type PublishContext, publish } from "./publish/publish.ts";
+import { diffBuild } from "./publish/diff-build.ts";
+import { publish } from "./publish/publish.ts";
 
 /** How long what a round saw (a moved ref, suspects) is kept: longer than any interval, as it only pairs two rounds. */
 const GRACE_TTL_SECONDS = 24 * 3600;

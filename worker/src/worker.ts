@@ -12,15 +12,12 @@ import type { Logger } from "../../services/shared/src/logger.ts";
 import { createSiteStore } from "../../services/shared/src/storage/index.ts";
 import { buildSiteAssets } from "../../web/src/assets.ts";
 import { deliverContact } from "./contact/deliver.ts";
+import type { BatchOutcome, PublishContext } from "./publish/context.ts";
 import type { IndexedDocument } from "./publish/dependency-index.ts";
+import { diffBuild } from "./publish/diff-build.ts";
 import { withLock } from "./publish/lock.ts";
-import {
-  type BatchOutcome,
-  diffBuild,
-  type PublishContext,
-  publish,
-  renderBatchJob,
-} from "./publish/publish.ts";
+import { publish } from "./publish/publish.ts";
+import { renderBatchJob } from "./publish/render-routes.ts";
 import { type ReconcileOutcome, reconcile } from "./reconcile.ts";
 
 export interface WorkerOptions {

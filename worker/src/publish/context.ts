@@ -1,0 +1,55 @@
+import type { Client } from "@prismicio/client";
+import type { Redis } from "ioredis";
+import type { Logger } from "../../../services/shared/src/logger.ts";
+import type { SiteStore } from "../../../services/shared/src/storage/index.ts";
+import type { SiteAssets } from "../../../web/src/assets.ts";
+import type { IndexedDocument, IndexedRoute } from "./dependency-index.ts";
+import type { PublishTimings } from "./step-timer.ts";
+
+/** What every stage of a publish reads: the content client, storage, Redis and the site's assets. */
+export interface PublishContext {
+  client: Client & { fetchMasterRef(): Promise<string> };
+  store: SiteStore;
+  redis: Redis;
+  queuePrefix: string;
+  siteUrl: string;
+  assets: SiteAssets;
+  logger: Logger;
+  /** Above this many routes a publish is split into child jobs (`fanOut`), or else runs a diff build. */
+  fanOutThreshold?: number;
+  /** Renders batches of routes as child jobs that every worker process shares; resolves when all are done. */
+  fanOut?: (
+    ref: string,
+    batches: string[][],
+    overlay: [string, IndexedDocument | null][],
+  ) => Promise<BatchOutcome[]>;
+}
+
+/** Routes per child job of a large fan-out. */
+export const FAN_OUT_BATCH = 100;
+
+/** What rendering a batch of routes did (JSON: a child job returns it to the publish that waits for it). */
+export interface BatchOutcome {
+  written: [string, IndexedRoute][];
+  /** Routes whose document turned out to be gone (rendered as 404): to delete. */
+  gone: string[];
+  rendered: number;
+  changed: number;
+  unchanged: number;
+}
+
+export interface PublishSummary {
+  ref: string;
+  ids: number;
+  rendered: number;
+  written: number;
+  unchanged: number;
+  deleted: number;
+  mode: "incremental" | "diff-build" | "nothing-pending";
+  /** Child jobs a large fan-out was split into (0: rendered by the publishing job itself). */
+  batches?: number;
+  durationMs: number;
+  /** When the publish started (epoch ms, after the lock), and where its time went (ms per step). */
+  startedAt?: number;
+  timings?: PublishTimings;
+}

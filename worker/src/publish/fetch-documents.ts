@@ -1,0 +1,57 @@
+import { type Client, filter, type PrismicDocument } from "@prismicio/client";
+import { parseRoute } from "../../../web/src/routes.ts";
+
+/**
+ * The fetch stage: documents by id or page uid at one ref, 100 per request (Prismic's largest page),
+ * never from a cache (a publish reads the ref it was given, now).
+ */
+export async function fetchByIds(
+  client: Client,
+  ref: string,
+  ids: readonly string[],
+): Promise<Map<string, PrismicDocument>> {
+  const chunks: string[][] = [];
+  for (let i = 0; i < ids.length; i += 100) chunks.push(ids.slice(i, i + 100));
+  // The requests at once.
+  const answers = await Promise.all(
+    chunks.map((chunk) =>
+      client.get({
+        ref,
+        filters: [filter.in("document.id", chunk)],
+        pageSize: 100,
+        lang: "*",
+        fetchOptions: { cache: "no-store" },
+      }),
+    ),
+  );
+  const found = new Map<string, PrismicDocument>();
+  for (const answer of answers) for (const doc of answer.results) found.set(doc.id, doc);
+  return found;
+}
+
+/** The pages behind `uids` at `ref`, 100 per request (a route each would cost a request each). */
+export async function fetchPagesByUid(
+  client: Client,
+  ref: string,
+  uids: readonly string[],
+): Promise<PrismicDocument[]> {
+  const pages: PrismicDocument[] = [];
+  for (let i = 0; i < uids.length; i += 100) {
+    const answer = await client.get({
+      ref,
+      filters: [filter.in("my.page.uid", uids.slice(i, i + 100))],
+      pageSize: 100,
+      fetchOptions: { cache: "no-store" },
+    });
+    pages.push(...answer.results);
+  }
+  return pages;
+}
+
+/** Page uids of routes (`/` is the page `home`). */
+export function pageUidsOf(routes: readonly string[]): string[] {
+  return routes.flatMap((route) => {
+    const parsed = parseRoute(route);
+    return parsed.kind === "home" ? ["home"] : parsed.kind === "page" ? [parsed.uid] : [];
+  });
+}

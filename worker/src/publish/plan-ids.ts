@@ -1,0 +1,61 @@
+import type { Client, PrismicDocument } from "@prismicio/client";
+import { routeForDocument } from "../../../web/src/routes.ts";
+import type { DependencyIndex, PriorState } from "./dependency-index.ts";
+import { fetchByIds } from "./fetch-documents.ts";
+import { type FetchedDocument, type KnownDocument, planPublish } from "./planner.ts";
+import type { StepTimer } from "./step-timer.ts";
+
+export interface PlannedPublish {
+  plan: ReturnType<typeof planPublish>;
+  /** Every document returned at the ref (the changed ones and those fetched along): renders read them first. */
+  documents: PrismicDocument[];
+  /** The changed documents that are published at the ref. */
+  fetchedDocs: Map<string, PrismicDocument>;
+  fetched: Map<string, FetchedDocument>;
+  /** Ids asked at the ref and not returned: they do not exist there (unpublished or deleted). */
+  gone: Set<string>;
+}
+
+/** What a publish of `ids` at `ref` would render and delete, and why (also `pressroom plan`). Reads only. */
+export async function planIds(
+  client: Client,
+  index: DependencyIndex,
+  ref: string,
+  ids: readonly string[],
+  options: {
+    /** What the index knew of the ids (read before the master ref, at the same time). */
+    prior?: PriorState;
+    /** More ids to fetch in the same request(s) as the changed ones, at the same ref. */
+    alsoFetch?: readonly string[];
+    timer?: StepTimer;
+  } = {},
+): Promise<PlannedPublish> {
+  const changed = new Set(ids);
+  const asked = [...ids, ...(options.alsoFetch ?? []).filter((id) => !changed.has(id))];
+  const { timer } = options;
+  const [all, prior] = await Promise.all([
+    fetchByIds(client, ref, [...new Set(asked)]),
+    options.prior ?? index.prior(ids, { maxRoutes: 0, isListing: () => true }),
+  ]);
+  timer?.lap("fetch");
+  const fetchedDocs = new Map([...all].filter(([id]) => changed.has(id)));
+  const gone = new Set(asked.filter((id) => !all.has(id)));
+  const { known } = prior;
+  const fetched = new Map<string, FetchedDocument>(
+    [...fetchedDocs].map(([id, doc]) => [id, { id, type: doc.type, route: routeForDocument(doc) }]),
+  );
+  // Listings of a type the index had not seen among the changed documents (a new document's type).
+  const types = new Set([...fetched.values(), ...known.values()].map((d) => `type:${d.type}`));
+  const unread = [...types].filter((dependency) => !prior.dependents.has(dependency));
+  const dependents = new Map(prior.dependents);
+  if (unread.length > 0)
+    for (const [dep, routes] of await index.dependents(unread)) dependents.set(dep, routes);
+  const plan = planPublish({
+    changedIds: ids,
+    fetched,
+    known: known as Map<string, KnownDocument>,
+    dependents: (dep) => dependents.get(dep) ?? [],
+  });
+  timer?.lap("plan");
+  return { plan, documents: [...all.values()], fetchedDocs, gone, fetched };
+}

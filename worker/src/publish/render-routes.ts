@@ -1,0 +1,136 @@
+import type { PrismicDocument } from "@prismicio/client";
+import type { Logger } from "../../../services/shared/src/logger.ts";
+import { CACHE_CONTROL } from "../../../services/shared/src/site/manifest.ts";
+import { sha256 } from "../../../services/shared/src/storage/index.ts";
+import { type ContentSource, createClientSource } from "../../../web/src/content/index.ts";
+import { renderRoute } from "../../../web/src/render.ts";
+import { keyForRoute, NOT_FOUND_ROUTE, SITEMAP_ROUTE } from "../../../web/src/routes.ts";
+import { stub } from "../build/full-build.ts";
+import { mapLimit } from "../build/map-limit.ts";
+import type { BatchOutcome, PublishContext } from "./context.ts";
+import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
+import { fetchPagesByUid, pageUidsOf } from "./fetch-documents.ts";
+import { layeredSource } from "./layered-source.ts";
+import type { StepTimer } from "./step-timer.ts";
+
+/**
+ * Renders `routes` at `ref` and writes the ones whose bytes changed; `source` reads at `ref` (the
+ * documents a publish already fetched answer first). The sitemap reads every document's route and dates from the
+ * index, with this publish's `overlay` laid over it, and only if it is rendered.
+ */
+export async function renderRoutes(
+  ctx: PublishContext,
+  job: {
+    ref: string;
+    routes: readonly string[];
+    source: ContentSource;
+    /** What this publish changed (null: gone), laid over the index's documents for the sitemap. */
+    overlay: ReadonlyMap<string, IndexedDocument | null>;
+    previous: ReadonlyMap<string, IndexedRoute>;
+    index: DependencyIndex;
+    log: Logger;
+    /** Adds the time spent rendering and writing to the steps `render` and `write` (summed over routes). */
+    timings?: { render: string; write: string; timer: StepTimer };
+  },
+): Promise<BatchOutcome> {
+  const add = (step: "render" | "write", since: number) => {
+    if (job.timings) job.timings.timer.add(job.timings[step], since);
+  };
+  const outcome: BatchOutcome = { written: [], gone: [], rendered: 0, changed: 0, unchanged: 0 };
+  const sitemapSource = async () => {
+    const allDocs = await job.index.allDocuments();
+    for (const [id, doc] of job.overlay) {
+      if (doc) allDocs.set(id, doc);
+      else allDocs.delete(id);
+    }
+    return layeredSource([], new Set(), job.source, {
+      page: listingStubs(allDocs, "page"),
+      price_list: listingStubs(allDocs, "price_list"),
+    });
+  };
+  await mapLimit(job.routes, 4, async (route) => {
+    const renderStarted = performance.now();
+    const result = await renderRoute(route, {
+      source: route === SITEMAP_ROUTE ? await sitemapSource() : job.source,
+      siteUrl: ctx.siteUrl,
+      assets: ctx.assets,
+      mode: "production",
+      logger: job.log,
+    });
+    add("render", renderStarted);
+    outcome.rendered++;
+    if (result.status === 404 && route !== NOT_FOUND_ROUTE) {
+      // Its document is gone though no webhook said so (a lost delivery): remove the route.
+      outcome.gone.push(route);
+      return;
+    }
+    const key = keyForRoute(route);
+    const hash = sha256(result.html);
+    const entry: IndexedRoute = {
+      key,
+      hash,
+      status: result.status,
+      dependencies: result.dependencies,
+      ...(result.documentId ? { documentId: result.documentId } : {}),
+    };
+    outcome.written.push([route, entry]);
+    const before = job.previous.get(route);
+    if (before?.hash === hash && before.key === key) {
+      outcome.unchanged++;
+      return;
+    }
+    const writeStarted = performance.now();
+    await ctx.store.put(key, result.html, {
+      contentType: result.contentType,
+      cacheControl: CACHE_CONTROL.html,
+      contentHash: hash,
+    });
+    add("write", writeStarted);
+    outcome.changed++;
+  });
+  return outcome;
+}
+
+/**
+ * A child job of a large fan-out: fetches the pages and price lists its routes need in a request or
+ * two (not one per route), renders and writes them.
+ */
+export async function renderBatchJob(
+  ctx: PublishContext,
+  ref: string,
+  routes: readonly string[],
+  overlay: ReadonlyMap<string, IndexedDocument | null>,
+): Promise<BatchOutcome> {
+  const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
+  const pageUids = pageUidsOf(routes);
+  const fetched = await fetchPagesByUid(ctx.client, ref, pageUids);
+  const source = layeredSource(fetched, new Set(), createClientSource(ctx.client, ref));
+  const previous = await index.routes(routes);
+  return renderRoutes(ctx, { ref, routes, source, overlay, previous, index, log: ctx.logger.child({ ref }) });
+}
+
+/** Document-shaped stubs of what the index knows, for listings (the sitemap reads routes and dates only). */
+function listingStubs(docs: ReadonlyMap<string, IndexedDocument>, type: string): PrismicDocument[] {
+  const stubs: PrismicDocument[] = [];
+  for (const [id, doc] of docs) {
+    if (doc.type !== type) continue;
+    stubs.push(
+      stub({
+        id,
+        uid: doc.uid,
+        url: doc.route,
+        type: doc.type,
+        href: "",
+        tags: [],
+        first_publication_date: doc.first_publication_date ?? "",
+        last_publication_date: doc.last_publication_date ?? "",
+        slugs: [],
+        linked_documents: [],
+        lang: doc.lang,
+        alternate_languages: [],
+        data: {},
+      } as PrismicDocument),
+    );
+  }
+  return stubs;
+}
