@@ -15,6 +15,7 @@ import type { SiteAssets } from "../../../web/src/assets.ts";
 import { type ContentSource, createClientSource } from "../../../web/src/content/index.ts";
 import { renderRoute } from "../../../web/src/render.ts";
 import {
+  ERROR_PAGE_ROUTES,
   keyForRoute,
   NOT_FOUND_ROUTE,
   PRICE_LIST_INDEX_ROUTE,
@@ -205,7 +206,7 @@ export interface PublishSummary {
   timings?: PublishTimings;
 }
 
-const LAST = new Set([PRICE_LIST_INDEX_ROUTE, SITEMAP_ROUTE, ROBOTS_ROUTE, NOT_FOUND_ROUTE]);
+const LAST = new Set([PRICE_LIST_INDEX_ROUTE, SITEMAP_ROUTE, ROBOTS_ROUTE, ...ERROR_PAGE_ROUTES]);
 
 /**
  * One publish: take every pending id (a burst of webhooks is one publish), read the master ref now
