@@ -112,8 +112,11 @@ export function builtInPage(options: {
   status: number;
   requestId: string;
   fallback?: "failed" | "failed-as-well";
+  /** Replaces the status's own sentence (the preview tells editors what is down). */
+  text?: string;
 }): string {
-  const { title, text } = statusText(options.status);
+  const { title } = statusText(options.status);
+  const text = options.text ?? statusText(options.status).text;
   const sentence =
     options.fallback === "failed-as-well"
       ? ERROR_PAGE_FAILED_AS_WELL
@@ -129,7 +132,8 @@ export function builtInPage(options: {
     '</head><body><main class="fallback" id="main">',
     `<p class="fallback__status">Error ${options.status}</p>`,
     `<h1>${escapeHtml(title)}</h1>`,
-    sentence ? `<p data-fallback-message="">${sentence}.</p>` : `<p>${escapeHtml(text)}</p>`,
+    `<p>${escapeHtml(text)}</p>`,
+    sentence ? `<p data-fallback-message="">${sentence}.</p>` : "",
     referenceParagraph(options.requestId),
     `<p><a class="fallback__home" href="/">${HOME_LINK_TEXT}</a></p>`,
     "</main></body></html>",

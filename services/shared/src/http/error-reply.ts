@@ -18,6 +18,10 @@ export interface ErrorAnswer {
    * Undefined (no such page) or a throw (storage down) gives the built-in fallback page.
    */
   storedPage?: () => Promise<Buffer | string | undefined>;
+  /** The built-in page's sentence instead of the status's own. */
+  text?: string;
+  /** On a 503; default RETRY_AFTER_SECONDS. */
+  retryAfterSeconds?: number;
 }
 
 /**
@@ -35,11 +39,11 @@ export async function sendError(request: FastifyRequest, reply: FastifyReply, an
     );
   }
   reply.code(status).header("cache-control", "no-store").header("x-request-id", requestId);
-  if (status === 503) reply.header("retry-after", String(RETRY_AFTER_SECONDS));
+  if (status === 503) reply.header("retry-after", String(answer.retryAfterSeconds ?? RETRY_AFTER_SECONDS));
   if (prefersJson(request.headers.accept))
     return reply.type("application/json").send(jsonError(status, requestId));
   if (!answer.storedPage)
-    return reply.type("text/html; charset=utf-8").send(builtInPage({ status, requestId }));
+    return reply.type("text/html; charset=utf-8").send(builtInPage({ status, requestId, text: answer.text }));
   let stored: string | undefined;
   try {
     const body = await answer.storedPage();
@@ -59,7 +63,12 @@ export async function sendError(request: FastifyRequest, reply: FastifyReply, an
   const html =
     stored !== undefined
       ? withRequestId(stored, requestId)
-      : builtInPage({ status, requestId, fallback: status >= 500 ? "failed-as-well" : "failed" });
+      : builtInPage({
+          status,
+          requestId,
+          text: answer.text,
+          fallback: status >= 500 ? "failed-as-well" : "failed",
+        });
   return reply.type("text/html; charset=utf-8").send(html);
 }
 
