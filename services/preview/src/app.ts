@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { absoluteUrl } from "../../../web/src/lib/site-url.ts";
 import { renderRouteWithClient } from "../../../web/src/render.ts";
 import { type ContentClient, chooseRef } from "../../shared/src/content/index.ts";
+import { homeAliasTarget } from "../../shared/src/site/home-alias.ts";
 import { classifyContentError } from "./content-errors.ts";
 import * as pages from "./pages.ts";
 import type { PreviewAssets } from "./preview-assets.ts";
@@ -121,6 +122,8 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
   });
 
   app.get("/*", async (request, reply) => {
+    const home = homeAliasTarget(request.url);
+    if (home) return reply.header("cache-control", "no-store").redirect(home, 301);
     const path = request.url;
     const choice = chooseRef(request.headers.cookie, options.repository);
     const previewing = choice.source === "preview";

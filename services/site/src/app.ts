@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { homeAliasTarget } from "../../shared/src/site/home-alias.ts";
 import {
   assertSafeKey,
   contentTypeFor,
@@ -75,6 +76,8 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
   });
 
   app.get("/*", async (request, reply) => {
+    const home = homeAliasTarget(request.url);
+    if (home) return reply.header("cache-control", "public, max-age=3600").redirect(home, 301);
     const path = decodePath(request);
     if (path === undefined) return notFound(request, reply);
     const extension = /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase();
