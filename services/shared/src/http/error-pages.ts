@@ -143,7 +143,8 @@ export function builtInPage(options: {
 /** The fallback page's look: the site's palette and type, nothing to load (web/src/styles/palette.ts). */
 export const FALLBACK_CSS = `html{background:#fffaf2;color:#0e2236;font:1.0625rem/1.6 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 body{margin:0;min-height:100vh;display:grid;place-items:center}
-.fallback{max-width:36rem;margin:2rem;padding:2.5rem;background:#f4e9d8;border-radius:1rem;border-top:.5rem solid #e76f51}
+.fallback{max-width:36rem;margin:2rem;padding:2.5rem;background:#f4e9d8;border-radius:1rem;box-shadow:inset 0 .5rem 0 #e76f51}
+@media (max-width:30rem){.fallback{margin:1rem;padding:2rem 1.25rem}}
 .fallback h1{color:#16324f;font-size:1.75rem;line-height:1.2;margin:.25rem 0 1rem}
 .fallback__status{margin:0;color:#1a6b61;font-weight:700;letter-spacing:.08em;text-transform:uppercase;font-size:.85rem}
 .error-page__reference{color:#4a5868}
