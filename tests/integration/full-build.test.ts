@@ -56,8 +56,9 @@ afterAll(async () => {
 describe("full build", () => {
   it("writes every route, the assets and a manifest into a folder", async () => {
     const summary = await build();
-    // 7 pages and 3 price lists, the price-list index, sitemap.xml, robots.txt and the 404 page.
-    expect(summary.routes).toBe(14);
+    // 7 pages and 3 price lists, the price-list index, sitemap.xml, robots.txt and the 404, 500 and
+    // 503 pages.
+    expect(summary.routes).toBe(16);
     const manifest = parseManifest((await store.get(MANIFEST_KEY))?.body);
     expect(summary.written).toBe(summary.rendered + Object.keys(manifest?.assets ?? {}).length);
     const stored = await keys();
@@ -69,6 +70,8 @@ describe("full build", () => {
       "sitemap.xml",
       "robots.txt",
       "404.html",
+      "500.html",
+      "503.html",
     ]) {
       expect(stored).toContain(key);
       await access(join(site.path, key));

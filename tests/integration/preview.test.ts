@@ -94,6 +94,15 @@ describe("preview links", () => {
   });
 });
 
+describe("preview routes", () => {
+  it("answers /home with 301 to / like the site server, keeping the query", async () => {
+    const home = await local.app.inject("/home?x=1");
+    expect(home.statusCode).toBe(301);
+    expect(home.headers.location).toBe("/?x=1");
+    expect((await local.app.inject("/home/")).headers.location).toBe("/");
+  });
+});
+
 describe("previewing a draft", () => {
   it("sets the cookie, redirects to the document's page, shows the draft there and not on master", async () => {
     const token = await putDraft(content.url, draftOfAbout("About us — draft title"));

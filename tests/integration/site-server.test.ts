@@ -74,6 +74,19 @@ describe("site server", () => {
     expect(await (await get("/price-list/")).text()).toBe("<h1>Price lists</h1>");
   });
 
+  it("answers /home (the home page's uid as a path) with 301 to /, keeping the query", async () => {
+    for (const [path, location] of [
+      ["/home", "/"],
+      ["/home/", "/"],
+      ["/home?utm_source=x", "/?utm_source=x"],
+    ]) {
+      const response = await get(path as string);
+      expect(response.status, path).toBe(301);
+      expect(response.headers.get("location"), path).toBe(location);
+    }
+    expect((await get("/homes")).status).toBe(404);
+  });
+
   it("answers ETag revalidation with 304", async () => {
     const first = await get("/about");
     const etag = first.headers.get("etag");

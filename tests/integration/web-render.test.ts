@@ -6,6 +6,7 @@ import {
   createContentClient,
   loadContentSchema,
 } from "../../services/shared/src/content/index.ts";
+import { withRequestId } from "../../services/shared/src/http/error-pages.ts";
 import { buildSiteAssets, bundleSiteAssets, type SiteAssets } from "../../web/src/assets.ts";
 import { type ContentSource, createClientSource, createMemorySource } from "../../web/src/content/index.ts";
 import { RenderError, type RenderMode, renderRoute, renderRouteWithClient } from "../../web/src/render.ts";
@@ -498,6 +499,31 @@ describe("renderRoute: sitemap, robots, 404", () => {
     expect(first.dependencies.some((d) => d.startsWith("type:"))).toBe(false);
     expect(first.dependencies).not.toContain(`doc:${ID.home}`);
   });
+});
+
+describe("renderRoute: the stored server error pages", () => {
+  it.each([
+    ["500", "Something went wrong on our side"],
+    ["503", "This site is briefly unavailable"],
+  ])(
+    "%s renders in the site's look, with a hidden slot the server fills with the request id",
+    async (route, title) => {
+      const result = await render(route);
+      expect(result.status).toBe(Number(route));
+      expect(titleOf(result.html)).toBe(`${title} · Northwind Studio`);
+      expect(result.html).toContain(`Error ${route}`);
+      expect(result.html).toContain('<header class="site-header">');
+      expect(result.html).toContain('<meta name="robots" content="noindex"/>');
+      expect(result.html).toContain('<a class="button" href="/">Go to the home page</a>');
+      expect(result.html).not.toContain('rel="canonical"');
+      const filled = withRequestId(result.html, "0123abcd");
+      expect(filled).not.toBe(result.html);
+      expect(filled).toContain("Reference: <code>0123abcd</code>");
+      // Only what it shows: settings and what the layout links to.
+      expect(result.dependencies).toContain(`doc:${ID.settings}`);
+      expect(result.dependencies.some((d) => d.startsWith("type:"))).toBe(false);
+    },
+  );
 });
 
 describe("renderRoute: escaping and embeds, through the edit API", () => {

@@ -300,3 +300,57 @@ async function closeProxy(server: Server | undefined): Promise<void> {
   for (const socket of proxySockets) socket.destroy();
   if (server) await new Promise((resolve) => server.close(resolve));
 }
+
+describe("webhook receiver: error answers for browsers and JSON clients", () => {
+  it("answers a browser with an HTML error page and everyone else with JSON, neither with internals", async () => {
+    const browser = await receiver.app.inject({
+      method: "GET",
+      url: "/webhooks/prismic",
+      headers: { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" },
+    });
+    expect(browser.statusCode).toBe(404);
+    expect(browser.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(browser.body).toContain("This page could not be found");
+    expect(browser.body).toContain('href="/">Go back to home</a>');
+    expect(browser.body).not.toContain("Route GET");
+    expect(browser.body).toContain(`Reference: <code>${browser.headers["x-request-id"]}</code>`);
+    const api = await receiver.app.inject({
+      method: "GET",
+      url: "/nope",
+      headers: { accept: "application/json" },
+    });
+    expect(api.statusCode).toBe(404);
+    expect(api.json()).toEqual({
+      statusCode: 404,
+      error: "This page could not be found",
+      requestId: api.headers["x-request-id"],
+    });
+  });
+
+  it("shows a browser the 500 page, not the failure, when the receiver itself fails", async () => {
+    const failing = await startWebhook(config(), captureLogger(), {
+      enqueue: async () => {
+        throw new Error(`redis://internal-host:6379 exploded`);
+      },
+      ping: async () => {},
+      close: async () => {},
+    } as unknown as Parameters<typeof startWebhook>[2]);
+    try {
+      const response = await failing.app.inject({
+        method: "POST",
+        url: "/webhooks/prismic",
+        headers: { "content-type": "application/json", accept: "text/html" },
+        payload: JSON.stringify(apiUpdate({ masterRef: "REF-html" })),
+      });
+      expect(response.statusCode).toBe(500);
+      expect(response.headers["content-type"]).toBe("text/html; charset=utf-8");
+      expect(response.body).toContain("Something went wrong on our side");
+      for (const internal of ["internal-host", "exploded", "    at "])
+        expect(response.body).not.toContain(internal);
+      const id = response.headers["x-request-id"] as string;
+      expect(logLines.some((line) => line.includes(id) && line.includes("internal-host"))).toBe(true);
+    } finally {
+      await failing.close();
+    }
+  });
+});

@@ -85,6 +85,8 @@ describe("keyForRoute", () => {
     ["/sitemap.xml", "sitemap.xml"],
     ["/robots.txt", "robots.txt"],
     [NOT_FOUND_ROUTE, "404.html"],
+    ["500", "500.html"],
+    ["503", "503.html"],
     ["/nope/nope", "404.html"],
     ["/home", "404.html"],
     ["/../etc/passwd", "404.html"],
@@ -111,6 +113,8 @@ describe("pathForRoute", () => {
     [{ kind: "sitemap" }, "/sitemap.xml"],
     [{ kind: "robots" }, "/robots.txt"],
     [{ kind: "not-found" }, NOT_FOUND_ROUTE],
+    [{ kind: "error", status: 500 }, "500"],
+    [{ kind: "error", status: 503 }, "503"],
   ])("%o → %s, which parses back to it", (route, path) => {
     expect(pathForRoute(route)).toBe(path);
     if (route.kind !== "not-found") expect(parseRoute(path)).toEqual(route);

@@ -21,7 +21,7 @@ export interface RenderContext {
 }
 
 export interface RenderResult {
-  status: 200 | 404;
+  status: 200 | 404 | 500 | 503;
   /** The body: HTML for pages, XML for the sitemap, text for robots.txt. */
   html: string;
   contentType: string;

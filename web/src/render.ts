@@ -1,5 +1,6 @@
 import type { Client } from "@prismicio/client";
 import { createClientSource } from "./content/index.ts";
+import { renderErrorPage } from "./handlers/render-error-page.tsx";
 import { renderNotFound } from "./handlers/render-not-found.tsx";
 import { renderPage } from "./handlers/render-page.tsx";
 import { renderPriceList, renderPriceListIndex } from "./handlers/render-price-list.tsx";
@@ -38,6 +39,8 @@ export async function renderRoute(path: string, ctx: RenderContext): Promise<Ren
         return await renderRobots(ctx);
       case "not-found":
         return await renderNotFound(ctx);
+      case "error":
+        return await renderErrorPage(ctx, route.status);
     }
   } catch (error) {
     throw new RenderError(path, trace.documentId, error);

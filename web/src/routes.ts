@@ -11,13 +11,28 @@ export type Route =
   | { kind: "price-list-index" }
   | { kind: "sitemap" }
   | { kind: "robots" }
-  | { kind: "not-found" };
+  | { kind: "not-found" }
+  | { kind: "error"; status: ServerErrorStatus };
+
+/** The statuses the site has a stored error page for besides 404 (`500.html`, `503.html`). */
+export const SERVER_ERROR_STATUSES = [500, 503] as const;
+export type ServerErrorStatus = (typeof SERVER_ERROR_STATUSES)[number];
 
 /** The uid of the page served at `/`. */
 export const HOME_UID = "home";
 
 /** The route name the 404 page is rendered and indexed under (it is no request path: any unmatched path gets it). */
 export const NOT_FOUND_ROUTE = "404";
+
+/**
+ * The route names of the stored server error pages ("500", "503"): like "404", no request path (no
+ * leading slash), so no visitor can ask for them; the site server serves them when storage or content
+ * fails (services/shared/src/http/error-pages.ts).
+ */
+export const SERVER_ERROR_ROUTES: readonly string[] = SERVER_ERROR_STATUSES.map(String);
+
+/** Every error page a build writes, always, whatever the content: 404, 500, 503. */
+export const ERROR_PAGE_ROUTES: readonly string[] = [NOT_FOUND_ROUTE, ...SERVER_ERROR_ROUTES];
 
 export const PRICE_LIST_INDEX_ROUTE = "/price-list/";
 export const SITEMAP_ROUTE = "/sitemap.xml";
@@ -46,6 +61,8 @@ export function isSafeUid(uid: unknown): uid is string {
 export function parseRoute(rawPath: string): Route {
   const path = stripQuery(rawPath);
   if (path === "/") return { kind: "home" };
+  const errorStatus = SERVER_ERROR_STATUSES.find((status) => String(status) === path);
+  if (errorStatus !== undefined) return { kind: "error", status: errorStatus };
   if (path === SITEMAP_ROUTE) return { kind: "sitemap" };
   if (path === ROBOTS_ROUTE) return { kind: "robots" };
   if (path === "/price-list" || path === PRICE_LIST_INDEX_ROUTE) return { kind: "price-list-index" };
@@ -81,6 +98,8 @@ export function pathForRoute(route: Route): string {
       return ROBOTS_ROUTE;
     case "not-found":
       return NOT_FOUND_ROUTE;
+    case "error":
+      return String(route.status);
   }
 }
 
@@ -102,6 +121,8 @@ export function keyForRoute(path: string): string {
       return "robots.txt";
     case "not-found":
       return "404.html";
+    case "error":
+      return `${route.status}.html`;
   }
 }
 

@@ -22,6 +22,17 @@ export interface ContentAppOptions {
   publicUrl: () => string;
   webhook: { url: string; secret: string | undefined } | undefined;
   imagesDir: string;
+  /** How the API root looks; tests use it to answer a root as some real repositories do. */
+  apiRoot?: ApiRootSwitch;
+}
+
+/**
+ * Real API roots differ: some lack a form or a bookmark. `omit` leaves out `forms` entirely or one
+ * form (`forms.tags`, `forms.everything`); `bookmarks` names documents (name → id), none by default.
+ */
+export interface ApiRootSwitch {
+  omit?: readonly ("forms" | `forms.${string}`)[];
+  bookmarks?: Record<string, string>;
 }
 
 const NOT_CONFIGURED: WebhookOutcome = { status: "not-configured" };
@@ -117,10 +128,10 @@ export async function contentApp(app: FastifyInstance, options: ContentAppOption
       multiple,
       ...extra,
     });
-    return sendJson(reply, 200, {
+    const root = {
       refs: [{ id: "master", ref: store.masterRef, label: "Master", isMasterRef: true }, ...previewRefs],
       integrationFieldsRef: null,
-      bookmarks: {},
+      bookmarks: { ...options.apiRoot?.bookmarks },
       types: Object.fromEntries(models.customTypes.map((t) => [t.id, t.label ?? t.id])),
       languages: [MASTER_LANG],
       tags: [...new Set(documents.flatMap((d) => d.tags))].sort(),
@@ -144,14 +155,30 @@ export async function contentApp(app: FastifyInstance, options: ContentAppOption
             access_token: field("String"),
           },
         },
-      },
+        tags: {
+          method: "GET",
+          enctype: "application/x-www-form-urlencoded",
+          action: `${apiBase()}/tags`,
+          fields: { access_token: field("String") },
+        },
+      } as Record<string, unknown>,
       oauth_initiate: `${options.publicUrl()}/auth`,
       oauth_token: `${options.publicUrl()}/auth/token`,
       version: "pressroom-local",
       license: "All Rights Reserved",
       experiments: { draft: [], running: [] },
-    });
+    };
+    for (const path of options.apiRoot?.omit ?? []) {
+      if (path === "forms") delete (root as { forms?: unknown }).forms;
+      else delete root.forms[path.slice("forms.".length)];
+    }
+    return sendJson(reply, 200, root);
   });
+
+  // The `tags` form's action, as Prismic's: every tag used by a document at the master ref.
+  app.get("/api/v2/tags", async (_request, reply) =>
+    sendJson(reply, 200, [...new Set(store.masterDocuments.flatMap((d) => d.tags))].sort()),
+  );
 
   app.get("/api/v2/documents/search", async (request, reply) => {
     served.search++;

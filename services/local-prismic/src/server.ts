@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
 import Fastify, { type FastifyInstance, LogController, type RawServerDefault } from "fastify";
 import type { Logger } from "pino";
-import { contentApp } from "./app.ts";
+import { type ApiRootSwitch, contentApp } from "./app.ts";
 import { DEMO_DIR, DEMO_IMAGES_DIR, loadDemoDocuments } from "./demo.ts";
 import { loadModels } from "./models.ts";
 import { ContentStore } from "./store.ts";
@@ -22,6 +22,8 @@ export interface ContentServiceOptions {
   publicUrl: string | undefined;
   refHistory: number;
   previewTtlMs: number;
+  /** How the API root looks (tests: a root without a form, with bookmarks). */
+  apiRoot?: ApiRootSwitch;
 }
 
 export interface RunningContentService {
@@ -60,6 +62,7 @@ export async function startContentService(
     publicUrl: () => publicUrl,
     webhook: config.webhookUrl ? { url: config.webhookUrl, secret: config.webhookSecret } : undefined,
     imagesDir: DEMO_IMAGES_DIR,
+    ...(config.apiRoot ? { apiRoot: config.apiRoot } : {}),
   });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();

@@ -2,10 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { absoluteUrl } from "../../../web/src/lib/site-url.ts";
 import { renderRouteWithClient } from "../../../web/src/render.ts";
 import { type ContentClient, chooseRef } from "../../shared/src/content/index.ts";
+import { homeAliasTarget } from "../../shared/src/site/home-alias.ts";
 import { classifyContentError } from "./content-errors.ts";
 import * as pages from "./pages.ts";
 import type { PreviewAssets } from "./preview-assets.ts";
 import { type CookieContext, clearPreviewCookie, previewCookie } from "./preview-cookie.ts";
+import { previewErrorPages } from "./preview-errors.ts";
 import { checkPreviewToken, isRealRepository, type TokenRule } from "./preview-token.ts";
 import { safeSitePath } from "./safe-path.ts";
 import { securityHeaders } from "./security-headers.ts";
@@ -37,6 +39,8 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
     for (const [name, value] of Object.entries(simulator ? simulatorHeaders : pageHeaders))
       reply.header(name, value);
   });
+
+  const errors = previewErrorPages(app, { client, assets, siteUrl });
 
   const cookieContext = (request: FastifyRequest): CookieContext => ({
     // With trustProxy, `request.protocol` follows the proxy's x-forwarded-proto.
@@ -82,7 +86,7 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
             reply.header("set-cookie", clearPreviewCookie(cookieContext(request)));
             return html(reply, 410, pages.previewEndedPage(assets, absoluteUrl(siteUrl, "/")));
           }
-          if (failure === "unavailable") return unavailable(request, reply, error);
+          if (failure === "unavailable") return errors.unavailable(request, reply, error);
           // The document does not exist at that ref (deleted, or never saved): the home page.
           request.log.info({ documentId, err: error }, "preview document not found; opening the home page");
         }
@@ -118,6 +122,8 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
   });
 
   app.get("/*", async (request, reply) => {
+    const home = homeAliasTarget(request.url);
+    if (home) return reply.header("cache-control", "no-store").redirect(home, 301);
     const path = request.url;
     const choice = chooseRef(request.headers.cookie, options.repository);
     const previewing = choice.source === "preview";
@@ -150,14 +156,8 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
         reply.header("set-cookie", clearPreviewCookie(cookieContext(request)));
         return html(reply, 410, pages.previewEndedPage(assets, absoluteUrl(siteUrl, safeSitePath(path))));
       }
-      if (failure === "unavailable") return unavailable(request, reply, error);
-      request.log.error({ err: error, path }, "preview render failed");
-      return html(reply, 500, pages.errorPage(assets));
+      if (failure === "unavailable") return errors.unavailable(request, reply, error);
+      return errors.failed(request, reply, error);
     }
   });
-
-  function unavailable(request: FastifyRequest, reply: FastifyReply, error: unknown) {
-    request.log.warn({ err: error }, "content API unavailable; answering 503");
-    return html(reply.header("retry-after", "5"), 503, pages.unavailablePage(assets));
-  }
 }

@@ -25,22 +25,6 @@ export function previewEndedPage(assets: PreviewAssets, path: string): string {
   );
 }
 
-export function unavailablePage(assets: PreviewAssets): string {
-  return page(
-    assets,
-    "Content service unavailable",
-    `<h1>The content service is not answering</h1><p>The preview cannot load content right now. This page will work again as soon as the content service is back; try again in a moment.</p>`,
-  );
-}
-
-export function errorPage(assets: PreviewAssets): string {
-  return page(
-    assets,
-    "This page could not be rendered",
-    `<h1>This page could not be rendered</h1><p>The preview server logged the error, naming the route and document. Check the document's fields, then reload.</p>`,
-  );
-}
-
 /** Opened directly, the kit replaces the empty root with its own message. */
 export function simulatorPage(assets: PreviewAssets): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>Slice simulator</title><link rel="icon" href="${assets.site.favicon}" type="image/svg+xml"><link rel="stylesheet" href="${assets.site.css}"><link rel="stylesheet" href="${assets.previewCss}"></head><body><div class="slice-simulator"></div><script src="${assets.simulatorScript}"></script></body></html>`;

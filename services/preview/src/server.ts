@@ -3,6 +3,8 @@ import { fileURLToPath } from "node:url";
 import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
 import type { LogLevel, PrismicConfig } from "../../shared/src/config/index.ts";
 import { createContentClient, loadContentSchema } from "../../shared/src/content/index.ts";
+// Request ids unique across restarts and replicas: an error page shows one to find its log line.
+import { newRequestId } from "../../shared/src/http/error-pages.ts";
 import { listeningUrl } from "../../shared/src/http/listening-url.ts";
 import type { Logger } from "../../shared/src/logger.ts";
 import { previewApp } from "./app.ts";
@@ -38,7 +40,7 @@ export async function startPreview(options: PreviewOptions, logger: Logger): Pro
   const schema = loadContentSchema(options.rootDir ?? ROOT_DIR);
   const client = createContentClient(options.prismic, { schema, logger });
   const [assets] = await Promise.all([buildPreviewAssets(), client.probe()]);
-  const app = Fastify({ loggerInstance: logger, trustProxy: true });
+  const app = Fastify({ loggerInstance: logger, trustProxy: true, genReqId: newRequestId });
   await app.register(previewApp, {
     client,
     repository: options.repository,

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { homeAliasTarget } from "../../shared/src/site/home-alias.ts";
 import {
   assertSafeKey,
   contentTypeFor,
@@ -8,6 +9,7 @@ import {
 import { CompressionCache, chooseEncoding, isCompressible } from "./compression.ts";
 import { contactRoutes } from "./contact.ts";
 import type { ContactQueue } from "./contact-queue.ts";
+import { siteErrorPages } from "./error-pages.ts";
 import { RouteTable } from "./route-table.ts";
 
 export interface SiteAppOptions {
@@ -53,7 +55,11 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value);
   });
 
-  if (options.contact) await app.register(contactRoutes, { queue: options.contact, store });
+  // Storage failures thrown by the handlers below reach the error handler this installs (500/503 pages).
+  const errors = siteErrorPages(app, store);
+  const notFound = errors.notFound;
+  if (options.contact)
+    await app.register(contactRoutes, { queue: options.contact, store, onServerError: errors.failed });
 
   app.get("/healthz", async (_request, reply) => {
     try {
@@ -70,12 +76,14 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
   });
 
   app.get("/*", async (request, reply) => {
+    const home = homeAliasTarget(request.url);
+    if (home) return reply.header("cache-control", "public, max-age=3600").redirect(home, 301);
     const path = decodePath(request);
-    if (path === undefined) return notFound(reply);
+    if (path === undefined) return notFound(request, reply);
     const extension = /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase();
     if (extension) return serve(request, reply, path.slice(1));
     const match = await routes.match(path);
-    if (!match) return notFound(reply);
+    if (!match) return notFound(request, reply);
     if (match.redirect) {
       const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : "";
       return reply.header("cache-control", "public, max-age=3600").redirect(`${match.redirect}${query}`, 301);
@@ -88,19 +96,13 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
     try {
       safeKey = assertSafeKey(key);
     } catch {
-      return notFound(reply);
+      return notFound(request, reply);
     }
     // `.pressroom/` holds the build's metadata, never part of the site.
-    if (safeKey.startsWith(".")) return notFound(reply);
+    if (safeKey.startsWith(".")) return notFound(request, reply);
     const object = await store.get(safeKey);
-    if (!object) return notFound(reply);
+    if (!object) return notFound(request, reply);
     return send(request, reply, object, 200, compression);
-  }
-
-  async function notFound(reply: FastifyReply) {
-    const page = await store.get("404.html");
-    if (!page) return reply.code(404).type("text/plain; charset=utf-8").send("This page could not be found");
-    return send(reply.request, reply, page, 404, compression);
   }
 }
 

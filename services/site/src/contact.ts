@@ -16,6 +16,8 @@ export interface ContactRoutesOptions {
   queue: ContactQueue;
   /** For the site's stylesheet on the result pages. */
   store?: SiteStore;
+  /** Unexpected failures (5xx): the site's error answer (error page, or JSON for JSON clients). */
+  onServerError?: (request: FastifyRequest, reply: FastifyReply, error: unknown) => Promise<FastifyReply>;
 }
 
 const FORM = "application/x-www-form-urlencoded";
@@ -60,6 +62,7 @@ export async function contactRoutes(app: FastifyInstance, options: ContactRoutes
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const status = error.statusCode ?? 500;
     if (status >= 500) {
+      if (options.onServerError) return options.onServerError(request, reply, error);
       request.log.error({ err: error }, "contact request failed");
       return reply.code(500).send({ error: "internal_error" });
     }

@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
 import type { SiteConfig } from "../../shared/src/config/index.ts";
+// Request ids unique across restarts and replicas: an error page shows one to find its log line.
+import { newRequestId } from "../../shared/src/http/error-pages.ts";
 import { listeningUrl } from "../../shared/src/http/listening-url.ts";
 import type { Logger } from "../../shared/src/logger.ts";
 import { createSiteStore, type SiteStore } from "../../shared/src/storage/index.ts";
@@ -25,7 +27,7 @@ export async function startSite(
     logger,
   }),
 ): Promise<RunningSite> {
-  const app = Fastify({ loggerInstance: logger, trustProxy: config.trustProxy });
+  const app = Fastify({ loggerInstance: logger, trustProxy: config.trustProxy, genReqId: newRequestId });
   try {
     await app.register(siteApp, { store, contact });
     await app.listen({ host: config.host, port: config.port });

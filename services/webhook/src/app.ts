@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
 import { type PublishEnqueuer, type PublishPayload, QueueUnavailableError } from "./enqueue.ts";
+import { htmlServerError, wantsHtml, webhookHtmlErrors } from "./html-errors.ts";
 
 export interface WebhookAppOptions {
   /** The shared secret configured on the Prismic webhook (WEBHOOK_SECRET). */
@@ -89,6 +90,7 @@ export async function webhookApp(app: FastifyInstance, options: WebhookAppOption
   const expectedDigest = digest(options.secret);
   // Fastify also parses text/plain by default; Prismic sends JSON, so anything else is a 415.
   app.removeContentTypeParser("text/plain");
+  webhookHtmlErrors(app);
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof QueueUnavailableError) {
@@ -108,6 +110,7 @@ export async function webhookApp(app: FastifyInstance, options: WebhookAppOption
       request.log.info({ code: error.code, statusCode: status }, "delivery refused");
       return reply.code(status).send({ error: clientErrorName(error.code, status), message: error.message });
     }
+    if (wantsHtml(request)) return htmlServerError(request, reply, error);
     request.log.error({ err: error }, "webhook handler failed");
     return reply.code(500).send({ error: "internal_error", message: "the receiver failed; see its log" });
   });

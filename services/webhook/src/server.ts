@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
 import type { WebhookConfig } from "../../shared/src/config/index.ts";
+// Request ids unique across restarts and replicas: an error page shows one to find its log line.
+import { newRequestId } from "../../shared/src/http/error-pages.ts";
 import { listeningUrl } from "../../shared/src/http/listening-url.ts";
 import { type Logger, REDACTED_PATHS } from "../../shared/src/logger.ts";
 import { WEBHOOK_AJV_OPTIONS, WEBHOOK_REDACT_PATHS, webhookApp } from "./app.ts";
@@ -35,7 +37,12 @@ export async function startWebhook(
   }),
 ): Promise<RunningWebhook> {
   const log = webhookLogger(logger);
-  const app = Fastify({ loggerInstance: log, trustProxy: true, ajv: WEBHOOK_AJV_OPTIONS });
+  const app = Fastify({
+    loggerInstance: log,
+    trustProxy: true,
+    ajv: WEBHOOK_AJV_OPTIONS,
+    genReqId: newRequestId,
+  });
   try {
     await app.register(webhookApp, {
       secret: config.webhookSecret,

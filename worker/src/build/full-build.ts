@@ -13,7 +13,7 @@ import { type SiteStore, sha256 } from "../../../services/shared/src/storage/ind
 import { buildSiteAssets } from "../../../web/src/assets.ts";
 import { createJavaScriptMeter, type JavaScriptReport } from "../../../web/src/js-budget.ts";
 import {
-  NOT_FOUND_ROUTE,
+  ERROR_PAGE_ROUTES,
   PRICE_LIST_INDEX_ROUTE,
   ROBOTS_ROUTE,
   routeForDocument,
@@ -59,7 +59,7 @@ export interface BuildSummary {
 }
 
 /** Routes that list other documents: rendered last, from every document's route and dates. */
-const LISTING_ROUTES = [PRICE_LIST_INDEX_ROUTE, SITEMAP_ROUTE, ROBOTS_ROUTE, NOT_FOUND_ROUTE];
+const LISTING_ROUTES = [PRICE_LIST_INDEX_ROUTE, SITEMAP_ROUTE, ROBOTS_ROUTE, ...ERROR_PAGE_ROUTES];
 const UPLOADS_IN_FLIGHT = 16;
 
 /**

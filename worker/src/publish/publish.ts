@@ -2,6 +2,7 @@ import type { PrismicDocument } from "@prismicio/client";
 import { redisKeys } from "../../../services/shared/src/jobs/catalog.ts";
 import { createClientSource } from "../../../web/src/content/index.ts";
 import {
+  ERROR_PAGE_ROUTES,
   keyForRoute,
   NOT_FOUND_ROUTE,
   PRICE_LIST_INDEX_ROUTE,
@@ -19,7 +20,7 @@ import { idsToFetch } from "./planner.ts";
 import { renderRoutes } from "./render-routes.ts";
 import { StepTimer } from "./step-timer.ts";
 
-const LAST = new Set([PRICE_LIST_INDEX_ROUTE, SITEMAP_ROUTE, ROBOTS_ROUTE, NOT_FOUND_ROUTE]);
+const LAST = new Set([PRICE_LIST_INDEX_ROUTE, SITEMAP_ROUTE, ROBOTS_ROUTE, ...ERROR_PAGE_ROUTES]);
 
 /**
  * One publish: take every pending id (a burst of webhooks is one publish), read the master ref now

@@ -1,12 +1,16 @@
-import { Client, type ClientConfig } from "@prismicio/client";
+import { Client, type ClientConfig, type Form, NotFoundError, type PrismicDocument } from "@prismicio/client";
 import type { PrismicConfig } from "../config/index.ts";
+import { ContentQueryError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import { bookmarkedId, repositoryForm } from "./api-root-forms.ts";
 import { type ContentFetch, createContentFetch } from "./content-fetch.ts";
 import type { ContentSchema } from "./content-schema.ts";
 import { guardQuery, type QueryParams } from "./query-guard.ts";
 import { contentRoutes } from "./routes.ts";
 
 type BuildQueryURLArgs = Parameters<Client["buildQueryURL"]>[0];
+type GetTagsParams = Parameters<Client["getTags"]>[0];
+type GetByIDParams = Parameters<Client["getByID"]>[1];
 
 /**
  * @prismicio/client with Pressroom's rules: the route resolver on every query,
@@ -42,6 +46,37 @@ export class ContentClient extends Client {
     return master.ref;
   }
 
+  /** A form of the API root ("everything", "tags"); a missing one is said in the spec's words. */
+  async repositoryForm(name: string): Promise<Form> {
+    return repositoryForm(await this.getRepository(), name, this.documentAPIEndpoint);
+  }
+
+  /**
+   * The repository's tags, from the API root's `tags` form only: the root's own `tags` list is
+   * deprecated, and the upstream client falls back to it silently, hiding a root without the form.
+   */
+  override async getTags(params?: GetTagsParams): Promise<string[]> {
+    const form = repositoryForm(await this.getRepository(params), "tags", this.documentAPIEndpoint);
+    const url = new URL(form.action);
+    if (this.accessToken) url.searchParams.set("access_token", this.accessToken);
+    const response = await this.contentFetch(url, params?.signal ? { signal: params.signal } : {});
+    return (await response.json()) as string[];
+  }
+
+  /** The document a bookmark of the API root names; a missing bookmark or document says 'Error retrieving bookmarked id'. */
+  async getByBookmark(name: string, params?: GetByIDParams): Promise<PrismicDocument> {
+    const id = bookmarkedId(await this.getRepository(), name, this.documentAPIEndpoint);
+    try {
+      return await this.getByID(id, params);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      throw new ContentQueryError(
+        `Error retrieving bookmarked id ${id} (bookmark "${name}"): no such document at this ref`,
+        { cause: error },
+      );
+    }
+  }
+
   /**
    * Checks that the API answers, without failing the process: a server must be
    * able to start while the content service is down and recover once it is back.
@@ -50,6 +85,10 @@ export class ContentClient extends Client {
     try {
       const ref = await this.fetchMasterRef();
       this.logger?.info({ endpoint: this.documentAPIEndpoint, masterRef: ref }, "content API reachable");
+      // Searches go to the endpoint's /documents/search; a root without the search form is not Prismic's.
+      await this.repositoryForm("everything").catch((error: Error) =>
+        this.logger?.warn({ endpoint: this.documentAPIEndpoint }, error.message),
+      );
       return true;
     } catch (error) {
       this.logger?.warn(
