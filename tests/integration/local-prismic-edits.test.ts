@@ -170,6 +170,62 @@ describe("edit API: publish", () => {
     expect((await client(service).getByID(ABOUT)).uid).toBe("about");
   });
 
+  describe("uids stay unique per type and language (a uid decides the route)", () => {
+    const copyWithoutId = (uid: string) => {
+      const { id: _id, ...copy } = demoDoc(ABOUT);
+      return { ...copy, uid };
+    };
+    const aboutPages = async (service: LocalPrismic) =>
+      (await client(service).getAllByType("page")).filter((doc) => doc.uid === "about");
+
+    it("refuses a new document (no id) that takes a published uid, each time it is sent", async () => {
+      const service = await start();
+      const before = service.store.masterRef;
+      for (const attempt of [1, 2]) {
+        const result = await call(service, "POST", "/admin/publish", { upsert: [copyWithoutId("about")] });
+        expect(result.status, `attempt ${attempt}`).toBe(422);
+        expect(result.body.issues).toEqual([
+          expect.objectContaining({ path: "uid", message: `"about" is already used by ${ABOUT}` }),
+        ]);
+      }
+      expect(service.store.masterRef).toBe(before);
+      expect((await aboutPages(service)).map((doc) => doc.id)).toEqual([ABOUT]);
+    });
+
+    it("refuses two new documents of one edit that share a fresh uid", async () => {
+      const service = await start();
+      const result = await call(service, "POST", "/admin/publish", {
+        upsert: [copyWithoutId("careers"), copyWithoutId("careers")],
+      });
+      expect(result.status).toBe(422);
+      expect(result.body.issues.map((i: { path: string }) => i.path)).toContain("uid");
+      expect(await client(service).getAllByType("page")).not.toContainEqual(
+        expect.objectContaining({ uid: "careers" }),
+      );
+    });
+
+    it("refuses a uid change onto any other page's uid, whatever the documents' order", async () => {
+      const service = await start();
+      const others = (await client(service).getAllByType("page")).filter((doc) => doc.id !== ABOUT);
+      expect(others.length).toBeGreaterThan(3);
+      for (const other of others) {
+        const result = await call(service, "POST", "/admin/publish", {
+          upsert: [{ ...demoDoc(ABOUT), uid: other.uid }],
+        });
+        expect(result.status, `about → ${other.uid}`).toBe(422);
+        expect(result.body.issues[0]).toMatchObject({ id: ABOUT, path: "uid" });
+      }
+      expect((await client(service).getByID(ABOUT)).uid).toBe("about");
+    });
+
+    it("refuses a draft of a new document that takes a published uid", async () => {
+      const service = await start();
+      const draft = await call(service, "PUT", "/admin/drafts/NewDraftPage0002", copyWithoutId("about"));
+      expect(draft.status).toBe(422);
+      expect(draft.body.issues[0]).toMatchObject({ path: "uid" });
+    });
+  });
+
   it("refuses the whole edit when one document of several is bad", async () => {
     const service = await start();
     const good = retitled(demoDoc(ABOUT), "Changed");
