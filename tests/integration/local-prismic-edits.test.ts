@@ -117,6 +117,15 @@ describe("edit API: publish", () => {
     await expect(client(service).getByUID("page", "about")).rejects.toBeInstanceOf(prismic.NotFoundError);
   });
 
+  it("accepts every uid Prismic accepts that can be a path segment: underscores, dashes anywhere, accents", async () => {
+    const service = await start();
+    for (const uid of ["about_us", "-about--us-", "über-uns"]) {
+      const result = await call(service, "POST", "/admin/publish", { upsert: [{ ...demoDoc(ABOUT), uid }] });
+      expect(result.status, uid).toBe(200);
+      expect((await client(service).getByID(ABOUT)).uid).toBe(uid);
+    }
+  });
+
   it("creates a new document with an id of its own when none is given", async () => {
     const service = await start();
     const { id: _drop, ...about } = demoDoc(ABOUT);
@@ -128,7 +137,7 @@ describe("edit API: publish", () => {
     expect(created.first_publication_date).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+0000$/);
   });
 
-  it.each([
+  it.each<readonly [string, () => object, string]>([
     [
       "a price given as a string",
       () => {
@@ -148,6 +157,15 @@ describe("edit API: publish", () => {
       "data.subtitle",
     ],
     ["an unsafe uid", () => ({ upsert: [{ ...demoDoc(ABOUT), uid: "../etc" }] }), "uid"],
+    // The site's reserved names (web/src/uid-rules.ts): the build would refuse them later.
+    ...["_pressroom", "healthz", "slice-simulator", "assets", "api", "price-list", "a".repeat(101)].map(
+      (uid) =>
+        [
+          `the page uid "${uid.slice(0, 12)}"`,
+          () => ({ upsert: [{ ...demoDoc(ABOUT), uid }] }),
+          "uid",
+        ] as const,
+    ),
     ["a uid another page has", () => ({ upsert: [{ ...demoDoc(ABOUT), uid: "pricing" }] }), "uid"],
     [
       "a second settings singleton",

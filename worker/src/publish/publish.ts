@@ -21,6 +21,7 @@ import {
   parseRoute,
   ROBOTS_ROUTE,
   routeForDocument,
+  routeProblem,
   SITEMAP_ROUTE,
 } from "../../../web/src/routes.ts";
 import { buildSite, documentHash, stub } from "../build/full-build.ts";
@@ -279,6 +280,12 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   });
   for (const [route, why] of plan.render) log.debug({ route, why }, "render");
   for (const [route, why] of plan.delete) log.debug({ route, why }, "delete");
+  // A uid Prismic accepted but the site cannot route (reserved, too long): say it where it happens.
+  for (const doc of fetchedDocs.values()) {
+    const problem = routeProblem(doc);
+    if (problem)
+      log.error({ documentId: doc.id, uid: doc.uid }, `${doc.type} ${doc.id} gets no page: ${problem}`);
+  }
   if (plan.render.size > threshold && !ctx.fanOut) {
     log.info(
       { routes: plan.render.size },
