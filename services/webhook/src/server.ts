@@ -35,7 +35,14 @@ export async function startWebhook(
   }),
 ): Promise<RunningWebhook> {
   const log = webhookLogger(logger);
-  const app = Fastify({ loggerInstance: log, trustProxy: true, ajv: WEBHOOK_AJV_OPTIONS });
+  // Fastify's "incoming request" and "request completed" lines are replaced by one line per
+  // request, written by the app with what happened (app.ts).
+  const app = Fastify({
+    loggerInstance: log,
+    trustProxy: true,
+    ajv: WEBHOOK_AJV_OPTIONS,
+    disableRequestLogging: true,
+  });
   try {
     await app.register(webhookApp, {
       secret: config.webhookSecret,
