@@ -236,6 +236,8 @@ describe("uidProblem: the one rule the edit API, the build and the preview serve
     ["page", "home", undefined],
     ["page", "a".repeat(100), undefined],
     ["page", "a".repeat(101), /longer than 100 characters/],
+    ["page", "日".repeat(86), /longer than 255 bytes in UTF-8/],
+    ["page", "日".repeat(85), undefined],
     ["page", "About", /cannot be a path segment: use lowercase letters, digits, "-" and "_" only/],
     ["page", "a b", /cannot be a path segment/],
     ["page", "a/b", /cannot be a path segment/],

@@ -12,6 +12,8 @@
  */
 
 export const MAX_UID_LENGTH = 100;
+/** A storage key segment's limit (services/shared/src/storage/storage-keys.ts, MAX_SEGMENT_BYTES). */
+export const MAX_UID_BYTES = 255;
 
 /**
  * Page uids that would take a path of the site's own: a page is served at `/{uid}`, so each of
@@ -44,6 +46,10 @@ export function uidProblem(type: string, uid: unknown): string | undefined {
   if (typeof uid !== "string" || uid === "") return "has no uid";
   const shown = JSON.stringify(uid.length > 40 ? `${uid.slice(0, 40)}…` : uid);
   if (uid.length > MAX_UID_LENGTH) return `uid ${shown} is longer than ${MAX_UID_LENGTH} characters`;
+  // A uid is a folder name in storage: 255 bytes at most (100 letters of 3 bytes each would not fit).
+  if (new TextEncoder().encode(uid).length > MAX_UID_BYTES) {
+    return `uid ${shown} is longer than ${MAX_UID_BYTES} bytes in UTF-8 (use fewer non-ASCII letters)`;
+  }
   if (!UID_CHARACTERS.test(uid)) {
     return `uid ${shown} cannot be a path segment: use lowercase letters, digits, "-" and "_" only`;
   }
