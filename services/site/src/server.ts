@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
 import type { SiteConfig } from "../../shared/src/config/index.ts";
+import { edgeErrorOptions } from "../../shared/src/http/edge-errors.ts";
 import { listeningUrl } from "../../shared/src/http/listening-url.ts";
 import type { Logger } from "../../shared/src/logger.ts";
 import { createSiteStore, type SiteStore } from "../../shared/src/storage/index.ts";
-import { siteApp } from "./app.ts";
+import { SECURITY_HEADERS, siteApp } from "./app.ts";
 import { type ContactQueue, createContactQueue } from "./contact-queue.ts";
 
 export interface RunningSite {
@@ -25,7 +26,11 @@ export async function startSite(
     logger,
   }),
 ): Promise<RunningSite> {
-  const app = Fastify({ loggerInstance: logger, trustProxy: config.trustProxy });
+  const app = Fastify({
+    loggerInstance: logger,
+    trustProxy: config.trustProxy,
+    ...edgeErrorOptions(SECURITY_HEADERS),
+  });
   try {
     await app.register(siteApp, { store, contact });
     await app.listen({ host: config.host, port: config.port });

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
 import type { WebhookConfig } from "../../shared/src/config/index.ts";
+import { BARE_SECURITY_HEADERS, edgeErrorOptions } from "../../shared/src/http/edge-errors.ts";
 import { listeningUrl } from "../../shared/src/http/listening-url.ts";
 import { type Logger, REDACTED_PATHS } from "../../shared/src/logger.ts";
 import { WEBHOOK_AJV_OPTIONS, WEBHOOK_REDACT_PATHS, webhookApp } from "./app.ts";
@@ -42,6 +43,10 @@ export async function startWebhook(
     trustProxy: true,
     ajv: WEBHOOK_AJV_OPTIONS,
     disableRequestLogging: true,
+    ...edgeErrorOptions(BARE_SECURITY_HEADERS),
+  });
+  app.addHook("onSend", async (_request, reply) => {
+    reply.headers(BARE_SECURITY_HEADERS);
   });
   try {
     await app.register(webhookApp, {
