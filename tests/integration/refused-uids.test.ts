@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../services/shared/src/config/index.ts";
 import { statusCommand } from "../../worker/src/inspect.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { demoDoc, previewFixture, putDraft } from "../support/preview-fixture.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const ABOUT = "Z9nWuhEAACMAx1Cc";
@@ -60,5 +61,35 @@ describe("a document whose uid cannot be a route is visible to editors", () => {
       QUEUE_PREFIX: `refused-${process.pid}-${Date.now()}`,
     });
     expect(await statusCommand(config, ROOT)).toContain("refused documents:   none");
+  });
+});
+
+describe("the preview of a document whose uid cannot be a route", () => {
+  it("says why and how to fix it, instead of a 404", async () => {
+    const service = await contentHolding({ [ABOUT]: "healthz" });
+    const preview = await previewFixture(service.endpoint);
+    try {
+      // Any draft opens a preview session; the about page (published as "healthz") is seen at its ref.
+      const token = await putDraft(service.url, {
+        ...demoDoc(WEBSITES),
+        data: { ...demoDoc(WEBSITES).data },
+      });
+      const link = await preview.app.inject(
+        `/api/preview?token=${encodeURIComponent(token)}&documentId=${ABOUT}`,
+      );
+      expect(link.statusCode).toBe(422);
+      expect(link.headers["set-cookie"]).toBeDefined();
+      expect(link.body).toContain("This document has no page on the site");
+      expect(link.body).toContain("uid &#34;healthz&#34; is reserved for the site&#39;s own routes");
+      expect(link.body).toContain("Change the UID in the content editor");
+      // A document whose uid routes still opens its page.
+      const fine = await preview.app.inject(
+        `/api/preview?token=${encodeURIComponent(token)}&documentId=${WEBSITES}`,
+      );
+      expect(fine.statusCode).toBe(302);
+      expect(fine.headers.location).toBe("/price-list/websites");
+    } finally {
+      await preview.app.close();
+    }
   });
 });

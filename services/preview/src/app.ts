@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { absoluteUrl } from "../../../web/src/lib/site-url.ts";
 import { renderRouteWithClient } from "../../../web/src/render.ts";
+import { parseRoute, routeProblem } from "../../../web/src/routes.ts";
 import { type ContentClient, chooseRef } from "../../shared/src/content/index.ts";
 import { classifyContentError } from "./content-errors.ts";
 import { MasterPages, RenderLimiter } from "./master-pages.ts";
@@ -81,6 +82,16 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
             defaultURL: "/",
           });
           target = safeSitePath(url);
+          // A uid the site refuses resolves to a path that shows a 404: say why instead.
+          const refused = target !== "/" && parseRoute(target).kind === "not-found";
+          const problem = refused
+            ? routeProblem(await client.getByID(documentId, { ref: check.token }))
+            : undefined;
+          if (problem) {
+            request.log.info({ documentId, problem }, "preview of a document whose uid cannot be a route");
+            reply.header("set-cookie", previewCookie(check.token, cookieContext(request)));
+            return html(reply, 422, pages.refusedUidPage(assets, problem));
+          }
         } catch (error) {
           const failure = classifyContentError(error, true);
           if (failure === "preview-ended") {

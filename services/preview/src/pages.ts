@@ -25,6 +25,15 @@ export function previewEndedPage(assets: PreviewAssets, path: string): string {
   );
 }
 
+/** A document whose uid cannot be a route: the editor sees why, where they look (the preview). */
+export function refusedUidPage(assets: PreviewAssets, problem: string): string {
+  return page(
+    assets,
+    "This document has no page on the site",
+    `<h1>This document has no page on the site</h1><p>Its ${escapeHtml(problem)}.</p><p>Change the UID in the content editor (lowercase letters, digits, “-” and “_”), save, and preview again. Until then the site does not publish it; <code>pressroom status</code> lists it too.</p><p><a href="/">Go to the home page</a></p>`,
+  );
+}
+
 export function unavailablePage(assets: PreviewAssets): string {
   return page(
     assets,
