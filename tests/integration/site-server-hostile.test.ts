@@ -3,7 +3,7 @@ import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../services/shared/src/logger.ts";
-import { CACHE_CONTROL } from "../../services/shared/src/site/manifest.ts";
+import { CACHE_CONTROL, MANIFEST_KEY, MANIFEST_VERSION } from "../../services/shared/src/site/manifest.ts";
 import { createSiteStore, type SiteStore, sha256 } from "../../services/shared/src/storage/index.ts";
 import { siteApp } from "../../services/site/src/app.ts";
 import { type S3Server, startS3rver } from "../support/s3rver.ts";
@@ -118,5 +118,48 @@ describe("site server: keys the store cannot hold are 404s, never a 500 with a p
       expectPlain404(response, server.endpoint);
       expect(response.body).not.toContain("hostile/www");
     });
+  });
+});
+
+describe("site server: a uid beyond ASCII", () => {
+  it("serves the page of a percent-encoded route from its decoded key", async () => {
+    const dir = await tempDir("site-unicode");
+    const store = createSiteStore({
+      url: `file://${dir.path}`,
+      s3Endpoint: undefined,
+      s3Region: "us-east-1",
+    });
+    const body = "<h1>Über uns</h1>";
+    const html = "text/html; charset=utf-8";
+    await store.put("über-uns/index.html", body, {
+      contentType: html,
+      cacheControl: CACHE_CONTROL.html,
+      contentHash: sha256(body),
+    });
+    const route = (key: string) => ({ key, hash: "x", status: 200, dependencies: [] });
+    const manifest = JSON.stringify({
+      version: MANIFEST_VERSION,
+      ref: "REF",
+      builtAt: new Date().toISOString(),
+      routes: {
+        "/%C3%BCber-uns": route("über-uns/index.html"),
+        "404": { ...route("404.html"), status: 404 },
+      },
+      assets: {},
+    });
+    await store.put(MANIFEST_KEY, manifest, {
+      contentType: "application/json",
+      cacheControl: "no-store",
+      contentHash: sha256(manifest),
+    });
+    const { app } = await serve(store);
+    try {
+      const response = await app.inject({ method: "GET", url: "/%C3%BCber-uns" });
+      expect(response.statusCode).toBe(200);
+      expect(response.body).toBe(body);
+    } finally {
+      await app.close();
+      await dir.remove();
+    }
   });
 });
