@@ -1,7 +1,9 @@
 import { connect } from "node:net";
+import { PassThrough } from "node:stream";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../services/shared/src/config/index.ts";
+import { createLogger } from "../../services/shared/src/logger.ts";
 import { SECURITY_HEADERS } from "../../services/site/src/app.ts";
 import { type RunningSite, startSite } from "../../services/site/src/server.ts";
 import { type RunningWebhook, startWebhook } from "../../services/webhook/src/server.ts";
@@ -92,5 +94,38 @@ describe("answers Fastify and Node write themselves carry the security headers a
   it("webhook receiver: its ordinary answers carry the headers too", async () => {
     const answer = await raw(webhook.url, hostile("/nope"));
     expect(answer.toLowerCase()).toContain("x-content-type-options: nosniff");
+  });
+});
+
+describe("log volume", () => {
+  it("the site server writes one info line per request, not two", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const stream = new PassThrough();
+    stream.on("data", (chunk: Buffer) => {
+      for (const line of chunk.toString("utf8").split("\n").filter(Boolean)) lines.push(JSON.parse(line));
+    });
+    const own = await startSite(
+      loadConfig("site", {
+        PORT: "0",
+        HOST: "127.0.0.1",
+        STORAGE_URL: `file://${dir.path}`,
+        REDIS_URL: "redis://127.0.0.1:6379",
+        QUEUE_PREFIX: `edge-log-${process.pid}-${Date.now()}`,
+      }),
+      createLogger({ name: "site", level: "info", destination: stream, pretty: false }),
+    );
+    try {
+      for (let i = 0; i < 10; i++)
+        await own.app.inject({ method: "GET", url: `/nothing-${i}?token=secret-${i}` });
+      await new Promise((resolve) => setImmediate(resolve));
+      const perRequest = lines.filter((line) => line.reqId !== undefined);
+      expect(perRequest).toHaveLength(10);
+      for (const line of perRequest) {
+        expect(line).toMatchObject({ level: 30, msg: "request answered", method: "GET", statusCode: 404 });
+        expect(JSON.stringify(line)).not.toContain("secret-");
+      }
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -5,6 +5,7 @@ import type { LogLevel, PrismicConfig } from "../../shared/src/config/index.ts";
 import { createContentClient, loadContentSchema } from "../../shared/src/content/index.ts";
 import { edgeErrorOptions } from "../../shared/src/http/edge-errors.ts";
 import { listeningUrl } from "../../shared/src/http/listening-url.ts";
+import { logOneLinePerRequest } from "../../shared/src/http/request-log.ts";
 import type { Logger } from "../../shared/src/logger.ts";
 import { previewApp } from "./app.ts";
 import { buildPreviewAssets } from "./preview-assets.ts";
@@ -44,7 +45,9 @@ export async function startPreview(options: PreviewOptions, logger: Logger): Pro
     loggerInstance: logger,
     trustProxy: true,
     ...edgeErrorOptions(securityHeaders({ toolbar: false, simulator: false })),
+    disableRequestLogging: true,
   });
+  logOneLinePerRequest(app);
   await app.register(previewApp, {
     client,
     repository: options.repository,

@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
 import type { SiteConfig } from "../../shared/src/config/index.ts";
 import { edgeErrorOptions } from "../../shared/src/http/edge-errors.ts";
 import { listeningUrl } from "../../shared/src/http/listening-url.ts";
+import { logOneLinePerRequest } from "../../shared/src/http/request-log.ts";
 import type { Logger } from "../../shared/src/logger.ts";
 import { createSiteStore, type SiteStore } from "../../shared/src/storage/index.ts";
 import { SECURITY_HEADERS, siteApp } from "./app.ts";
@@ -30,7 +31,9 @@ export async function startSite(
     loggerInstance: logger,
     trustProxy: config.trustProxy,
     ...edgeErrorOptions(SECURITY_HEADERS),
+    disableRequestLogging: true,
   });
+  logOneLinePerRequest(app);
   try {
     await app.register(siteApp, { store, contact });
     await app.listen({ host: config.host, port: config.port });
