@@ -11,6 +11,9 @@ swc.parseFileSync = (file, options) =>
 
 const BROWSER = "^web/src/browser/";
 const CONTACT_RULES = "^services/shared/src/contact/contact-rules\\.ts$";
+// The one list of reserved names and the uid grammar: the build, the preview server and the local
+// content service's edit API must agree, so the local content service may import this one file.
+const UID_RULES = "^web/src/uid-rules\\.ts$";
 const onlyFrom = (name, from, allowed, comment) => ({
   name,
   comment,
@@ -33,8 +36,9 @@ module.exports = {
     onlyFrom(
       "local-prismic-imports-packages-only",
       "^services/local-prismic/",
-      "^services/local-prismic/",
-      "the local content service stands alone: packages only (type-only imports of the config it is started with are fine)",
+      `^services/local-prismic/|${UID_RULES}`,
+      "the local content service stands alone: packages only (type-only imports of the config it is started with are fine), " +
+        "and web/src/uid-rules.ts, the uid rules it must share with the build (that file imports nothing)",
     ),
     onlyFrom(
       "webhook-imports-shared",
@@ -90,6 +94,13 @@ module.exports = {
         dependencyTypesNot: ["type-only"],
         path: "^(?!node_modules/)|node_modules/(zod|@prismicio)/|node_modules/libphonenumber-js/(?!min/|package\\.json)",
       },
+    },
+    {
+      name: "uid-rules-import-nothing",
+      comment: "web/src/uid-rules.ts is imported by the local content service too: it stays a leaf",
+      severity: "error",
+      from: { path: UID_RULES },
+      to: { dependencyTypesNot: ["type-only"] },
     },
     {
       name: "contact-rules-no-node-builtins",

@@ -254,6 +254,49 @@ describe("POST /api/contact", () => {
     expect(await redis.exists(`${prefix}:contact-rate:198.51.100.99`)).toBe(1);
   });
 
+  it("counts one client under one key however its address is spelled, and IPv6 per /64", async () => {
+    const via = (forwardedFor: string) =>
+      app.inject({
+        method: "POST",
+        url: "/api/contact",
+        remoteAddress: "10.0.0.5",
+        headers: { "content-type": "application/json", "x-forwarded-for": forwardedFor },
+        payload: JSON.stringify(good),
+      });
+    const spellings = [
+      "198.51.100.44",
+      "::ffff:198.51.100.44",
+      "[::ffff:198.51.100.44]:443",
+      "198.51.100.44:9",
+    ];
+    for (let i = 0; i < RATE_LIMIT; i++) expect((await via(spellings[i % 4] as string)).statusCode).toBe(202);
+    for (const spelling of spellings) expect((await via(spelling)).statusCode).toBe(429);
+    for (let i = 0; i < RATE_LIMIT; i++) expect((await via(`2001:db8:7:7::${i + 1}`)).statusCode).toBe(202);
+    expect((await via("2001:db8:7:7:ffff::99")).statusCode).toBe(429);
+    expect((await via("2001:db8:7:8::1")).statusCode).toBe(202);
+    const keys = await redis.keys(`${prefix}:contact-rate:*`);
+    expect(keys).toContain(`${prefix}:contact-rate:198.51.100.44`);
+    expect(keys).toContain(`${prefix}:contact-rate:2001:db8:7:7::/64`);
+    expect(keys.filter((key) => key.includes("ffff") || key.includes("["))).toEqual([]);
+  });
+
+  it("refuses a forwarded value that is no IP address instead of making it a Redis key", async () => {
+    const before = new Set(await redis.keys(`${prefix}:contact-rate:*`));
+    for (const forwardedFor of ["hello", "x".repeat(300), "*", "unknown"]) {
+      const response = await app.inject({
+        method: "POST",
+        url: "/api/contact",
+        remoteAddress: "10.0.0.5",
+        headers: { "content-type": "application/json", "x-forwarded-for": forwardedFor },
+        payload: JSON.stringify(good),
+      });
+      expect(response.statusCode, forwardedFor.slice(0, 20)).toBe(400);
+      expect(response.body).not.toContain(forwardedFor.slice(0, 20));
+    }
+    const after = await redis.keys(`${prefix}:contact-rate:*`);
+    expect(after.filter((key) => !before.has(key))).toEqual([]);
+  });
+
   it("refuses a body over 32 KiB with 413", async () => {
     const response = await postJson({ ...good, message: "x".repeat(40 * 1024) });
     expect(response.statusCode).toBe(413);

@@ -117,6 +117,15 @@ describe("edit API: publish", () => {
     await expect(client(service).getByUID("page", "about")).rejects.toBeInstanceOf(prismic.NotFoundError);
   });
 
+  it("accepts every uid Prismic accepts that can be a path segment: underscores, dashes anywhere, accents", async () => {
+    const service = await start();
+    for (const uid of ["about_us", "-about--us-", "über-uns"]) {
+      const result = await call(service, "POST", "/admin/publish", { upsert: [{ ...demoDoc(ABOUT), uid }] });
+      expect(result.status, uid).toBe(200);
+      expect((await client(service).getByID(ABOUT)).uid).toBe(uid);
+    }
+  });
+
   it("creates a new document with an id of its own when none is given", async () => {
     const service = await start();
     const { id: _drop, ...about } = demoDoc(ABOUT);
@@ -128,7 +137,7 @@ describe("edit API: publish", () => {
     expect(created.first_publication_date).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+0000$/);
   });
 
-  it.each([
+  it.each<readonly [string, () => object, string]>([
     [
       "a price given as a string",
       () => {
@@ -148,6 +157,15 @@ describe("edit API: publish", () => {
       "data.subtitle",
     ],
     ["an unsafe uid", () => ({ upsert: [{ ...demoDoc(ABOUT), uid: "../etc" }] }), "uid"],
+    // The site's reserved names (web/src/uid-rules.ts): the build would refuse them later.
+    ...["_pressroom", "healthz", "slice-simulator", "assets", "api", "price-list", "a".repeat(101)].map(
+      (uid) =>
+        [
+          `the page uid "${uid.slice(0, 12)}"`,
+          () => ({ upsert: [{ ...demoDoc(ABOUT), uid }] }),
+          "uid",
+        ] as const,
+    ),
     ["a uid another page has", () => ({ upsert: [{ ...demoDoc(ABOUT), uid: "pricing" }] }), "uid"],
     [
       "a second settings singleton",
@@ -168,6 +186,62 @@ describe("edit API: publish", () => {
     expect(service.store.masterRef).toBe(before);
     expect(hook.requests).toHaveLength(0);
     expect((await client(service).getByID(ABOUT)).uid).toBe("about");
+  });
+
+  describe("uids stay unique per type and language (a uid decides the route)", () => {
+    const copyWithoutId = (uid: string) => {
+      const { id: _id, ...copy } = demoDoc(ABOUT);
+      return { ...copy, uid };
+    };
+    const aboutPages = async (service: LocalPrismic) =>
+      (await client(service).getAllByType("page")).filter((doc) => doc.uid === "about");
+
+    it("refuses a new document (no id) that takes a published uid, each time it is sent", async () => {
+      const service = await start();
+      const before = service.store.masterRef;
+      for (const attempt of [1, 2]) {
+        const result = await call(service, "POST", "/admin/publish", { upsert: [copyWithoutId("about")] });
+        expect(result.status, `attempt ${attempt}`).toBe(422);
+        expect(result.body.issues).toEqual([
+          expect.objectContaining({ path: "uid", message: `"about" is already used by ${ABOUT}` }),
+        ]);
+      }
+      expect(service.store.masterRef).toBe(before);
+      expect((await aboutPages(service)).map((doc) => doc.id)).toEqual([ABOUT]);
+    });
+
+    it("refuses two new documents of one edit that share a fresh uid", async () => {
+      const service = await start();
+      const result = await call(service, "POST", "/admin/publish", {
+        upsert: [copyWithoutId("careers"), copyWithoutId("careers")],
+      });
+      expect(result.status).toBe(422);
+      expect(result.body.issues.map((i: { path: string }) => i.path)).toContain("uid");
+      expect(await client(service).getAllByType("page")).not.toContainEqual(
+        expect.objectContaining({ uid: "careers" }),
+      );
+    });
+
+    it("refuses a uid change onto any other page's uid, whatever the documents' order", async () => {
+      const service = await start();
+      const others = (await client(service).getAllByType("page")).filter((doc) => doc.id !== ABOUT);
+      expect(others.length).toBeGreaterThan(3);
+      for (const other of others) {
+        const result = await call(service, "POST", "/admin/publish", {
+          upsert: [{ ...demoDoc(ABOUT), uid: other.uid }],
+        });
+        expect(result.status, `about → ${other.uid}`).toBe(422);
+        expect(result.body.issues[0]).toMatchObject({ id: ABOUT, path: "uid" });
+      }
+      expect((await client(service).getByID(ABOUT)).uid).toBe("about");
+    });
+
+    it("refuses a draft of a new document that takes a published uid", async () => {
+      const service = await start();
+      const draft = await call(service, "PUT", "/admin/drafts/NewDraftPage0002", copyWithoutId("about"));
+      expect(draft.status).toBe(422);
+      expect(draft.body.issues[0]).toMatchObject({ path: "uid" });
+    });
   });
 
   it("refuses the whole edit when one document of several is bad", async () => {

@@ -826,6 +826,57 @@ describe("renderRoute: sources, determinism, failures", () => {
     expect(slide).not.toHaveProperty("srcSet");
   });
 
+  it("reads URLs as browsers do: no backslash or tab turns a link or an image into another origin's", async () => {
+    const page = structuredClone(documents.find((doc) => doc.id === ID.services) as PrismicDocument);
+    const hero = page.data.slices[0].primary as { image: Record<string, unknown>; body: unknown[] };
+    hero.image = { ...hero.image, url: "/\\evil.example/hero.png" };
+    const text = page.data.slices[1].primary as { body: unknown[] };
+    const image = (url: string, linkTo?: Record<string, unknown>) => ({
+      type: "image",
+      url,
+      alt: "An image",
+      copyright: null,
+      dimensions: { width: 10, height: 10 },
+      ...(linkTo ? { linkTo } : {}),
+    });
+    const hostileLinks = [
+      "/\\evil.example",
+      "\\\\evil.example",
+      "/\t/evil.example",
+      " /\\evil.example",
+      "/\n/evil.example",
+    ];
+    text.body = [
+      {
+        type: "paragraph",
+        text: "one two three four five",
+        spans: hostileLinks.map((url, i) => ({
+          start: i * 4,
+          end: i * 4 + 3,
+          type: "hyperlink",
+          data: { link_type: "Web", url },
+        })),
+      },
+      image("javascript:alert(1)"),
+      image("//evil.example/a.png"),
+      image("/\\evil.example/b.png"),
+      image("data:image/svg+xml,<svg onload=alert(1)>"),
+      image("https://images.example/fine.png", { link_type: "Web", url: "/\\evil.example/c" }),
+      image("https://images.example/also-fine.png", { link_type: "Web", url: "javascript:alert(2)" }),
+      image("https://images.example/linked.png", { link_type: "Web", url: "https://example.org/ok" }),
+    ];
+    const source = createMemorySource([...documents.filter((doc) => doc.id !== ID.services), page]);
+    const { html } = await render("/services", source);
+    expect(html).not.toMatch(/evil\.example|javascript:|data:image/i);
+    // What is safe stays: the images with a safe source, and the safe link target.
+    expect(html).toContain('src="https://images.example/fine.png"');
+    expect(html).toContain('src="https://images.example/also-fine.png"');
+    expect(html).toMatch(
+      /<a [^>]*href="https:\/\/example.org\/ok"[^>]*><img [^>]*src="https:\/\/images.example\/linked.png"/,
+    );
+    expect(textOf(html)).toContain("one two three four five");
+  });
+
   it("never lets unsafe link schemes into an href", async () => {
     const privacy = documents.find((doc) => doc.id === ID.privacy) as PrismicDocument;
     const page = structuredClone(privacy);

@@ -199,6 +199,31 @@ describe("webhook receiver: bad input", () => {
     expect(domain.json().message).not.toContain(REPOSITORY);
   });
 
+  it.each([
+    [
+      "a ref with a colon (BullMQ refuses it in a job id)",
+      { masterRef: "X6qn:RIAACMAVge1" },
+      "body.masterRef",
+    ],
+    ["a 100 KB ref", { masterRef: "a".repeat(100_000) }, "body.masterRef"],
+    ["an empty ref", { masterRef: "" }, "body.masterRef"],
+    ["a ref with a slash", { masterRef: "../../etc" }, "body.masterRef"],
+    ["a document id with a colon", { documents: ["X6Lc:jhAAAB8AUJwb"] }, "body.documents.0"],
+    ["a 1 KB document id", { documents: ["d".repeat(1024)] }, "body.documents.0"],
+    [
+      "a release document id with a space",
+      { releases: { update: [{ documents: ["a b"] }] } },
+      "body.releases.update.0.documents.0",
+    ],
+  ])("refuses %s with a 400 naming the field, and queues nothing", async (_name, overrides, field) => {
+    const before = await totalJobs();
+    const response = await post(apiUpdate(overrides));
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ error: "invalid_body", field });
+    expect(response.body.length).toBeLessThan(500);
+    expect(await totalJobs()).toBe(before);
+  });
+
   it("never writes the secret to the log, for good and bad requests alike", async () => {
     await post(apiUpdate({ type: "nope" }));
     await post(`{"secret":"${SECRET}", oops}`);
@@ -351,6 +376,46 @@ describe("webhook receiver: error answers for browsers and JSON clients", () => 
       expect(logLines.some((line) => line.includes(id) && line.includes("internal-host"))).toBe(true);
     } finally {
       await failing.close();
+    }
+  });
+});
+
+describe("webhook receiver: log volume", () => {
+  it("writes one info line per request, and one invalid-secret warning per minute however many arrive", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const stream = new PassThrough();
+    stream.on("data", (chunk: Buffer) => {
+      for (const line of chunk.toString("utf8").split("\n").filter(Boolean)) lines.push(JSON.parse(line));
+    });
+    const own = await startWebhook(
+      config(),
+      createLogger({ name: "webhook", level: "info", destination: stream, pretty: false }),
+    );
+    try {
+      const deliveries = 40;
+      for (let i = 0; i < deliveries; i++) {
+        const response = await own.app.inject({
+          method: "POST",
+          url: "/webhooks/prismic",
+          headers: { "content-type": "application/json" },
+          payload: JSON.stringify(apiUpdate({ secret: `wrong-${i}` })),
+        });
+        expect(response.statusCode).toBe(401);
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      const perRequest = lines.filter((line) => line.reqId !== undefined && line.level === 30);
+      const byRequest = new Map<unknown, Record<string, unknown>[]>();
+      for (const line of perRequest) byRequest.set(line.reqId, [...(byRequest.get(line.reqId) ?? []), line]);
+      expect(byRequest.size).toBe(deliveries);
+      for (const group of byRequest.values()) {
+        expect(group).toHaveLength(1);
+        expect(group[0]).toMatchObject({ msg: "delivery refused: invalid secret", statusCode: 401 });
+      }
+      const warnings = lines.filter((line) => line.level === 40);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatchObject({ msg: "delivery refused: invalid secret", suppressedSinceLast: 0 });
+    } finally {
+      await own.close();
     }
   });
 });

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { PrismicDocument } from "@prismicio/client";
 import Fastify, { type FastifyInstance } from "fastify";
-import { previewApp } from "../../services/preview/src/app.ts";
+import { type PreviewAppOptions, previewApp } from "../../services/preview/src/app.ts";
 import { buildPreviewAssets, type PreviewAssets } from "../../services/preview/src/preview-assets.ts";
 import { type TokenRule, tokenRuleFor } from "../../services/preview/src/preview-token.ts";
 import type { PrismicConfig } from "../../services/shared/src/config/index.ts";
@@ -42,7 +42,11 @@ export interface PreviewFixture {
 }
 
 /** The preview app over a counting fetch, so tests can say "no request was made". */
-export async function previewFixture(endpoint: string, rule?: TokenRule): Promise<PreviewFixture> {
+export async function previewFixture(
+  endpoint: string,
+  rule?: TokenRule,
+  extra: Partial<PreviewAppOptions> = {},
+): Promise<PreviewFixture> {
   const requests: string[] = [];
   const counting: typeof fetch = (input, init) => {
     requests.push(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
@@ -61,6 +65,7 @@ export async function previewFixture(endpoint: string, rule?: TokenRule): Promis
     tokenRule: rule ?? tokenRuleFor(endpoint, "demo"),
     siteUrl: SITE_URL,
     assets: await assets,
+    ...extra,
   });
   await app.ready();
   return { app, requests };

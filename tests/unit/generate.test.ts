@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { loadDemoDocuments } from "../../services/local-prismic/src/demo.ts";
 import { generateRepository } from "../../services/local-prismic/src/generate.ts";
 import { loadModels } from "../../services/local-prismic/src/models.ts";
-import { SAFE_SLUG, validateRepository } from "../../services/local-prismic/src/validate.ts";
+import { validateRepository } from "../../services/local-prismic/src/validate.ts";
+import { uidProblem } from "../../web/src/uid-rules.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const models = loadModels(ROOT);
@@ -27,7 +28,7 @@ describe("generateRepository", () => {
     expect(docs.find((d) => d.type === "page" && d.uid === "page-00001")).toBeDefined();
     expect(docs.find((d) => d.uid === "page-00299")).toBeDefined();
     for (const doc of docs) {
-      if (doc.uid !== null) expect(doc.uid).toMatch(SAFE_SLUG);
+      if (doc.uid !== null) expect(uidProblem(doc.type, doc.uid)).toBeUndefined();
       expect(doc.id).toMatch(/^[A-Za-z0-9]{16}$/);
       expect(doc.lang).toBe("en-us");
     }

@@ -23,8 +23,9 @@ describe("assertSafeKey", () => {
     ".pressroom/manifest.json",
     "blog/café/index.html",
     "a..b/...",
-    "a".repeat(1024),
-    "é".repeat(512),
+    `${"a".repeat(255)}/`.repeat(3) + "a".repeat(255),
+    "a".repeat(255),
+    "é".repeat(127),
   ])("accepts %j", (key) => {
     expect(assertSafeKey(key)).toBe(key);
   });
@@ -51,6 +52,10 @@ describe("assertSafeKey", () => {
     ["bad\uDC00", /invalid character/],
     ["a".repeat(1025), /longer than 1024 bytes/],
     ["é".repeat(513), /longer than 1024 bytes/],
+    // A folder holds at most 255 bytes a name: refused by every driver (a 404 on the site, not a 500).
+    ["a".repeat(256), /path segment longer than 255 bytes/],
+    [`assets/${"a".repeat(252)}.css`, /path segment longer than 255 bytes/],
+    ["é".repeat(128), /path segment longer than 255 bytes/],
     [".pressroom-meta/index.html", /reserved/],
     ["about/.pressroom-tmp-1234", /reserved/],
   ])("refuses %j", (key, reason) => {

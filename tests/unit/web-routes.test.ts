@@ -7,6 +7,8 @@ import {
   pathForRoute,
   type Route,
   routeForDocument,
+  routeProblem,
+  uidProblem,
 } from "../../web/src/routes.ts";
 
 const NOT_FOUND: Route = { kind: "not-found" };
@@ -27,6 +29,18 @@ describe("parseRoute", () => {
     ["/about?utm_source=x", { kind: "page", uid: "about" }],
     ["/?preview=1", { kind: "home" }],
     ["/faq#payments", { kind: "page", uid: "faq" }],
+    // Every uid Prismic accepts that is safe as a path segment (issue 13): `_`, and dashes anywhere.
+    ["/about_us", { kind: "page", uid: "about_us" }],
+    ["/a--b", { kind: "page", uid: "a--b" }],
+    ["/-about", { kind: "page", uid: "-about" }],
+    ["/about-", { kind: "page", uid: "about-" }],
+    ["/_draft", { kind: "page", uid: "_draft" }],
+    ["/404", { kind: "page", uid: "404" }],
+    ["/price-list/care_plans", { kind: "price-list", uid: "care_plans" }],
+    // Lowercase letters beyond ASCII, in their canonical percent-encoding.
+    ["/%C3%BCber-uns", { kind: "page", uid: "über-uns" }],
+    ["/price-list/caf%C3%A9", { kind: "price-list", uid: "café" }],
+    ["/%E6%97%A5%E6%9C%AC", { kind: "page", uid: "日本" }],
   ])("%s → %o", (path, route) => {
     expect(parseRoute(path)).toEqual(route);
   });
@@ -34,7 +48,7 @@ describe("parseRoute", () => {
   it.each([
     ["/home", "the home page lives at / only"],
     ["/home/", "nor with a slash"],
-    ["/Bad_Uid", "uppercase and underscore"],
+    ["/Bad_Uid", "uppercase"],
     ["/About", "uppercase"],
     ["/about//", "two trailing slashes"],
     ["//about", "an empty segment"],
@@ -45,12 +59,20 @@ describe("parseRoute", () => {
     ["/../etc", "a parent segment"],
     ["/..", "a bare parent segment"],
     ["/price-list/../about", "a parent segment inside a price list path"],
-    ["/%2e%2e/etc", "an encoded parent segment (never decoded)"],
-    ["/%61bout", "an encoded letter (never decoded)"],
+    ["/%2e%2e/etc", "an encoded parent segment"],
+    ["/%2E%2E", "an encoded parent segment, uppercase"],
+    ["/%2e", "an encoded dot"],
+    ["/%61bout", "an encoded ASCII letter (not the canonical spelling)"],
+    ["/%c3%bcber", "lowercase hex (not the canonical spelling)"],
     ["/about%2Fteam", "an encoded slash"],
-    ["/a--b", "a double dash"],
-    ["/-about", "a leading dash"],
-    ["/about-", "a trailing dash"],
+    ["/about%5Cteam", "an encoded backslash"],
+    ["/about%00", "an encoded NUL"],
+    ["/%25", "an encoded percent sign"],
+    ["/%C3%9Cber", "an encoded uppercase letter (Ü)"],
+    ["/%C3", "a broken UTF-8 sequence"],
+    ["/%ZZ", "a broken escape"],
+    ["/u%CC%88ber", "a uid not in NFC (u + combining diaeresis)"],
+    ["/about%20us", "an encoded space"],
     ["/about.html", "a dot"],
     ["/index.html", "a storage key is not a route"],
     ["/404.html", "the 404 key is not a route"],
@@ -58,12 +80,16 @@ describe("parseRoute", () => {
     ["/price-list-x/y", "a look-alike prefix"],
     ["/assets", "a reserved uid: the asset folder"],
     ["/api", "a reserved uid: the site API"],
+    ["/_pressroom", "a reserved uid: operational endpoints"],
+    ["/_pressroom/healthz", "operational endpoints are no page"],
+    ["/healthz", "a reserved uid: a former operational path"],
+    ["/slice-simulator", "a reserved uid: the preview server's simulator"],
     ["/sitemap.xml/", "the sitemap with a slash"],
     ["", "an empty path"],
     ["about", "a path without a leading slash"],
     [NOT_FOUND_ROUTE, "the 404 route's name"],
     ["/ about", "a space"],
-    ["/über", "a non-ASCII letter"],
+    ["/über", "a non-ASCII letter, not percent-encoded"],
   ])("%s is not found (%s)", (path) => {
     expect(parseRoute(path)).toEqual(NOT_FOUND);
   });
@@ -91,12 +117,29 @@ describe("keyForRoute", () => {
     ["/home", "404.html"],
     ["/../etc/passwd", "404.html"],
     ["/%2e%2e%2fetc", "404.html"],
+    ["/about_us", "about_us/index.html"],
+    ["/%C3%BCber-uns", "über-uns/index.html"],
+    ["/price-list/caf%C3%A9", "price-list/café/index.html"],
   ])("%s → %s", (path, key) => {
     expect(keyForRoute(path)).toBe(key);
   });
 
   it("never leaves the site's key space", () => {
-    const hostile = ["/..", "/../..", "/./about", "/price-list/..", "/\\..\\", "/%00", "/a/../../b"];
+    const hostile = [
+      "/..",
+      "/../..",
+      "/./about",
+      "/price-list/..",
+      "/\\..\\",
+      "/%00",
+      "/a/../../b",
+      "/%2e%2e",
+      "/price-list/%2E%2E",
+      "/%2F..%2F",
+      "/.pressroom-tmp",
+      "/%2Epressroom-x",
+      "/_pressroom",
+    ];
     for (const path of hostile) {
       const key = keyForRoute(path);
       expect(key).not.toMatch(/(^|\/)\.\.?(\/|$)|^\/|\\|%/);
@@ -130,6 +173,16 @@ describe("routeForDocument", () => {
     [{ type: "settings", uid: null }, null],
     [{ type: "page", uid: null }, null],
     [{ type: "page", uid: "Bad_Uid" }, null],
+    [{ type: "page", uid: "about_us" }, "/about_us"],
+    [{ type: "page", uid: "über-uns" }, "/%C3%BCber-uns"],
+    [{ type: "price_list", uid: "care_plans" }, "/price-list/care_plans"],
+    [{ type: "page", uid: "_pressroom" }, null],
+    [{ type: "page", uid: "healthz" }, null],
+    [{ type: "page", uid: "slice-simulator" }, null],
+    [{ type: "page", uid: "api" }, null],
+    [{ type: "price_list", uid: "api" }, "/price-list/api"],
+    [{ type: "page", uid: "a.b" }, null],
+    [{ type: "page", uid: "a%2fb" }, null],
     [{ type: "page", uid: "../etc" }, null],
     [{ type: "page", uid: "a/b" }, null],
     [{ type: "page", uid: "" }, null],
@@ -162,13 +215,58 @@ describe("isSafeUid", () => {
     ["a1-b2-c3", true],
     ["0", true],
     ["", false],
-    ["-", false],
-    ["a_b", false],
+    ["-", true],
+    ["a_b", true],
+    ["über", true],
+    ["a.b", false],
+    ["a%20b", false],
+    ["a\\b", false],
+    ["\u00e9t\u00e9", true],
+    ["e\u0301", false],
     ["a b", false],
     ["A", false],
     [null, false],
     [42, false],
   ])("%o → %s", (uid, safe) => {
     expect(isSafeUid(uid)).toBe(safe);
+  });
+});
+
+describe("uidProblem: the one rule the edit API, the build and the preview server share", () => {
+  it.each<[string, unknown, RegExp | undefined]>([
+    ["page", "about", undefined],
+    ["page", "about_us", undefined],
+    ["page", "über-uns", undefined],
+    ["page", "home", undefined],
+    ["page", "a".repeat(100), undefined],
+    ["page", "a".repeat(101), /longer than 100 characters/],
+    ["page", "日".repeat(86), /longer than 255 bytes in UTF-8/],
+    ["page", "日".repeat(85), undefined],
+    ["page", "About", /cannot be a path segment: use lowercase letters, digits, "-" and "_" only/],
+    ["page", "a b", /cannot be a path segment/],
+    ["page", "a/b", /cannot be a path segment/],
+    ["page", "..", /cannot be a path segment/],
+    ["page", "a.b", /cannot be a path segment/],
+    ["page", "a%2Fb", /cannot be a path segment/],
+    ["page", "e\u0301t\u00e9", /not in Unicode normal form/],
+    ["page", "", /has no uid/],
+    ["page", null, /has no uid/],
+    ["page", "_pressroom", /reserved for the site's own routes/],
+    ["page", "healthz", /reserved/],
+    ["page", "slice-simulator", /reserved/],
+    ["page", "price-list", /reserved/],
+    ["page", "assets", /reserved/],
+    ["page", "api", /reserved/],
+    ["price_list", "api", undefined],
+  ])("%s %o → %s", (type, uid, problem) => {
+    const found = uidProblem(type, uid);
+    if (problem === undefined) expect(found).toBeUndefined();
+    else expect(found).toMatch(problem);
+  });
+
+  it("is why routeForDocument gives no route, and says nothing for documents without routes", () => {
+    expect(routeProblem({ type: "page", uid: "healthz" })).toMatch(/reserved/);
+    expect(routeForDocument({ type: "page", uid: "healthz" })).toBeNull();
+    expect(routeProblem({ type: "settings", uid: null })).toBeUndefined();
   });
 });

@@ -1,8 +1,12 @@
 /**
  * The site's routes: request paths ↔ what to render ↔ storage keys. Pure
  * functions, table-tested (tests/unit/web-routes.test.ts). A uid becomes a
- * path segment and part of a storage key, so only safe slugs are accepted.
+ * path segment and part of a storage key: the grammar and the reserved names
+ * are uid-rules.ts, shared with the local content service's edit API.
  */
+import { RESERVED_PAGE_UIDS, uidFromSegment, uidProblem, uidToSegment } from "./uid-rules.ts";
+
+export { MAX_UID_LENGTH, RESERVED_PAGE_UIDS, uidProblem } from "./uid-rules.ts";
 
 export type Route =
   | { kind: "home" }
@@ -38,25 +42,19 @@ export const PRICE_LIST_INDEX_ROUTE = "/price-list/";
 export const SITEMAP_ROUTE = "/sitemap.xml";
 export const ROBOTS_ROUTE = "/robots.txt";
 
-const SAFE_SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-const MAX_UID_LENGTH = 100;
+const RESERVED = new Set(RESERVED_PAGE_UIDS);
 
-/**
- * Page uids whose route would collide with a route or key prefix of the site
- * itself: `/price-list` is the index, `/assets/` holds immutable files, `/api/`
- * is the site server's API.
- */
-const RESERVED_PAGE_UIDS = new Set(["price-list", "assets", "api"]);
-
+/** A uid that can stand in a path segment (any type; reserved page names aside). */
 export function isSafeUid(uid: unknown): uid is string {
-  return typeof uid === "string" && uid.length <= MAX_UID_LENGTH && SAFE_SLUG.test(uid);
+  return uidProblem("", uid) === undefined;
 }
 
 /**
  * What a path shows. Query strings and fragments are ignored; one trailing
  * slash is tolerated on page and price-list paths (the canonical spelling is
- * given by `pathForRoute`); nothing is percent-decoded, so an encoded
- * character can never smuggle `/` or `..` into a uid.
+ * given by `pathForRoute`); a uid segment is percent-decoded only in its
+ * canonical spelling and must then obey the uid grammar, so an encoded
+ * character can never smuggle `/`, `.` or `..` into a uid.
  */
 export function parseRoute(rawPath: string): Route {
   const path = stripQuery(rawPath);
@@ -70,13 +68,13 @@ export function parseRoute(rawPath: string): Route {
   // A leading "/" gives an empty first segment.
   if (segments[0] !== "") return NOT_FOUND;
   if (segments.length === 2) {
-    const uid = segments[1];
-    if (!isSafeUid(uid) || uid === HOME_UID || RESERVED_PAGE_UIDS.has(uid)) return NOT_FOUND;
+    const uid = uidFromSegment(segments[1] as string);
+    if (uid === undefined || uid === HOME_UID || RESERVED.has(uid)) return NOT_FOUND;
     return { kind: "page", uid };
   }
   if (segments.length === 3 && segments[1] === "price-list") {
-    const uid = segments[2];
-    return isSafeUid(uid) ? { kind: "price-list", uid } : NOT_FOUND;
+    const uid = uidFromSegment(segments[2] as string);
+    return uid === undefined ? NOT_FOUND : { kind: "price-list", uid };
   }
   return NOT_FOUND;
 }
@@ -87,9 +85,9 @@ export function pathForRoute(route: Route): string {
     case "home":
       return "/";
     case "page":
-      return `/${route.uid}`;
+      return `/${uidToSegment(route.uid)}`;
     case "price-list":
-      return `/price-list/${route.uid}`;
+      return `/price-list/${uidToSegment(route.uid)}`;
     case "price-list-index":
       return PRICE_LIST_INDEX_ROUTE;
     case "sitemap":
@@ -128,17 +126,21 @@ export function keyForRoute(path: string): string {
 
 /**
  * The canonical path of a document, the same as the route resolver's `url`;
- * null for a document without a route (settings) or whose uid is not a safe
- * slug or reserved (the caller logs it: such a document is never written).
+ * null for a document without a route (settings) or whose uid cannot be a
+ * route (`uidProblem` says why; the caller logs it and reports it).
  */
 export function routeForDocument(doc: { type: string; uid?: string | null }): string | null {
-  if (!isSafeUid(doc.uid)) return null;
-  if (doc.type === "page") {
-    if (doc.uid === HOME_UID) return "/";
-    return RESERVED_PAGE_UIDS.has(doc.uid) ? null : `/${doc.uid}`;
-  }
-  if (doc.type === "price_list") return `/price-list/${doc.uid}`;
-  return null;
+  if (doc.type !== "page" && doc.type !== "price_list") return null;
+  if (uidProblem(doc.type, doc.uid) !== undefined) return null;
+  const uid = doc.uid as string;
+  if (doc.type === "page") return uid === HOME_UID ? "/" : pathForRoute({ kind: "page", uid });
+  return pathForRoute({ kind: "price-list", uid });
+}
+
+/** Why a routable document gets no route; undefined when it has one or is not routable (settings). */
+export function routeProblem(doc: { type: string; uid?: string | null }): string | undefined {
+  if (doc.type !== "page" && doc.type !== "price_list") return undefined;
+  return uidProblem(doc.type, doc.uid);
 }
 
 const NOT_FOUND: Route = { kind: "not-found" };

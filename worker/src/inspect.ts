@@ -6,6 +6,7 @@ import { QUEUE_NAME, redisKeys } from "../../services/shared/src/jobs/catalog.ts
 import { DependencyIndex } from "./publish/dependency-index.ts";
 import { planIds } from "./publish/plan-ids.ts";
 import type { Suspects } from "./reconcile.ts";
+import { describeRefused, refusedDocuments } from "./refused-documents.ts";
 
 /** What `pressroom plan` and `pressroom status` need: read-only views of the index and the queue. */
 async function withReaders<T>(
@@ -78,6 +79,9 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         redis.get(keys.lastPublish),
         redis.mget(keys.checkedUntil, keys.suspects),
       ]);
+      const refused = masterRef.startsWith("unreachable")
+        ? undefined
+        : await refusedDocuments(client, masterRef).catch(() => undefined);
       return [
         `master ref:          ${masterRef}`,
         `last processed ref:  ${lastRef ?? "none"}${lastRef && lastRef !== masterRef && !masterRef.startsWith("unreachable") ? "  (behind: a publish is pending or reconcile will catch up)" : ""}`,
@@ -88,6 +92,8 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
           .join(", ")}`,
         `reconcile:           ${reconcileState(checkedUntil ?? null, suspects ?? null)}`,
         `last publish:        ${lastPublish ?? "none"}`,
+        `refused documents:   ${refused === undefined ? "unknown (content API unreachable)" : refused.length === 0 ? "none" : `${refused.length}, fix their uid in Prismic and publish again:`}`,
+        ...(refused ?? []).map((doc) => `  ${describeRefused(doc)}`),
       ].join("\n");
     } finally {
       await queue.close();

@@ -200,15 +200,22 @@ export class ContentStore {
   #validate(changed: readonly PrismicDocument[], all: DocMap): void {
     const issues: { id: string; path: string; message: string }[] = [];
     const others = [...all.values()];
-    // Index once rather than scanning every document for every changed one.
-    const byUid = new Map<string, string>();
-    for (const doc of others) if (doc.uid) byUid.set(`${doc.type}|${doc.lang}|${doc.uid}`, doc.id);
+    // Index once rather than scanning every document for every changed one. `all` already holds the
+    // changed documents, so each key keeps every id that has it: one id per key would let the new
+    // document shadow the old one and compare it only with itself.
+    const byUid = new Map<string, string[]>();
+    for (const doc of others) {
+      if (!doc.uid) continue;
+      const key = `${doc.type}|${doc.lang}|${doc.uid}`;
+      byUid.set(key, [...(byUid.get(key) ?? []), doc.id]);
+    }
     for (const doc of changed) {
       for (const issue of validateDocument(doc, this.options.models)) issues.push({ id: doc.id, ...issue });
       for (const issue of checkSingleton(doc, others, this.options.models))
         issues.push({ id: doc.id, ...issue });
-      const clash = doc.uid ? byUid.get(`${doc.type}|${doc.lang}|${doc.uid}`) : undefined;
-      if (clash !== undefined && clash !== doc.id) {
+      const holders = doc.uid ? (byUid.get(`${doc.type}|${doc.lang}|${doc.uid}`) ?? []) : [];
+      const clash = holders.find((id) => id !== doc.id);
+      if (clash !== undefined) {
         issues.push({ id: doc.id, path: "uid", message: `"${doc.uid}" is already used by ${clash}` });
       }
     }

@@ -16,8 +16,9 @@ import {
 export type { ValidationIssue } from "./validate-values.ts";
 export type RepositoryIssue = ValidationIssue & { document: string };
 
-/** The only uids the site accepts: they become path segments and storage keys. */
-export const SAFE_SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+// The site's own rule (grammar and reserved names), so that the edit API refuses exactly the uids the
+// build would refuse: the one file of web/ this service may import (.dependency-cruiser.cjs).
+import { uidProblem } from "../../../web/src/uid-rules.ts";
 
 /**
  * Formats the site relies on that a Prismic model cannot express (Text fields are free text to Prismic).
@@ -50,12 +51,9 @@ export function validateDocument(doc: unknown, models: Models): ValidationIssue[
   const data = Object.fromEntries(Object.entries(all).filter(([, field]) => field.type !== "UID")) as Fields;
   if (Object.keys(data).length < Object.keys(all).length) {
     if (typeof doc.uid !== "string") add(ctx, "uid", `"${model.id}" documents need a uid`);
-    else if (!SAFE_SLUG.test(doc.uid)) {
-      add(
-        ctx,
-        "uid",
-        `${JSON.stringify(doc.uid)} is not a safe slug (lowercase letters, digits, single dashes)`,
-      );
+    else {
+      const problem = uidProblem(model.id, doc.uid);
+      if (problem) add(ctx, "uid", problem);
     }
   } else if (doc.uid !== null && doc.uid !== undefined) {
     add(ctx, "uid", `"${model.id}" has no UID field, so uid must be null`);

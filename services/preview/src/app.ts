@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { absoluteUrl } from "../../../web/src/lib/site-url.ts";
 import { renderRouteWithClient } from "../../../web/src/render.ts";
+import { parseRoute, routeProblem } from "../../../web/src/routes.ts";
 import { type ContentClient, chooseRef } from "../../shared/src/content/index.ts";
 import { homeAliasTarget } from "../../shared/src/site/home-alias.ts";
 import { classifyContentError } from "./content-errors.ts";
+import { MasterPages, RenderLimiter } from "./master-pages.ts";
 import * as pages from "./pages.ts";
 import type { PreviewAssets } from "./preview-assets.ts";
 import { type CookieContext, clearPreviewCookie, previewCookie } from "./preview-cookie.ts";
@@ -21,6 +23,8 @@ export interface PreviewAppOptions {
   /** The public site's origin: canonical urls in pages, and "see the published page" links. */
   siteUrl: string;
   assets: PreviewAssets;
+  /** Renders (content-API work) one client may cause per minute; default 120. */
+  rendersPerMinute?: number;
 }
 
 const HTML = "text/html; charset=utf-8";
@@ -33,6 +37,8 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
   const real = isRealRepository(tokenRule);
   const pageHeaders = securityHeaders({ toolbar: real, simulator: false });
   const simulatorHeaders = securityHeaders({ toolbar: false, simulator: true });
+  const masterPages = new MasterPages(() => client.fetchMasterRef());
+  const renders = new RenderLimiter(options.rendersPerMinute ?? 120);
 
   app.addHook("onSend", async (request, reply) => {
     const simulator = request.url.split("?")[0] === "/slice-simulator";
@@ -80,6 +86,16 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
             defaultURL: "/",
           });
           target = safeSitePath(url);
+          // A uid the site refuses resolves to a path that shows a 404: say why instead.
+          const refused = target !== "/" && parseRoute(target).kind === "not-found";
+          const problem = refused
+            ? routeProblem(await client.getByID(documentId, { ref: check.token }))
+            : undefined;
+          if (problem) {
+            request.log.info({ documentId, problem }, "preview of a document whose uid cannot be a route");
+            reply.header("set-cookie", previewCookie(check.token, cookieContext(request)));
+            return html(reply, 422, pages.refusedUidPage(assets, problem));
+          }
         } catch (error) {
           const failure = classifyContentError(error, true);
           if (failure === "preview-ended") {
@@ -124,11 +140,23 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
   app.get("/*", async (request, reply) => {
     const home = homeAliasTarget(request.url);
     if (home) return reply.header("cache-control", "no-store").redirect(home, 301);
-    const path = request.url;
     const choice = chooseRef(request.headers.cookie, options.repository);
     const previewing = choice.source === "preview";
+    // Anonymous requests show the published site: one render per master ref and path, shared by
+    // all (master-pages.ts); the query string changes nothing a route shows, so it is no cache key.
+    const anonymous = choice.source === "master";
+    const path = anonymous ? (request.url.split("?")[0] ?? "/") : request.url;
+    const send = (page: { status: number; contentType: string; body: string }) =>
+      reply.code(page.status).header("cache-control", "no-store").type(page.contentType).send(page.body);
     try {
-      const ref = choice.ref ?? (await client.fetchMasterRef());
+      const ref = choice.ref ?? (await masterPages.masterRef());
+      const cached = anonymous ? masterPages.get(ref, path) : undefined;
+      if (cached) return send(cached);
+      const wait = renders.take(request.ip);
+      if (wait !== undefined) {
+        request.log.info({ path: path.slice(0, 200) }, "preview render refused: too many from this client");
+        return errors.tooMany(request, reply, wait);
+      }
       const result = await renderRouteWithClient(path, {
         client,
         ref,
@@ -144,11 +172,9 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
             toolbarRepository: real ? options.repository : undefined,
           })
         : result.html;
-      return reply
-        .code(result.status)
-        .header("cache-control", "no-store")
-        .type(result.contentType)
-        .send(body);
+      const page = { status: result.status, contentType: result.contentType, body };
+      if (anonymous) masterPages.set(ref, path, page);
+      return send(page);
     } catch (error) {
       const failure = classifyContentError(error, previewing);
       if (failure === "preview-ended") {

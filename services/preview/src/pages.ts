@@ -25,6 +25,15 @@ export function previewEndedPage(assets: PreviewAssets, path: string): string {
   );
 }
 
+/** A document whose uid cannot be a route: the editor sees why, where they look (the preview). */
+export function refusedUidPage(assets: PreviewAssets, problem: string): string {
+  return page(
+    assets,
+    "This document has no page on the site",
+    `<h1>This document has no page on the site</h1><p>Its ${escapeHtml(problem)}.</p><p>Change the UID in the content editor (lowercase letters, digits, “-” and “_”), save, and preview again. Until then the site does not publish it; <code>pressroom status</code> lists it too.</p><p><a href="/">Go to the home page</a></p>`,
+  );
+}
+
 /** Opened directly, the kit replaces the empty root with its own message. */
 export function simulatorPage(assets: PreviewAssets): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>Slice simulator</title><link rel="icon" href="${assets.site.favicon}" type="image/svg+xml"><link rel="stylesheet" href="${assets.site.css}"><link rel="stylesheet" href="${assets.previewCss}"></head><body><div class="slice-simulator"></div><script src="${assets.simulatorScript}"></script></body></html>`;

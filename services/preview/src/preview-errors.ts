@@ -10,11 +10,16 @@ const PREVIEW_RETRY_AFTER_SECONDS = 5;
 const UNAVAILABLE_TEXT =
   "The content service is not answering, so the preview cannot load content right now. It works again as soon as the service is back; try again in a moment.";
 
+const TOO_MANY_TEXT =
+  "This preview has asked for more pages in the last minute than the content service allows one visitor. Wait a moment, then reload.";
+
 export interface PreviewErrorPages {
   /** The content API is down (5xx, 429, timeout, refused): 503. */
   unavailable(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<FastifyReply>;
   /** A render failed with content up (a template or content bug): 500. */
   failed(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<FastifyReply>;
+  /** This client asked for more renders than the content API's quota allows it: 429 for `seconds`. */
+  tooMany(request: FastifyRequest, reply: FastifyReply, seconds: number): Promise<FastifyReply>;
 }
 
 /**
@@ -49,6 +54,8 @@ export function previewErrorPages(
   const pages: PreviewErrorPages = {
     unavailable: (request, reply, error) => answer(request, reply, 503, error),
     failed: (request, reply, error) => answer(request, reply, 500, error),
+    tooMany: (request, reply, seconds) =>
+      sendError(request, reply.header("retry-after", String(seconds)), { status: 429, text: TOO_MANY_TEXT }),
   };
   fallbackStyles(app);
   app.setNotFoundHandler((request, reply) =>

@@ -3,13 +3,16 @@ import { fileURLToPath } from "node:url";
 import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
 import type { LogLevel, PrismicConfig } from "../../shared/src/config/index.ts";
 import { createContentClient, loadContentSchema } from "../../shared/src/content/index.ts";
+import { edgeErrorOptions } from "../../shared/src/http/edge-errors.ts";
 // Request ids unique across restarts and replicas: an error page shows one to find its log line.
 import { newRequestId } from "../../shared/src/http/error-pages.ts";
 import { listeningUrl } from "../../shared/src/http/listening-url.ts";
+import { logOneLinePerRequest } from "../../shared/src/http/request-log.ts";
 import type { Logger } from "../../shared/src/logger.ts";
 import { previewApp } from "./app.ts";
 import { buildPreviewAssets } from "./preview-assets.ts";
 import { tokenRuleFor } from "./preview-token.ts";
+import { securityHeaders } from "./security-headers.ts";
 
 /** `pressroom serve preview`; the lead's `loadConfig("preview", env)` produces this. */
 export interface PreviewOptions {
@@ -40,7 +43,14 @@ export async function startPreview(options: PreviewOptions, logger: Logger): Pro
   const schema = loadContentSchema(options.rootDir ?? ROOT_DIR);
   const client = createContentClient(options.prismic, { schema, logger });
   const [assets] = await Promise.all([buildPreviewAssets(), client.probe()]);
-  const app = Fastify({ loggerInstance: logger, trustProxy: true, genReqId: newRequestId });
+  const app = Fastify({
+    loggerInstance: logger,
+    genReqId: newRequestId,
+    trustProxy: true,
+    ...edgeErrorOptions(securityHeaders({ toolbar: false, simulator: false })),
+    disableRequestLogging: true,
+  });
+  logOneLinePerRequest(app);
   await app.register(previewApp, {
     client,
     repository: options.repository,

@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { type ContactErrors, validateContact } from "../../shared/src/contact/validate-contact.ts";
 import { QueueUnavailableError } from "../../shared/src/jobs/fail-fast-queue.ts";
 import type { SiteStore } from "../../shared/src/storage/index.ts";
+import { rateKeyFor } from "./client-address.ts";
 import { backPath, renderResultPage, safePath } from "./contact-page.ts";
 import type { ContactQueue } from "./contact-queue.ts";
 
@@ -21,6 +22,7 @@ export interface ContactRoutesOptions {
 }
 
 const FORM = "application/x-www-form-urlencoded";
+const UNKNOWN_CLIENT = "The request did not say where it came from; please send the form again.";
 const text = (maxLength: number) => ({ type: "string", maxLength });
 
 /** Shape only; the rules (and their human messages) are validateContact's. */
@@ -95,10 +97,20 @@ export async function contactRoutes(app: FastifyInstance, options: ContactRoutes
         request.log.info({ ip: request.ip }, "contact honeypot filled; message dropped");
         return answer(request, reply, { status: 202, id: randomUUID() });
       }
+      // Only a real address becomes a rate-limit key (client-address.ts): a forwarded value that is
+      // none is refused rather than counted under a key of the client's choosing.
+      const rateKey = rateKeyFor(request.ip);
+      if (rateKey === undefined) {
+        request.log.info(
+          { ip: request.ip.slice(0, 100) },
+          "contact refused: client address is not an IP address",
+        );
+        return answer(request, reply, { status: 400, errors: { form: UNKNOWN_CLIENT } });
+      }
       try {
-        const rate = await queue.hit(request.ip);
+        const rate = await queue.hit(rateKey);
         if (!rate.allowed) {
-          request.log.warn({ ip: request.ip }, "contact rate limit reached");
+          request.log.warn({ ip: request.ip, rateKey }, "contact rate limit reached");
           return answer(request, reply, { status: 429, retryAfterSeconds: rate.retryAfterSeconds });
         }
         const { id } = await queue.enqueue(result.value);

@@ -53,7 +53,8 @@ export class RouteTable {
         this.#routes = new Map(
           Object.entries(manifest?.routes ?? {})
             .filter(([route]) => route.startsWith("/") && !/\.(xml|txt)$/.test(route))
-            .map(([route, entry]) => [route, entry.key]),
+            // Routes are written percent-encoded (`/%C3%BCber-uns`); requests are matched decoded.
+            .map(([route, entry]) => [decodedRoute(route), entry.key]),
         );
       } finally {
         this.#checkedAt = performance.now();
@@ -61,5 +62,13 @@ export class RouteTable {
       }
     })();
     await this.#refreshing;
+  }
+}
+
+function decodedRoute(route: string): string {
+  try {
+    return decodeURIComponent(route);
+  } catch {
+    return route;
   }
 }

@@ -1,12 +1,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
 import type { SiteConfig } from "../../shared/src/config/index.ts";
+import { edgeErrorOptions } from "../../shared/src/http/edge-errors.ts";
 // Request ids unique across restarts and replicas: an error page shows one to find its log line.
 import { newRequestId } from "../../shared/src/http/error-pages.ts";
 import { listeningUrl } from "../../shared/src/http/listening-url.ts";
+import { logOneLinePerRequest } from "../../shared/src/http/request-log.ts";
 import type { Logger } from "../../shared/src/logger.ts";
 import { createSiteStore, type SiteStore } from "../../shared/src/storage/index.ts";
-import { siteApp } from "./app.ts";
+import { SECURITY_HEADERS, siteApp } from "./app.ts";
 import { type ContactQueue, createContactQueue } from "./contact-queue.ts";
 
 export interface RunningSite {
@@ -27,7 +29,14 @@ export async function startSite(
     logger,
   }),
 ): Promise<RunningSite> {
-  const app = Fastify({ loggerInstance: logger, trustProxy: config.trustProxy, genReqId: newRequestId });
+  const app = Fastify({
+    loggerInstance: logger,
+    genReqId: newRequestId,
+    trustProxy: config.trustProxy,
+    ...edgeErrorOptions(SECURITY_HEADERS),
+    disableRequestLogging: true,
+  });
+  logOneLinePerRequest(app);
   try {
     await app.register(siteApp, { store, contact });
     await app.listen({ host: config.host, port: config.port });

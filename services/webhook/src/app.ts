@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { WarnLimiter } from "../../shared/src/warn-limiter.ts";
 import { type PublishEnqueuer, type PublishPayload, QueueUnavailableError } from "./enqueue.ts";
 import { htmlServerError, wantsHtml, webhookHtmlErrors } from "./html-errors.ts";
 
@@ -9,7 +10,16 @@ export interface WebhookAppOptions {
   /** The Prismic repository name; deliveries for another `domain` are refused. */
   repository: string;
   enqueue: PublishEnqueuer;
+  /** Repeated warnings of one kind are written at most once per this many ms (default 60 s). */
+  warnIntervalMs?: number;
 }
+
+/**
+ * Prismic refs and document ids are short URL-safe tokens (`ZxQ7IxEAACQA9ZdM`). A ref becomes part
+ * of a BullMQ job id (`publish:<ref>`, where `:` is refused) and ids become Redis set members, so
+ * anything else is refused with a 400 before it reaches Redis.
+ */
+export const PRISMIC_TOKEN = "^[A-Za-z0-9_-]{1,64}$";
 
 /** Prismic's bodies are a few KiB; a larger one is not Prismic. */
 export const BODY_LIMIT = 256 * 1024;
@@ -44,7 +54,7 @@ const releaseList = {
   type: "array",
   items: {
     type: "object",
-    properties: { documents: { type: "array", items: { type: "string", minLength: 1 } } },
+    properties: { documents: { type: "array", items: { type: "string", pattern: PRISMIC_TOKEN } } },
   },
 } as const;
 
@@ -57,8 +67,8 @@ const bodySchema = {
     secret: { type: ["string", "null"] },
     domain: { type: "string" },
     apiUrl: { type: "string" },
-    masterRef: { type: "string", minLength: 1 },
-    documents: { type: "array", items: { type: "string", minLength: 1 } },
+    masterRef: { type: "string", pattern: PRISMIC_TOKEN },
+    documents: { type: "array", items: { type: "string", pattern: PRISMIC_TOKEN } },
     releases: {
       type: "object",
       properties: { addition: releaseList, update: releaseList, deletion: releaseList },
@@ -88,26 +98,48 @@ const MAX_DOCUMENTS = 10_000;
 /** `POST /webhooks/prismic` and `GET /healthz`. Register it encapsulated: it sets its own error handler. */
 export async function webhookApp(app: FastifyInstance, options: WebhookAppOptions): Promise<void> {
   const expectedDigest = digest(options.secret);
+  const warnings = new WarnLimiter(options.warnIntervalMs);
+  /** Warns once per kind and interval; the request's own info line records every occurrence. */
+  const warnLimited = (request: FastifyRequest, kind: string, fields: Record<string, unknown>) => {
+    const taken = warnings.take(kind);
+    if (taken) request.log.warn({ ...fields, suppressedSinceLast: taken.suppressed }, kind);
+  };
+
+  // One info line per request (server.ts turns Fastify's two off): what happened, with the status.
+  app.addHook("onResponse", async (request, reply) => {
+    const { message, fields } = outcomes.get(request) ?? { message: "request answered", fields: {} };
+    request.log.info(
+      {
+        ...fields,
+        method: request.method,
+        path: request.url.split("?")[0]?.slice(0, 200),
+        statusCode: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      message,
+    );
+  });
   // Fastify also parses text/plain by default; Prismic sends JSON, so anything else is a 415.
   app.removeContentTypeParser("text/plain");
   webhookHtmlErrors(app);
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof QueueUnavailableError) {
-      request.log.warn({ reason: error.message }, "delivery not queued: redis unavailable");
+      outcome(request, { reason: error.message }, "delivery not queued: redis unavailable");
+      warnLimited(request, "delivery not queued: redis unavailable", { reason: error.message });
       return unavailable(reply);
     }
     if (error.validation) {
       const field = invalidField(error);
       const message = describeValidation(error, request.body);
-      request.log.info({ field, code: error.code }, "delivery refused: invalid body");
+      outcome(request, { field, code: error.code }, "delivery refused: invalid body");
       return reply.code(400).send({ error: "invalid_body", field, message });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       // Fastify's own client errors (bad JSON, body too large, wrong content type). Their messages
       // are fixed strings, never the body, so no secret can leak through them.
-      request.log.info({ code: error.code, statusCode: status }, "delivery refused");
+      outcome(request, { code: error.code }, "delivery refused");
       return reply.code(status).send({ error: clientErrorName(error.code, status), message: error.message });
     }
     if (wantsHtml(request)) return htmlServerError(request, reply, error);
@@ -135,29 +167,32 @@ export async function webhookApp(app: FastifyInstance, options: WebhookAppOption
     async (request, reply) => {
       const body = request.body;
       if (!secretMatches(body.secret, expectedDigest)) {
-        request.log.warn({ type: body.type }, "delivery refused: invalid secret");
+        outcome(request, { type: body.type }, "delivery refused: invalid secret");
+        warnLimited(request, "delivery refused: invalid secret", { type: body.type });
         return reply.code(401).send({ error: "invalid_secret", message: "the secret does not match" });
       }
       if (body.domain !== options.repository) {
         // The expected repository is not named: an outsider learns nothing about this receiver.
-        request.log.warn({ domain: body.domain }, "delivery refused: domain mismatch");
+        const domain = String(body.domain).slice(0, 100);
+        outcome(request, { domain }, "delivery refused: domain mismatch");
+        warnLimited(request, "delivery refused: domain mismatch", { domain });
         return reply
           .code(403)
           .send({ error: "domain_mismatch", message: "domain does not match this receiver's repository" });
       }
       if (body.type === "test-trigger") {
-        request.log.info("test trigger received");
+        outcome(request, {}, "test trigger received");
         return reply.code(200).send({ ok: true });
       }
 
       const documents = changedIds(body);
       if (body.masterRef === undefined && documents.length === 0) {
         // A tag or mask change: nothing on the site changed.
-        request.log.info("api-update with nothing to publish");
+        outcome(request, {}, "api-update with nothing to publish");
         return reply.code(200).send({ ok: true, queued: false });
       }
       if (documents.length > MAX_DOCUMENTS) {
-        request.log.warn({ documents: documents.length }, "delivery refused: too many documents");
+        outcome(request, { documents: documents.length }, "delivery refused: too many documents");
         return reply.code(413).send({
           error: "too_many_documents",
           message: `${documents.length} changed documents; one delivery may carry at most ${MAX_DOCUMENTS}`,
@@ -169,13 +204,20 @@ export async function webhookApp(app: FastifyInstance, options: WebhookAppOption
         receivedAt: new Date().toISOString(),
       };
       const { jobId } = await options.enqueue.enqueue(payload);
-      request.log.info(
+      outcome(
+        request,
         { jobId, masterRef: payload.masterRef, documents: documents.length },
         "publish queued",
       );
       return reply.code(202).send({ jobId });
     },
   );
+}
+
+const outcomes = new WeakMap<FastifyRequest, { message: string; fields: Record<string, unknown> }>();
+/** What the request's one info line says (written when the response is sent). */
+function outcome(request: FastifyRequest, fields: Record<string, unknown>, message: string): void {
+  outcomes.set(request, { message, fields });
 }
 
 /**

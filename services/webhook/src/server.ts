@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
 import type { WebhookConfig } from "../../shared/src/config/index.ts";
+import { BARE_SECURITY_HEADERS, edgeErrorOptions } from "../../shared/src/http/edge-errors.ts";
 // Request ids unique across restarts and replicas: an error page shows one to find its log line.
 import { newRequestId } from "../../shared/src/http/error-pages.ts";
 import { listeningUrl } from "../../shared/src/http/listening-url.ts";
@@ -37,11 +38,18 @@ export async function startWebhook(
   }),
 ): Promise<RunningWebhook> {
   const log = webhookLogger(logger);
+  // Fastify's "incoming request" and "request completed" lines are replaced by one line per
+  // request, written by the app with what happened (app.ts).
   const app = Fastify({
     loggerInstance: log,
     trustProxy: true,
     ajv: WEBHOOK_AJV_OPTIONS,
     genReqId: newRequestId,
+    disableRequestLogging: true,
+    ...edgeErrorOptions(BARE_SECURITY_HEADERS),
+  });
+  app.addHook("onSend", async (_request, reply) => {
+    reply.headers(BARE_SECURITY_HEADERS);
   });
   try {
     await app.register(webhookApp, {

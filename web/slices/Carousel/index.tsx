@@ -7,7 +7,7 @@ import { type CarouselProps, type CarouselSlide, CarouselView } from "../../src/
 import { Island } from "../../src/components/island.tsx";
 import { RichText } from "../../src/components/rich-text.tsx";
 import { islandId } from "../../src/lib/island-id.ts";
-import { isSafeHref } from "../../src/lib/safe-href.ts";
+import { isSafeHref, isSafeImageSrc } from "../../src/lib/safe-href.ts";
 import type { SliceContext } from "../../src/slice-context.ts";
 
 const IMGIX_HOST = "https://images.prismic.io/";
@@ -25,7 +25,8 @@ export default function Carousel({
   slice,
   index,
 }: SliceComponentProps<CarouselSlice, SliceContext>): ReactNode {
-  const slides = slice.items.filter((item) => isFilled.image(item.image));
+  // A slide whose image url is not a safe source (ContentImage's rule) is left out, like an empty one.
+  const slides = slice.items.filter((item) => isFilled.image(item.image) && isSafeImageSrc(item.image.url));
   if (slides.length === 0) return null;
   const id = islandId(slice, index);
   const heading = slice.primary.heading?.trim();

@@ -1,6 +1,7 @@
 import { type ImageField, isFilled } from "@prismicio/client";
 import { PrismicImage } from "@prismicio/react";
 import type { ReactNode } from "react";
+import { isSafeImageSrc } from "../lib/safe-href.ts";
 
 const IMGIX_HOST = "https://images.prismic.io/";
 const WIDTHS = [480, 768, 1024, 1440, 1920];
@@ -32,7 +33,7 @@ export function ContentImage({
   decorative = false,
   className,
 }: ContentImageProps): ReactNode {
-  if (!isFilled.image(field)) return null;
+  if (!isFilled.image(field) || !isSafeImageSrc(field.url)) return null;
   const { width, height } = field.dimensions;
   const loading = priority || eager ? "eager" : "lazy";
   const fetchPriority = priority ? "high" : undefined;

@@ -17,6 +17,7 @@ import {
   PRICE_LIST_INDEX_ROUTE,
   ROBOTS_ROUTE,
   routeForDocument,
+  routeProblem,
   SITEMAP_ROUTE,
 } from "../../../web/src/routes.ts";
 import { forEachPage, listDocuments } from "./list-documents.ts";
@@ -268,7 +269,7 @@ async function storedHashes(store: SiteStore): Promise<Map<string, string | unde
   return hashes;
 }
 
-/** The routes of routable documents; a uid that is not a safe slug is refused, loudly, never written. */
+/** The routes of routable documents; a uid that cannot be a route is refused, loudly, never written. */
 function routesOf(documents: readonly PrismicDocument[], logger: Logger): string[] {
   const routes: string[] = [];
   for (const doc of documents) {
@@ -276,7 +277,7 @@ function routesOf(documents: readonly PrismicDocument[], logger: Logger): string
     if (route === null)
       logger.error(
         { documentId: doc.id, type: doc.type, uid: doc.uid },
-        "refusing a document whose uid is not a safe slug",
+        `${doc.type} ${doc.id} gets no page: ${routeProblem(doc) ?? "it has no route"} (see pressroom status)`,
       );
     else routes.push(route);
   }

@@ -4,9 +4,9 @@ import { createClientSource } from "../../../web/src/content/index.ts";
 import {
   ERROR_PAGE_ROUTES,
   keyForRoute,
-  NOT_FOUND_ROUTE,
   PRICE_LIST_INDEX_ROUTE,
   ROBOTS_ROUTE,
+  routeProblem,
   SITEMAP_ROUTE,
 } from "../../../web/src/routes.ts";
 import { updateManifest } from "./commit.ts";
@@ -94,6 +94,12 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   });
   for (const [route, why] of plan.render) log.debug({ route, why }, "render");
   for (const [route, why] of plan.delete) log.debug({ route, why }, "delete");
+  // A uid Prismic accepted but the site cannot route (reserved, too long): say it where it happens.
+  for (const doc of fetchedDocs.values()) {
+    const problem = routeProblem(doc);
+    if (problem)
+      log.error({ documentId: doc.id, uid: doc.uid }, `${doc.type} ${doc.id} gets no page: ${problem}`);
+  }
   if (plan.render.size > threshold && !ctx.fanOut) {
     log.info(
       { routes: plan.render.size },

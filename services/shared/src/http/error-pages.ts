@@ -30,6 +30,7 @@ export const STATUS_TEXT: Record<number, { title: string; text: string }> = {
   },
   405: { title: "This address does not accept that request", text: "Open it as a normal page instead." },
   413: { title: "This request is too large", text: "What was sent is larger than this site accepts." },
+  429: { title: "Too many requests", text: "Please wait a moment, then try again." },
   500: {
     title: "Something went wrong on our side",
     text: "This page could not be shown because of an error on our server. It has been logged; please try again in a moment.",

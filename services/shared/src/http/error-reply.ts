@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { WarnLimiter } from "../warn-limiter.ts";
 import {
   builtInPage,
   FALLBACK_CSS,
@@ -8,6 +9,8 @@ import {
   RETRY_AFTER_SECONDS,
   withRequestId,
 } from "./error-pages.ts";
+
+const missingPages = new WarnLimiter();
 
 export interface ErrorAnswer {
   status: number;
@@ -48,9 +51,11 @@ export async function sendError(request: FastifyRequest, reply: FastifyReply, an
   try {
     const body = await answer.storedPage();
     stored = body === undefined ? undefined : body.toString();
-    if (stored === undefined)
+    // Not this request's fault, and every request would say it again: once a minute per status.
+    const taken = stored === undefined ? missingPages.take(String(status)) : undefined;
+    if (taken)
       request.log.error(
-        { statusCode: status, requestId },
+        { statusCode: status, requestId, suppressedSinceLast: taken.suppressed },
         `the stored ${status} page is missing; built-in fallback`,
       );
   } catch (error) {

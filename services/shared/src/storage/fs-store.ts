@@ -14,7 +14,8 @@ import { StorageError, type StorageOperation } from "./storage-errors.ts";
 import { assertSafeKey, assertSafePrefix, compareKeys, isSafeKey } from "./storage-keys.ts";
 
 const RETRYABLE_CODES = new Set(["EAGAIN", "EBUSY", "EMFILE", "ENFILE", "ETIMEDOUT"]);
-const isNotFound = (error: unknown) => ["ENOENT", "ENOTDIR"].includes(errorCode(error) ?? "");
+// ENAMETOOLONG: a key longer than a file name can be (255 bytes a segment) cannot have been stored.
+const isNotFound = (error: unknown) => ["ENOENT", "ENOTDIR", "ENAMETOOLONG"].includes(errorCode(error) ?? "");
 
 /**
  * The site as a plain folder: `<root>/<key>` is the body, so any web server can serve `<root>`.

@@ -9,6 +9,13 @@ export const RESERVED_SEGMENT_PREFIX = ".pressroom-";
 /** S3's own limit; keeping it for every driver keeps the drivers interchangeable. */
 export const MAX_KEY_BYTES = 1024;
 
+/**
+ * A folder's limit on one file name (ext4, APFS, NTFS: 255 bytes). Kept for every driver, so a
+ * key one driver cannot hold is refused by all, before any I/O: a request for such a key is a
+ * plain "not found", never an ENAMETOOLONG carrying the storage path (issue 10, item 5).
+ */
+export const MAX_SEGMENT_BYTES = 255;
+
 const DRIVE_LETTER = /^[A-Za-z]:$/;
 
 /**
@@ -62,6 +69,9 @@ function keyProblem(key: string): string | undefined {
 function segmentProblem(segment: string): string | undefined {
   if (segment === "") return "has an empty path segment";
   if (segment === "." || segment === "..") return `has a "${segment}" path segment`;
+  if (Buffer.byteLength(segment, "utf8") > MAX_SEGMENT_BYTES) {
+    return `has a path segment longer than ${MAX_SEGMENT_BYTES} bytes (UTF-8)`;
+  }
   if (segment.startsWith(RESERVED_SEGMENT_PREFIX)) {
     return `has a path segment starting with "${RESERVED_SEGMENT_PREFIX}" (reserved for the storage layer)`;
   }

@@ -1,0 +1,95 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../services/shared/src/config/index.ts";
+import { statusCommand } from "../../worker/src/inspect.ts";
+import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { demoDoc, previewFixture, putDraft } from "../support/preview-fixture.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const ABOUT = "Z9nWuhEAACMAx1Cc";
+const WEBSITES = "Z9nWyREAACMAx1Ii";
+
+const services: LocalPrismic[] = [];
+afterEach(async () => {
+  for (const service of services.splice(0)) await service.stop();
+});
+
+/**
+ * Real Prismic accepts uids the site cannot route (`healthz`, 101 characters), and the local content
+ * service's edit API refuses them; so the stored documents are edited on disk between two runs, as
+ * if Prismic had published them.
+ */
+async function contentHolding(uids: Record<string, string>): Promise<LocalPrismic> {
+  const first = await startLocalPrismic();
+  await first.close();
+  const state = JSON.parse(await readFile(join(first.dataDir, "state.json"), "utf8"));
+  for (const [id, uid] of Object.entries(uids)) {
+    const file = join(first.dataDir, "objects", state.documents[id]);
+    const doc = JSON.parse(await readFile(file, "utf8"));
+    await writeFile(file, JSON.stringify({ ...doc, uid, slugs: [uid] }));
+  }
+  const service = await startLocalPrismic({ dataDir: first.dataDir });
+  services.push(service);
+  return service;
+}
+
+describe("a document whose uid cannot be a route is visible to editors", () => {
+  it("`pressroom status` lists it with the reason, in words an editor can act on", async () => {
+    const long = "x".repeat(101);
+    const service = await contentHolding({ [ABOUT]: "healthz", [WEBSITES]: long });
+    const config = loadConfig("publisher", {
+      PRISMIC_ENDPOINT: service.endpoint,
+      REDIS_URL: "redis://127.0.0.1:6379",
+      QUEUE_PREFIX: `refused-${process.pid}-${Date.now()}`,
+    });
+    const status = await statusCommand(config, ROOT);
+    expect(status).toContain("refused documents:   2, fix their uid in Prismic and publish again:");
+    expect(status).toContain(
+      `page ${ABOUT} gets no page: uid "healthz" is reserved for the site's own routes (reserved: _pressroom, api,`,
+    );
+    expect(status).toContain(
+      `price_list ${WEBSITES} gets no page: uid "${"x".repeat(40)}…" is longer than 100 characters`,
+    );
+  });
+
+  it("says none when every uid routes", async () => {
+    const service = await contentHolding({ [ABOUT]: "about_us" });
+    const config = loadConfig("publisher", {
+      PRISMIC_ENDPOINT: service.endpoint,
+      REDIS_URL: "redis://127.0.0.1:6379",
+      QUEUE_PREFIX: `refused-${process.pid}-${Date.now()}`,
+    });
+    expect(await statusCommand(config, ROOT)).toContain("refused documents:   none");
+  });
+});
+
+describe("the preview of a document whose uid cannot be a route", () => {
+  it("says why and how to fix it, instead of a 404", async () => {
+    const service = await contentHolding({ [ABOUT]: "healthz" });
+    const preview = await previewFixture(service.endpoint);
+    try {
+      // Any draft opens a preview session; the about page (published as "healthz") is seen at its ref.
+      const token = await putDraft(service.url, {
+        ...demoDoc(WEBSITES),
+        data: { ...demoDoc(WEBSITES).data },
+      });
+      const link = await preview.app.inject(
+        `/api/preview?token=${encodeURIComponent(token)}&documentId=${ABOUT}`,
+      );
+      expect(link.statusCode).toBe(422);
+      expect(link.headers["set-cookie"]).toBeDefined();
+      expect(link.body).toContain("This document has no page on the site");
+      expect(link.body).toContain("uid &#34;healthz&#34; is reserved for the site&#39;s own routes");
+      expect(link.body).toContain("Change the UID in the content editor");
+      // A document whose uid routes still opens its page.
+      const fine = await preview.app.inject(
+        `/api/preview?token=${encodeURIComponent(token)}&documentId=${WEBSITES}`,
+      );
+      expect(fine.statusCode).toBe(302);
+      expect(fine.headers.location).toBe("/price-list/websites");
+    } finally {
+      await preview.app.close();
+    }
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * Which uids can become a route: the uid grammar and the ONE list of reserved names. Used by the
+ * build and the preview server (through routes.ts) and by the local content service's edit API,
+ * which answers 422 with the same words. This file imports nothing: it is the one file of web/
+ * that services/local-prismic may import (.dependency-cruiser.cjs, rule uid-rules-import-nothing).
+ *
+ * Prismic accepts lowercase letters, digits, `-` and `_` (docs: "The value cannot contain special
+ * characters, except hyphens (-) and underscores (_)"), with leading, trailing and doubled dashes
+ * or underscores. Letters outside ASCII (`café`, `über-uns`) are lowercase letters too: they are
+ * accepted and percent-encoded in paths (`/caf%C3%A9`) while the storage key holds the uid itself
+ * (`café/index.html`), which is what S3 website hosting looks up for that request.
+ */
+
+export const MAX_UID_LENGTH = 100;
+/** A storage key segment's limit (services/shared/src/storage/storage-keys.ts, MAX_SEGMENT_BYTES). */
+export const MAX_UID_BYTES = 255;
+
+/**
+ * Page uids that would take a path of the site's own: a page is served at `/{uid}`, so each of
+ * these names is the first segment of a route some server answers (or answered) itself.
+ */
+export const RESERVED_PAGE_UIDS: readonly string[] = [
+  "_pressroom", // every server's operational endpoints: /_pressroom/healthz, readyz, metrics, queues
+  "api", // /api/contact (site), /api/preview and /api/exit-preview (preview server)
+  "assets", // immutable script, style and image files
+  "price-list", // the price-list index; price lists live under it
+  "slice-simulator", // the preview server's slice simulator
+  "healthz", // operational paths of earlier versions: monitors may still call them
+  "readyz",
+  "metrics",
+  "queues",
+  "webhooks", // the webhook receiver, when a proxy serves it on the site's host
+];
+
+const RESERVED = new Set(RESERVED_PAGE_UIDS);
+
+/** Lowercase letters of any script, letters without case (CJK…), combining marks, digits, `-`, `_`. */
+const UID_CHARACTERS = /^[\p{Ll}\p{Lo}\p{Lm}\p{M}\p{Nd}_-]+$/u;
+const ASCII_UID = /^[a-z0-9_-]+$/;
+
+/**
+ * Why a document's uid cannot become its route, in words an editor can act on; undefined when it
+ * can. `type` matters: only pages (`/{uid}`) compete with the site's own routes.
+ */
+export function uidProblem(type: string, uid: unknown): string | undefined {
+  if (typeof uid !== "string" || uid === "") return "has no uid";
+  const shown = JSON.stringify(uid.length > 40 ? `${uid.slice(0, 40)}…` : uid);
+  if (uid.length > MAX_UID_LENGTH) return `uid ${shown} is longer than ${MAX_UID_LENGTH} characters`;
+  // A uid is a folder name in storage: 255 bytes at most (100 letters of 3 bytes each would not fit).
+  if (new TextEncoder().encode(uid).length > MAX_UID_BYTES) {
+    return `uid ${shown} is longer than ${MAX_UID_BYTES} bytes in UTF-8 (use fewer non-ASCII letters)`;
+  }
+  if (!UID_CHARACTERS.test(uid)) {
+    return `uid ${shown} cannot be a path segment: use lowercase letters, digits, "-" and "_" only`;
+  }
+  // Two spellings of one text (é as one code point or as e + accent) must not be two routes.
+  if (uid.normalize("NFC") !== uid) return `uid ${shown} is not in Unicode normal form (NFC)`;
+  if (type === "page" && RESERVED.has(uid)) {
+    return `uid ${shown} is reserved for the site's own routes (reserved: ${RESERVED_PAGE_UIDS.join(", ")})`;
+  }
+  return undefined;
+}
+
+/** The grammar alone (no reserved names): what may stand in a path segment. */
+export function isUidSegmentSafe(uid: unknown): uid is string {
+  return uidProblem("", uid) === undefined;
+}
+
+/** The path segment of a uid: itself when ASCII, percent-encoded otherwise. */
+export function uidToSegment(uid: string): string {
+  return ASCII_UID.test(uid) ? uid : encodeURIComponent(uid);
+}
+
+/**
+ * The uid a path segment names, or undefined. Only the canonical spelling (`uidToSegment`) is
+ * accepted, so one uid has exactly one path and an encoded `/`, `.` or `%` can never slip through.
+ */
+export function uidFromSegment(segment: string): string | undefined {
+  if (ASCII_UID.test(segment)) return isUidSegmentSafe(segment) ? segment : undefined;
+  if (!/^(?:[a-z0-9_-]|%[0-9A-F]{2})+$/.test(segment)) return undefined;
+  let uid: string;
+  try {
+    uid = decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+  return isUidSegmentSafe(uid) && uidToSegment(uid) === segment ? uid : undefined;
+}
