@@ -64,6 +64,8 @@ const elements = (html: string, name: string) =>
 /** Documents a render showed (`doc:`) and documents it only linked to (`url:`). */
 const deps = (...ids: string[]) => ids.map((id) => `doc:${id}`);
 const urls = (...ids: string[]) => ids.map((id) => `url:${id}`);
+/** The footer's copyright year: every render with the layout records it (re-rendered when it turns). */
+const YEAR = `year:${new Date().getUTCFullYear()}`;
 /** What the navigation and footer (settings) link to: every route with the layout records them. */
 const NAVIGATION = [
   ID.about,
@@ -180,7 +182,9 @@ describe("renderRoute through the content client: every demo route", () => {
       expect(html).toContain('aria-label="Northwind Studio on LinkedIn"');
       expect(html).toContain('aria-label="Northwind Studio on GitHub"');
       expect(html).toContain('href="https://status.northwindstudio.example/"');
-      expect(html).toContain('<p class="copyright">© 2026 Northwind Studio LLC</p>');
+      expect(html).toContain(
+        `<p class="copyright">© ${new Date().getUTCFullYear()} Northwind Studio LLC</p>`,
+      );
       // Cookie notice: the settings text, the policy link, an island marker.
       expect(html).toContain('data-island="cookie-notice"');
       expect(text).toContain("We use a few cookies to keep this site working");
@@ -271,7 +275,9 @@ describe("renderRoute through the content client: every demo route", () => {
     expect(text).toContain("per project");
     // Shown: itself, settings, the embedded price list. Linked only: the rest, the care plans its
     // embedded list links to among them.
-    expect(dependencies).toEqual([...deps(ID.home, ID.settings, ID.websites), ...urls(...NAVIGATION)].sort());
+    expect(dependencies).toEqual(
+      [...deps(ID.home, ID.settings, ID.websites), ...urls(...NAVIGATION), YEAR].sort(),
+    );
   });
 
   it("/about: an ordered list and a carousel without autoplay", async () => {
@@ -414,7 +420,9 @@ describe("renderRoute through the content client: every demo route", () => {
     expect(textOf(html)).toContain("From $45");
     // The listing, not each member: the planner re-renders it when a list joins, leaves, moves or
     // changes (planner.ts); what the cards link to are urls.
-    expect(dependencies).toEqual([...deps(ID.settings), "type:price_list", ...urls(...NAVIGATION)].sort());
+    expect(dependencies).toEqual(
+      [...deps(ID.settings), "type:price_list", ...urls(...NAVIGATION), YEAR].sort(),
+    );
   });
 });
 
@@ -481,7 +489,9 @@ describe("renderRoute: sitemap, robots, 404", () => {
     expect(titleOf(first.html)).toBe("Page not found · Northwind Studio");
     expect(first.html).toContain("This page could not be found");
     expect(first.html).toContain('<header class="site-header">');
-    expect(first.html).toContain('<p class="copyright">© 2026 Northwind Studio LLC</p>');
+    expect(first.html).toContain(
+      `<p class="copyright">© ${new Date().getUTCFullYear()} Northwind Studio LLC</p>`,
+    );
     expect(first.html).toContain('<meta name="robots" content="noindex"/>');
     expect(first.html).not.toContain('rel="canonical"');
     // Stored once as 404.html: the bytes must not depend on the path asked for.

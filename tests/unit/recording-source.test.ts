@@ -1,5 +1,5 @@
 import type { PrismicDocument } from "@prismicio/client";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createMemorySource, recordingSource } from "../../web/src/content/index.ts";
 
 /** A link field to a document, as the API returns it (with `data` when fields were fetched along). */
@@ -35,6 +35,10 @@ const SOURCE = createMemorySource([
   doc("websites", "price_list", "websites", { description: hyperlink("faq") }),
 ]);
 
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 describe("recordingSource: what a render depends on, at the grain of what it shows", () => {
   it("documents read are shown (doc:), documents only linked to are urls (url:), fetched fields are shown", async () => {
     const recorder = recordingSource(SOURCE);
@@ -51,6 +55,7 @@ describe("recordingSource: what a render depends on, at the grain of what it sho
       "url:faq", // a link inside the embedded price list
       "url:pricing",
       "url:privacy", // a link in settings
+      `year:${new Date().getUTCFullYear()}`, // the footer's copyright year
     ]);
   });
 
@@ -65,5 +70,26 @@ describe("recordingSource: what a render depends on, at the grain of what it sho
     await recorder.source.getAllByType("page");
     await recorder.source.getAllByType("price_list");
     expect(recorder.dependencies()).toEqual(["routes:page", "routes:price_list"]);
+  });
+});
+
+describe("recordingSource: the copyright year", () => {
+  it("a render reading settings records the year it renders in (UTC), so it is re-rendered when the year turns", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date("2026-12-31T23:59:59Z"));
+    const before = recordingSource(SOURCE);
+    await before.source.getSettings();
+    expect(before.dependencies()).toContain("year:2026");
+    vi.setSystemTime(new Date("2027-01-01T00:00:00Z"));
+    const after = recordingSource(SOURCE);
+    await after.source.getSettings();
+    expect(after.dependencies()).toContain("year:2027");
+    expect(after.dependencies()).not.toContain("year:2026");
+  });
+
+  it("a listing that does not read settings (the sitemap) records no year", async () => {
+    const recorder = recordingSource(SOURCE, { routesOnly: true });
+    await recorder.source.getAllByType("page");
+    expect(recorder.dependencies().some((d) => d.startsWith("year:"))).toBe(false);
   });
 });

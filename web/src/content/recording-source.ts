@@ -1,4 +1,5 @@
 import type { PrismicDocument } from "@prismicio/client";
+import { yearDependency } from "../lib/copyright-year.ts";
 import type { ContentSource } from "./content-source.ts";
 import { documentLinks } from "./document-links.ts";
 
@@ -31,6 +32,8 @@ export interface RecordingSource {
  *     of every document of the type. Its members are not `doc:` dependencies:
  *     the planner re-renders a listing when a member joins, leaves, moves or
  *     changes a field the listing shows (planner.ts).
+ *   - `year:<n>`: the render showed the copyright year (every render that reads
+ *     settings has the footer); re-rendered when the year turns (year-turn.ts).
  * A document both shown and linked is recorded once, as `doc:`.
  * Recording at the source, not in components, means no component can forget it.
  */
@@ -39,6 +42,7 @@ export function recordingSource(source: ContentSource, options: RecordingOptions
   const shown = new Set<string>();
   const linked = new Set<string>();
   const types = new Set<string>();
+  const other = new Set<string>();
   const links = (doc: PrismicDocument) => {
     if (routesOnly) return;
     const found = documentLinks(doc);
@@ -54,7 +58,12 @@ export function recordingSource(source: ContentSource, options: RecordingOptions
   };
   return {
     source: {
-      getSettings: async () => record(await source.getSettings()),
+      // Every render reading settings shows the layout's footer, and its copyright year.
+      getSettings: async () => {
+        const settings = record(await source.getSettings());
+        other.add(yearDependency());
+        return settings;
+      },
       getPageByUID: async (uid) => record(await source.getPageByUID(uid)),
       getPriceListByUID: async (uid) => record(await source.getPriceListByUID(uid)),
       getByID: async (id) => record(await source.getByID(id)),
@@ -70,6 +79,7 @@ export function recordingSource(source: ContentSource, options: RecordingOptions
         ...[...shown].map((id) => `doc:${id}`),
         ...[...linked].filter((id) => !shown.has(id)).map((id) => `url:${id}`),
         ...types,
+        ...other,
       ].sort(),
   };
 }

@@ -51,7 +51,8 @@ export interface PriorState {
  *   meta          hash    version, ref (the master ref the index describes)
  *   routes        hash    route → {key, hash, status, dependencies, documentId}
  *   docs          hash    document id → {route, type, uid, lang, dates, hash of the document}
- *   dep:<dep>     set     routes that recorded dependency <dep> (doc:<id>, url:<id>, type:<type>)
+ *   dep:<dep>     set     routes that recorded dependency <dep> (doc:<id>, url:<id>, type:<type>,
+ *                         routes:<type>, year:<n>)
  * Writes go in one MULTI, so a reader never sees half a publish.
  */
 export class DependencyIndex {
@@ -128,6 +129,22 @@ export class DependencyIndex {
       });
     }
     return { known, dependents, entries };
+  }
+
+  /** The copyright years routes recorded (`year:<n>`, web/src/lib/copyright-year.ts) that some route still shows. */
+  async recordedYears(): Promise<number[]> {
+    const years: number[] = [];
+    const prefix = this.key("dep:year:");
+    let cursor = "0";
+    do {
+      const [next, keys] = await this.redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
+      cursor = next;
+      for (const key of keys) {
+        const year = Number(key.slice(prefix.length));
+        if (Number.isInteger(year) && (await this.redis.scard(key)) > 0) years.push(year);
+      }
+    } while (cursor !== "0");
+    return years.sort((a, b) => a - b);
   }
 
   /** The settings document's id, so a publish can fetch it with the changed ids in one request. */
