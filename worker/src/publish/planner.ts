@@ -1,11 +1,10 @@
-import type { PrismicDocument } from "@prismicio/client";
-import { sitemapDate } from "../../../web/src/lib/sitemap-date.ts";
-import { routeForDocument } from "../../../web/src/routes.ts";
-
 /**
  * The planner: which routes a publish must render and which it must delete.
  * Pure — no I/O — so every case is a table test (tests/unit/planner.test.ts).
  */
+import type { PrismicDocument } from "@prismicio/client";
+import { sitemapDate } from "../../../web/src/lib/sitemap-date.ts";
+import { routeForDocument } from "../../../web/src/routes.ts";
 
 /** What the index knew of a document before this publish. */
 export interface KnownDocument {
@@ -53,7 +52,8 @@ export interface Plan {
  * Renders, for each changed id: its own route; every route that showed it (`doc:`); every route that
  * linked to it (`url:`) only when its route changed (renamed, unpublished, first published, unsafe
  * uid) or its type did; and the listings of its type when it joined, left or moved, or a field they
- * show changed (its content for `type:`, its lastmod day for `routes:`). A content-only edit of a page the navigation links to renders that page alone.
+ * show changed (its content for `type:`, its lastmod day for `routes:`). A content-only edit of a
+ * page the navigation links to renders that page alone.
  */
 export function planPublish(input: PlanInput): Plan {
   const render = new Map<string, string>();
