@@ -16,6 +16,7 @@ import { planCommand, statusCommand } from "../../worker/src/inspect.ts";
 import type { PublishContext } from "../../worker/src/publish/context.ts";
 import { diffBuild } from "../../worker/src/publish/diff-build.ts";
 import { publish } from "../../worker/src/publish/publish.ts";
+import { renderBatchJob } from "../../worker/src/publish/render-routes.ts";
 import { reconcile } from "../../worker/src/reconcile.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
@@ -92,6 +93,24 @@ describe("content API requests of a publish", () => {
     expect(summary.rendered).toBeLessThanOrEqual(2);
     // The master ref; the changed id, settings and the embedded price lists in one request.
     expect(requests).toBeLessThanOrEqual(2);
+  }, 60_000);
+});
+
+describe("content API requests of a fan-out's child job", () => {
+  it("asks for a batch's pages and what they show in 2 requests, not one per price list or for settings", async () => {
+    // Every demo route but the listings (the price-list index lists every price list on its own).
+    const routes = (await redis.hkeys(`${PREFIX}:index:routes`))
+      .filter((route) => !["/price-list/", "/sitemap.xml", "/robots.txt"].includes(route))
+      .sort();
+    expect(routes.length).toBeGreaterThan(8);
+    const ref = await ctx.client.fetchMasterRef();
+    const before = await served();
+    const outcome = await renderBatchJob(ctx, ref, routes, new Map());
+    const requests = (await served()) - before;
+    expect(outcome.rendered).toBe(routes.length);
+    expect(outcome.gone).toEqual([]);
+    // The pages by uid, and settings with the price lists the pages embed by id, at once.
+    expect(requests).toBe(2);
   }, 60_000);
 });
 
