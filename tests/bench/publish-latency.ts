@@ -4,7 +4,11 @@
  * 200 single-page edits, one at a time: from the publish request (the content service delivers the
  * webhook before it answers) to the page's object holding the new bytes. In the same run, the floor:
  * fetch + render + write of the same route directly, in one process. Then a settings change (every
- * route), timed until the index reaches the new master ref.
+ * route), timed until the index reaches the new master ref. Between the two, routes rendered per
+ * content-only edit for three kinds of document (issue 12): a page nothing links to, a page the
+ * navigation links to (every route links to it), a price list embedded in several pages; each
+ * edited twice, the first edit moving its sitemap lastmod day, the second within the same day.
+ * Redis comes from REDIS_URL, like every process.
  *
  *   npm run bench:publish-latency        (PAGES=2000 EDITS=50 npm run bench:publish-latency for a quick run)
  */
@@ -31,6 +35,7 @@ const siteDir = join(work, "publish-site");
 const prefix = `bench-publish-${process.pid}`;
 const secret = "bench-publish-latency-secret";
 const BIN = join(ROOT, "bin/pressroom.js");
+const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const children: ChildProcess[] = [];
 process.on("exit", () => {
   for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
@@ -60,7 +65,7 @@ function start(args: string[], env: Record<string, string>, ready: RegExp): Prom
 const common = {
   QUEUE_PREFIX: prefix,
   WEBHOOK_SECRET: secret,
-  REDIS_URL: "redis://127.0.0.1:6379",
+  REDIS_URL: redisUrl,
   STORAGE_URL: `file://${siteDir}`,
   SITE_URL: "https://www.example.com",
 };
@@ -85,7 +90,7 @@ const workers = Number(process.env.WORKERS ?? 1);
 for (let i = 0; i < workers; i++)
   await start(["serve", "worker"], { ...common, PRISMIC_ENDPOINT: endpoint }, /(worker started)/);
 
-const redis = new Redis({ maxRetriesPerRequest: null });
+const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
 const masterRef = async () =>
   ((await (await fetch(`${contentUrl}/admin/stats`)).json()) as { masterRef: string }).masterRef;
 const stats = async () =>
@@ -230,6 +235,31 @@ for (const doc of targets) {
   floor.push(performance.now() - t);
 }
 
+// Routes rendered per content-only edit, by what links to or shows the edited document.
+const kinds = await edgeCases();
+const perKind: { name: string; id: string; edits: { rendered: number; written: number; ms: number }[] }[] =
+  [];
+for (const [name, id] of kinds) {
+  const edits = [];
+  for (const n of [1, 2]) {
+    const current = await client.getByID(id, { ref: await client.fetchMasterRef() });
+    const started = performance.now();
+    const answer = await fetch(`${contentUrl}/admin/publish`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ upsert: [contentEdit(current, `Edit ${n} for routes rendered per edit`)] }),
+    });
+    if (answer.status !== 200) throw new Error(await answer.text());
+    const published = await untilPublished(await masterRef());
+    edits.push({
+      rendered: published.rendered ?? 0,
+      written: published.written ?? 0,
+      ms: performance.now() - started,
+    });
+  }
+  perKind.push({ name, id, edits });
+}
+
 // A settings change re-renders every route.
 const settings = (await client.getSingle("settings", { ref: await client.fetchMasterRef() })) as unknown as {
   data: Record<string, unknown>;
@@ -287,6 +317,19 @@ console.log(
       : ""),
 );
 console.log(
+  "\nRoutes rendered per content-only edit (1st: the document's first publication of the day, its sitemap lastmod day moves; 2nd: same day):",
+);
+console.log(
+  "| edited document | 1st: rendered / written | 2nd: rendered / written | 2nd: request → index committed |",
+);
+console.log("|---|---|---|---|");
+for (const { name, id, edits } of perKind) {
+  const [first, second] = edits as [(typeof edits)[number], (typeof edits)[number]];
+  console.log(
+    `| ${name} (${id}) | ${first.rendered} / ${first.written} | ${second.rendered} / ${second.written} | ${second.ms.toFixed(0)} ms |`,
+  );
+}
+console.log(
   `settings change (every route): ${(settingsMs / 1000).toFixed(1)} s, ${lastPublish.mode}, ${lastPublish.rendered} routes rendered, ${lastPublish.written} written`,
 );
 console.log(
@@ -297,3 +340,50 @@ await queue.close();
 await removeKeysUnder(redis, prefix);
 await redis.quit();
 for (const child of children) child.kill("SIGTERM");
+
+/**
+ * The three kinds of edited document, found in the index the worker built: a page no route links
+ * to or shows but its own; the first page the settings' header navigation links to; the price list
+ * the most routes show (embedded in pages, besides its own route and the price-list index).
+ */
+async function edgeCases(): Promise<[string, string][]> {
+  const key = (dep: string) => `${prefix}:index:dep:${dep}`;
+  const ref = await client.fetchMasterRef();
+  const settings = (await client.getSingle("settings", { ref })) as unknown as {
+    data: { header_navigation: { link: { id?: string; type?: string } }[] };
+  };
+  const navigated = settings.data.header_navigation.find((item) => item.link.type === "page")?.link.id;
+  let unlinked: string | undefined;
+  for (const doc of docs) {
+    if (doc.uid === "home") continue;
+    const [links, shows] = await Promise.all([
+      redis.scard(key(`url:${doc.id}`)),
+      redis.scard(key(`doc:${doc.id}`)),
+    ]);
+    if (links === 0 && shows <= 1) {
+      unlinked = doc.id;
+      break;
+    }
+  }
+  const lists = (await client.get({ ref, pageSize: 100, filters: ['[at(document.type, "price_list")]'] }))
+    .results;
+  let embedded: [string, number] = ["", -1];
+  for (const list of lists) {
+    const shownBy = await redis.scard(key(`doc:${list.id}`));
+    if (shownBy > embedded[1]) embedded = [list.id, shownBy];
+  }
+  if (!navigated || !unlinked || embedded[1] < 0)
+    throw new Error(`edge cases not found: ${JSON.stringify({ navigated, unlinked, embedded })}`);
+  return [
+    ["a page nothing links to", unlinked],
+    ["a page the navigation links to", navigated],
+    [`a price list shown by ${embedded[1]} routes (embedded in pages, its own)`, embedded[0]],
+  ];
+}
+
+/** A content-only edit: the meta description of a page, or a price list's description text. */
+function contentEdit(doc: { type: string; data: Record<string, unknown> }, text: string) {
+  if (doc.type === "price_list")
+    return { ...doc, data: { ...doc.data, description: [{ type: "paragraph", text, spans: [] }] } };
+  return { ...doc, data: { ...doc.data, meta_description: text } };
+}

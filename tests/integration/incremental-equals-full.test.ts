@@ -255,45 +255,19 @@ describe("incremental ≡ full", () => {
         const edited = { ...list, data: { ...list.data, rows } };
         live.set(list.id, edited);
         await publish({ upsert: [edited] });
-      } else {
-        // A link between pages: a page's first text section links to another page, which may later move or go.
-        const [from, to] = [pick(pages()), pick(pages())];
-        const slices = (from.data.slices as { slice_type: string; primary: Record<string, unknown> }[]).map(
-          (slice) =>
-            slice.slice_type === "text_section"
-              ? {
-                  ...slice,
-                  primary: {
-                    ...slice.primary,
-                    body: [
-                      {
-                        type: "paragraph",
-                        text: "See also",
-                        spans: [
-                          {
-                            start: 0,
-                            end: 8,
-                            type: "hyperlink",
-                            data: {
-                              link_type: "Document",
-                              id: to.id,
-                              type: "page",
-                              uid: to.uid,
-                              lang: "en-us",
-                              tags: [],
-                              slug: to.uid,
-                              isBroken: false,
-                            },
-                          },
-                        ],
-                      },
-                    ],
-                  },
-                }
-              : slice,
-        );
-        const edited = { ...from, data: { ...from.data, slices } };
+      } else if (roll < 0.95) {
+        // A link between pages: a page's first text section links to another page, live or
+        // unpublished (a broken link, live again if that page comes back), which may later move or go.
+        const [from, to] = [pick(pages()), pick([...pages(), ...removed.values()])];
+        const edited = linkingTo(from, to);
         live.set(from.id, edited);
+        await publish({ upsert: [edited] });
+      } else {
+        // The navigation (settings) links to a page, live or unpublished, which may later move or go.
+        const to = pick([...pages(), ...removed.values()]);
+        const settings = live.get(SETTINGS) as Doc;
+        const edited = navigatingTo(settings, to);
+        live.set(SETTINGS, edited);
         await publish({ upsert: [edited] });
       }
       // Sometimes let the pipeline catch up, sometimes pile edits up into a burst.
@@ -302,21 +276,59 @@ describe("incremental ≡ full", () => {
     await expectEqualsFullBuild();
     // The equality must come from incremental publishes, not from reconcile rebuilding everything.
     const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: PREFIX });
+    const renderQueue = new Queue(RENDER_QUEUE_NAME, { connection: redis, prefix: PREFIX });
     const summaries = (await queue.getJobs(["completed"], 0, 1000))
       .filter((job) => job.name === "publish")
       .map((job) => job.returnvalue);
+    // A publish job returns its last publish only (ids arriving meanwhile are published in the same
+    // job), so the child jobs are counted on the render queue itself.
+    const childJobs = await renderQueue.getJobCountByTypes("completed");
     await queue.close();
+    await renderQueue.close();
     const incremental = summaries.filter((summary) => summary?.mode === "incremental");
     expect(summaries.map((summary) => summary?.mode)).not.toContain("diff-build");
-    expect(
-      incremental.filter((summary) => summary.batches > 0).length,
-      "publishes split into child jobs",
-    ).toBeGreaterThan(0);
+    expect(childJobs, "publishes split into child jobs").toBeGreaterThan(0);
     expect(
       incremental.filter((summary) => summary.batches === 0).length,
       "publishes rendered in one job",
     ).toBeGreaterThan(0);
   }, 240_000);
+
+  it("links to a page that goes, comes back, moves and goes again: a broken link becomes live again, and back", async () => {
+    const keys = redisKeys(PREFIX);
+    const lastPublish = async () => JSON.parse((await redis.get(keys.lastPublish)) ?? "{}");
+    const html = async (uid: string) => (await store.get(`${uid}/index.html`))?.body.toString("utf8") ?? "";
+    // A page the navigation and a rich-text link on another page point to.
+    const target = { ...demo(PAGE_IDS[3] as string), id: "LinkTarget000000001", uid: "link-target" };
+    const from = linkingTo(
+      { ...demo(PAGE_IDS[0] as string), id: "LinkFrom0000000001", uid: "link-from" },
+      target,
+    );
+    await publish({ upsert: [target] });
+    await publish({ upsert: [from, navigatingTo(demo(SETTINGS), target)] });
+    await expectEqualsFullBuild();
+    expect(await html("link-from")).toContain('<a href="/link-target">See also</a>');
+
+    // A content-only edit renders its own route (and the sitemap on a new day), not every route
+    // whose navigation links to it.
+    await publish({ upsert: [{ ...target, data: { ...target.data, meta_description: "Content only" } }] });
+    await expectEqualsFullBuild();
+    expect(await lastPublish()).toMatchObject({ mode: "incremental", rendered: expect.any(Number) });
+    expect((await lastPublish()).rendered).toBeLessThanOrEqual(2);
+
+    await publish({ remove: [target.id] });
+    await expectEqualsFullBuild();
+    expect(await html("link-from")).not.toContain('href="/link-target"');
+    await publish({ upsert: [target] });
+    await expectEqualsFullBuild();
+    expect(await html("link-from")).toContain('<a href="/link-target">See also</a>');
+    await publish({ upsert: [{ ...target, uid: "link-target-moved" }] });
+    await expectEqualsFullBuild();
+    expect(await html("link-from")).toContain('<a href="/link-target-moved">See also</a>');
+    await publish({ remove: [target.id] });
+    await expectEqualsFullBuild();
+    expect(await html("link-from")).not.toContain('href="/link-target');
+  }, 180_000);
 
   it("catches a lost webhook with reconcile", async () => {
     const doc = demo("Z9nWuhEAACMAx1Cc");
@@ -353,3 +365,47 @@ describe("incremental ≡ full", () => {
     await expectEqualsFullBuild();
   }, 60_000);
 });
+
+/** A link field to `to` as an editor sets it (the API fills its url, or marks it broken). */
+function documentLink(to: Doc) {
+  return {
+    link_type: "Document",
+    id: to.id,
+    type: to.type,
+    uid: to.uid,
+    lang: "en-us",
+    tags: [],
+    slug: to.uid,
+    isBroken: false,
+  };
+}
+
+/** `from` with its first text section's body a rich-text hyperlink ("See also") to `to`. */
+function linkingTo(from: Doc, to: Doc): Doc {
+  const slices = (from.data.slices as { slice_type: string; primary: Record<string, unknown> }[]).map(
+    (slice) =>
+      slice.slice_type === "text_section"
+        ? {
+            ...slice,
+            primary: {
+              ...slice.primary,
+              body: [
+                {
+                  type: "paragraph",
+                  text: "See also",
+                  spans: [{ start: 0, end: 8, type: "hyperlink", data: documentLink(to) }],
+                },
+              ],
+            },
+          }
+        : slice,
+  );
+  return { ...from, data: { ...from.data, slices } };
+}
+
+/** `settings` with its header navigation's last item pointing to `to`. */
+function navigatingTo(settings: Doc, to: Doc): Doc {
+  const items = settings.data.header_navigation as { label: string; link: unknown }[];
+  const header_navigation = [...items.slice(0, -1), { label: `Go to ${to.uid}`, link: documentLink(to) }];
+  return { ...settings, data: { ...settings.data, header_navigation } };
+}

@@ -12,10 +12,11 @@ import { loadConfig } from "../../services/shared/src/config/index.ts";
 import { redisKeys } from "../../services/shared/src/jobs/catalog.ts";
 import { createSiteStore } from "../../services/shared/src/storage/index.ts";
 import { buildSiteAssets } from "../../web/src/assets.ts";
-import { statusCommand } from "../../worker/src/inspect.ts";
+import { planCommand, statusCommand } from "../../worker/src/inspect.ts";
 import type { PublishContext } from "../../worker/src/publish/context.ts";
 import { diffBuild } from "../../worker/src/publish/diff-build.ts";
 import { publish } from "../../worker/src/publish/publish.ts";
+import { renderBatchJob } from "../../worker/src/publish/render-routes.ts";
 import { reconcile } from "../../worker/src/reconcile.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
@@ -31,6 +32,7 @@ const demo = (id: string) =>
   JSON.parse(readFileSync(`${ROOT}services/local-prismic/demo/documents/${id}.json`, "utf8")) as DemoDocument;
 const PRICING = demo("Z9nWvxEAACUAx1Ee");
 const FAQ = demo("Z9nWwREAACMAx1Ff");
+const WEBSITES = "Z9nWyREAACMAx1Ii";
 const PREFIX = `test-publish-requests-${process.pid}-${Date.now()}`;
 
 let content: LocalPrismic;
@@ -73,7 +75,7 @@ afterAll(async () => {
 });
 
 describe("content API requests of a publish", () => {
-  it("a single-page edit embedding price lists, with pages linking to it, makes at most 3 requests", async () => {
+  it("a single-page edit embedding price lists, with pages linking to it, renders its own route in 2 requests", async () => {
     expect(PRICING.data.slices.filter((s) => s.slice_type === "price_list_table").length).toBeGreaterThan(0);
     const marker = "Counted publish of the pricing page";
     // Only the publish's own requests count: the edit goes straight into the content service's store.
@@ -82,14 +84,33 @@ describe("content API requests of a publish", () => {
     const requests = (await served()) - before;
 
     expect(summary.mode).toBe("incremental");
-    // The page itself, the pages linking to it (home, services, and every page through the
-    // navigation in settings), the listings.
-    expect(summary.rendered).toBeGreaterThan(3);
+    // The page itself, and the sitemap when its lastmod day moved. Not the pages linking to it
+    // (home, services, and every page through the navigation in settings): a content edit does
+    // not change where their links point (issue 12; it rendered 13 routes before).
     const page = (await ctx.store.get(`${PRICING.uid}/index.html`))?.body.toString("utf8") ?? "";
     expect(page).toContain(marker);
-    // The master ref; the changed id, settings and every document the re-rendered routes read last
-    // time (their pages, the embedded price lists) in one request; the price-list index's listing.
-    expect(requests).toBeLessThanOrEqual(3);
+    expect(summary.rendered).toBeGreaterThanOrEqual(1);
+    expect(summary.rendered).toBeLessThanOrEqual(2);
+    // The master ref; the changed id, settings and the embedded price lists in one request.
+    expect(requests).toBeLessThanOrEqual(2);
+  }, 60_000);
+});
+
+describe("content API requests of a fan-out's child job", () => {
+  it("asks for a batch's pages and what they show in 2 requests, not one per price list or for settings", async () => {
+    // Every demo route but the listings (the price-list index lists every price list on its own).
+    const routes = (await redis.hkeys(`${PREFIX}:index:routes`))
+      .filter((route) => !["/price-list/", "/sitemap.xml", "/robots.txt"].includes(route))
+      .sort();
+    expect(routes.length).toBeGreaterThan(8);
+    const ref = await ctx.client.fetchMasterRef();
+    const before = await served();
+    const outcome = await renderBatchJob(ctx, ref, routes, new Map());
+    const requests = (await served()) - before;
+    expect(outcome.rendered).toBe(routes.length);
+    expect(outcome.gone).toEqual([]);
+    // The pages by uid, and settings with the price lists the pages embed by id, at once.
+    expect(requests).toBe(2);
   }, 60_000);
 });
 
@@ -167,6 +188,20 @@ describe("reconcile after the master ref moved", () => {
     expect(second).toMatchObject({ action: "diff-build", reason: expect.stringContaining("unpublication") });
     expect(await pageText("reconcile-new")).toBeUndefined();
     expect(await reconcile(ctx, assetKeys())).toMatchObject({ action: "none", reason: "up to date" });
+  }, 60_000);
+});
+
+describe("pressroom plan", () => {
+  it("says which routes show a document and which only link to it, and reads only", async () => {
+    // Unpublished without a webhook: plan reads the master ref, so it sees it; nothing is written.
+    await content.store.publish({ remove: [FAQ.id] });
+    const config = loadConfig("publisher", { PRISMIC_ENDPOINT: content.endpoint, QUEUE_PREFIX: PREFIX });
+    const output = await planCommand(config, ROOT, [WEBSITES, FAQ.id]);
+    // The price list is shown where it is embedded; the FAQ is linked to by the navigation.
+    expect(output).toContain(`  /pricing  (shows ${WEBSITES})`);
+    expect(output).toContain(`  /about  (links to ${FAQ.id}, which was unpublished)`);
+    expect(output).toMatch(/^delete 1:\n {2}\/faq {2}\(document \S+ was unpublished\)$/m);
+    expect(await pageText("faq")).toBeDefined();
   }, 60_000);
 });
 

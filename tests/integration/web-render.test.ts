@@ -62,7 +62,22 @@ const elements = (html: string, name: string) =>
   [...html.matchAll(new RegExp(`<${name}\\b([^>]*?)/?>`, "g"))].map((m) =>
     Object.fromEntries([...(m[1] ?? "").matchAll(/([\w-]+)="([^"]*)"/g)].map((a) => [a[1], a[2]])),
   ) as Record<string, string>[];
+/** Documents a render showed (`doc:`) and documents it only linked to (`url:`). */
 const deps = (...ids: string[]) => ids.map((id) => `doc:${id}`);
+const urls = (...ids: string[]) => ids.map((id) => `url:${id}`);
+/** The footer's copyright year: every render with the layout records it (re-rendered when it turns). */
+const YEAR = `year:${new Date().getUTCFullYear()}`;
+/** What the navigation and footer (settings) link to: every route with the layout records them. */
+const NAVIGATION = [
+  ID.about,
+  ID.services,
+  ID.pricing,
+  ID.faq,
+  ID.contact,
+  ID.privacy,
+  ID.carePlans,
+  ID.workshops,
+];
 const islandProps = (html: string, id: string) => {
   const match = new RegExp(`<script type="application/json" data-island-props="${id}">([^<]*)</script>`).exec(
     html,
@@ -168,17 +183,23 @@ describe("renderRoute through the content client: every demo route", () => {
       expect(html).toContain('aria-label="Northwind Studio on LinkedIn"');
       expect(html).toContain('aria-label="Northwind Studio on GitHub"');
       expect(html).toContain('href="https://status.northwindstudio.example/"');
-      expect(html).toContain('<p class="copyright">© 2026 Northwind Studio LLC</p>');
+      expect(html).toContain(
+        `<p class="copyright">© ${new Date().getUTCFullYear()} Northwind Studio LLC</p>`,
+      );
       // Cookie notice: the settings text, the policy link, an island marker.
       expect(html).toContain('data-island="cookie-notice"');
       expect(text).toContain("We use a few cookies to keep this site working");
       expect(html).toContain('<a href="/privacy">privacy policy</a>');
 
-      // The page depends on settings, on itself, and on every document whose url it shows.
+      // The page shows settings and itself (doc:), and links to what the navigation links to (url:,
+      // or doc: where it also shows that document, e.g. its own route or an embedded price list).
       expect(result.dependencies).toEqual([...result.dependencies].sort());
-      expect(result.dependencies).toEqual(
-        expect.arrayContaining(deps(ID.settings, ID.services, ID.carePlans, ID.privacy)),
-      );
+      expect(result.dependencies).toContain(`doc:${ID.settings}`);
+      for (const id of NAVIGATION) {
+        expect(result.dependencies).toContain(
+          id === documentId || result.dependencies.includes(`doc:${id}`) ? `doc:${id}` : `url:${id}`,
+        );
+      }
       if (documentId) expect(result.dependencies).toContain(`doc:${documentId}`);
     },
   );
@@ -253,12 +274,11 @@ describe("renderRoute through the content client: every demo route", () => {
     );
     expect(text).toContain("Our most chosen package");
     expect(text).toContain("per project");
+    // Shown: itself, settings, the embedded price list. Linked only: the rest, the care plans its
+    // embedded list links to among them.
     expect(dependencies).toEqual(
-      expect.arrayContaining(
-        deps(ID.home, ID.settings, ID.websites, ID.pricing, ID.contact, ID.services, ID.carePlans),
-      ),
+      [...deps(ID.home, ID.settings, ID.websites), ...urls(...NAVIGATION), YEAR].sort(),
     );
-    expect(dependencies.every((d) => d.startsWith("doc:"))).toBe(true);
   });
 
   it("/about: an ordered list and a carousel without autoplay", async () => {
@@ -282,7 +302,7 @@ describe("renderRoute through the content client: every demo route", () => {
     expect(html).toContain('<a class="button" href="/pricing">Compare packages</a>');
     expect(html).not.toContain("button--secondary");
     expect(html).toContain('<a href="/price-list/workshops">workshops</a>');
-    expect(dependencies).toEqual(expect.arrayContaining(deps(ID.workshops, ID.carePlans, ID.pricing)));
+    expect(dependencies).toEqual(expect.arrayContaining(urls(ID.workshops, ID.carePlans, ID.pricing)));
   });
 
   it("/pricing: three price lists, one without its description, all depended on", async () => {
@@ -379,7 +399,9 @@ describe("renderRoute through the content client: every demo route", () => {
     );
     expect(textOf(html)).toMatch(/Websites[\s\S]*Flagship[\s\S]*\$32,000[\s\S]*from, per project/);
     expect(html).toContain('<a class="arrow-link" href="/price-list/">All price lists</a>');
-    expect(dependencies).toEqual(expect.arrayContaining(deps(ID.websites, ID.carePlans, ID.settings)));
+    expect(dependencies).toEqual(
+      expect.arrayContaining([...deps(ID.websites, ID.settings), ...urls(ID.carePlans)]),
+    );
     expect(dependencies).not.toContain("type:price_list");
   });
 
@@ -397,16 +419,16 @@ describe("renderRoute through the content client: every demo route", () => {
     ]);
     expect(textOf(html)).toContain("Half-day sessions for up to eight people");
     expect(textOf(html)).toContain("From $45");
-    expect(dependencies).toContain("type:price_list");
+    // The listing, not each member: the planner re-renders it when a list joins, leaves, moves or
+    // changes (planner.ts); what the cards link to are urls.
     expect(dependencies).toEqual(
-      expect.arrayContaining(deps(ID.websites, ID.carePlans, ID.workshops, ID.settings)),
+      [...deps(ID.settings), "type:price_list", ...urls(...NAVIGATION), YEAR].sort(),
     );
-    expect(dependencies).not.toContain("type:page");
   });
 });
 
 describe("renderRoute: sitemap, robots, 404", () => {
-  it("/sitemap.xml lists every page and price list route with its last publication", async () => {
+  it("/sitemap.xml lists every page and price list route with the day of its last publication", async () => {
     const result = await render("/sitemap.xml");
     expect(result.status).toBe(200);
     expect(result.contentType).toBe("application/xml; charset=utf-8");
@@ -432,31 +454,14 @@ describe("renderRoute: sitemap, robots, 404", () => {
         "/services",
       ].map((path) => `${SITE_URL}${path}`),
     );
-    expect(xml).toContain(`<url><loc>${SITE_URL}/about</loc><lastmod>2026-03-05T11:02:00Z</lastmod></url>`);
-    expect(xml).toContain(`<url><loc>${SITE_URL}/</loc><lastmod>2026-03-02T09:21:00Z</lastmod></url>`);
+    expect(xml).toContain(`<url><loc>${SITE_URL}/about</loc><lastmod>2026-03-05</lastmod></url>`);
+    expect(xml).toContain(`<url><loc>${SITE_URL}/</loc><lastmod>2026-03-02</lastmod></url>`);
     // The index changes when its newest list does.
-    expect(xml).toContain(
-      `<url><loc>${SITE_URL}/price-list/</loc><lastmod>2026-03-02T10:24:00Z</lastmod></url>`,
-    );
+    expect(xml).toContain(`<url><loc>${SITE_URL}/price-list/</loc><lastmod>2026-03-02</lastmod></url>`);
     expect(xml).not.toContain("/home");
-    expect(result.dependencies).toEqual(
-      [
-        ...deps(
-          ID.home,
-          ID.about,
-          ID.services,
-          ID.pricing,
-          ID.faq,
-          ID.contact,
-          ID.privacy,
-          ID.websites,
-          ID.carePlans,
-          ID.workshops,
-        ),
-        "type:page",
-        "type:price_list",
-      ].sort(),
-    );
+    // Routes and dates only: the planner re-renders it when a document joins, leaves, moves or
+    // changes its lastmod day, not on every edit.
+    expect(result.dependencies).toEqual(["routes:page", "routes:price_list"]);
   });
 
   it("/robots.txt allows everything and names the sitemap; a preview asks crawlers to stay out", async () => {
@@ -485,7 +490,9 @@ describe("renderRoute: sitemap, robots, 404", () => {
     expect(titleOf(first.html)).toBe("Page not found · Northwind Studio");
     expect(first.html).toContain("This page could not be found");
     expect(first.html).toContain('<header class="site-header">');
-    expect(first.html).toContain('<p class="copyright">© 2026 Northwind Studio LLC</p>');
+    expect(first.html).toContain(
+      `<p class="copyright">© ${new Date().getUTCFullYear()} Northwind Studio LLC</p>`,
+    );
     expect(first.html).toContain('<meta name="robots" content="noindex"/>');
     expect(first.html).not.toContain('rel="canonical"');
     // Stored once as 404.html: the bytes must not depend on the path asked for.

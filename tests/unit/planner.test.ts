@@ -7,20 +7,45 @@ import {
 } from "../../worker/src/publish/planner.ts";
 
 const SETTINGS = "settings0000001";
-/** The index before the publish: who depends on what (as renders recorded it). */
+/** Every route with the site's layout: each shows settings and links to what its navigation and footer link to. */
+const LAYOUT = ["/", "/about", "/pricing", "/contact", "/price-list/", "/price-list/websites", "404"];
+/**
+ * The index before the publish: who depends on what, as renders recorded it. The navigation (in
+ * settings) links to /about and /pricing; the price list `websites`, embedded in / and /pricing and
+ * shown as a card on the price-list index, links to /contact in its description; the sitemap lists
+ * both types by route and date.
+ */
 const DEPENDENTS: Record<string, string[]> = {
-  [`doc:${SETTINGS}`]: ["/", "/about", "/pricing", "/price-list/", "/price-list/websites", "404"],
-  "doc:about": ["/about", "/", "/sitemap.xml"],
-  "doc:pricing": ["/pricing", "/sitemap.xml"],
-  "doc:websites": ["/price-list/websites", "/pricing", "/price-list/", "/sitemap.xml"],
-  "type:page": ["/sitemap.xml"],
-  "type:price_list": ["/price-list/", "/sitemap.xml"],
+  [`doc:${SETTINGS}`]: LAYOUT,
+  "url:about": LAYOUT,
+  "url:pricing": LAYOUT,
+  "doc:home": ["/"],
+  "doc:about": ["/about"],
+  "doc:pricing": ["/pricing"],
+  "doc:contact": ["/contact"],
+  "url:contact": ["/", "/pricing", "/price-list/", "/price-list/websites"],
+  "doc:websites": ["/", "/pricing", "/price-list/websites"],
+  "url:websites": ["/price-list/"],
+  "type:price_list": ["/price-list/"],
+  "routes:page": ["/sitemap.xml"],
+  "routes:price_list": ["/sitemap.xml"],
 };
+const MONDAY = "2026-03-02T09:00:00+0000";
+const MONDAY_LATER = "2026-03-02T17:30:00+0000";
+const TUESDAY = "2026-03-03T08:00:00+0000";
+const known = (route: string | null, type = "page"): KnownDocument => ({
+  route,
+  type,
+  last_publication_date: MONDAY,
+  hash: `hash-of-${route}`,
+});
 const KNOWN: Record<string, KnownDocument> = {
-  [SETTINGS]: { route: null, type: "settings" },
-  about: { route: "/about", type: "page" },
-  pricing: { route: "/pricing", type: "page" },
-  websites: { route: "/price-list/websites", type: "price_list" },
+  [SETTINGS]: known(null, "settings"),
+  home: known("/"),
+  about: known("/about"),
+  pricing: known("/pricing"),
+  contact: known("/contact"),
+  websites: known("/price-list/websites", "price_list"),
 };
 
 function plan(changed: string[], now: Record<string, FetchedDocument | undefined>) {
@@ -39,83 +64,177 @@ function plan(changed: string[], now: Record<string, FetchedDocument | undefined
     why: result.render,
   };
 }
-const page = (id: string, route: string | null): FetchedDocument => ({ id, type: "page", route });
+/** A document as the content API returns it now: `edit` says what changed since the index saw it. */
+function fetched(
+  id: string,
+  route: string | null,
+  edit: { type?: string; date?: string; content?: boolean } = {},
+): FetchedDocument {
+  const before = KNOWN[id];
+  return {
+    id,
+    type: edit.type ?? before?.type ?? "page",
+    route,
+    last_publication_date: edit.date ?? MONDAY_LATER,
+    hash: edit.content === false && before?.hash ? before.hash : `new-hash-of-${id}`,
+  };
+}
+const sorted = (routes: string[]) => [...routes].sort();
 
-describe("planner", () => {
-  it("edited page: its route and every route that depends on it", () => {
-    expect(plan(["about"], { about: page("about", "/about") })).toMatchObject({
-      render: ["/", "/about", "/sitemap.xml"],
+describe("planner: a page the navigation links to (url: dependents)", () => {
+  it("content-only edit, same day: its own route only, not the 7 routes whose navigation links to it", () => {
+    const result = plan(["about"], { about: fetched("about", "/about") });
+    expect(result).toMatchObject({ render: ["/about"], delete: [] });
+    expect(result.why.get("/about")).toBe("document about changed");
+  });
+
+  it("content edit on a new day: its route and the sitemap (its lastmod day moved)", () => {
+    const result = plan(["about"], { about: fetched("about", "/about", { date: TUESDAY }) });
+    expect(result.render).toEqual(["/about", "/sitemap.xml"]);
+    expect(result.why.get("/sitemap.xml")).toBe(
+      "lists page: about changed its date (2026-03-02 → 2026-03-03)",
+    );
+  });
+
+  it("uid renamed: the new route, every route linking to it, the sitemap; the old route deleted", () => {
+    const result = plan(["about"], { about: fetched("about", "/about-us") });
+    expect(result.render).toEqual(
+      sorted(["/about-us", ...LAYOUT.filter((r) => r !== "/about"), "/sitemap.xml"]),
+    );
+    expect(result.delete).toEqual(["/about"]);
+    expect(result.why.get("/pricing")).toBe("links to about, which moved (/about → /about-us)");
+    expect(result.why.get("/sitemap.xml")).toBe("lists page: about moved (/about → /about-us)");
+  });
+
+  it("unpublished: every route linking to it (the link breaks) and the sitemap; its route deleted", () => {
+    const result = plan(["about"], { about: undefined });
+    expect(result.render).toEqual(sorted([...LAYOUT.filter((r) => r !== "/about"), "/sitemap.xml"]));
+    expect(result.delete).toEqual(["/about"]);
+    expect(result.why.get("/")).toBe("links to about, which was unpublished");
+  });
+
+  it("published for the first time (links to it were broken): its route, every route linking to it, the sitemap", () => {
+    // The index recorded `url:careers` for routes whose links to it were broken.
+    DEPENDENTS["url:careers"] = ["/", "/contact"];
+    try {
+      const result = plan(["careers"], { careers: fetched("careers", "/careers") });
+      expect(result.render).toEqual(["/", "/careers", "/contact", "/sitemap.xml"]);
+      expect(result.why.get("/careers")).toBe("document careers is new");
+      expect(result.why.get("/")).toBe("links to careers, which was published");
+    } finally {
+      delete DEPENDENTS["url:careers"];
+    }
+  });
+
+  it("type changed: every route linking to it, and the listings of both types", () => {
+    const result = plan(["about"], {
+      about: fetched("about", "/price-list/about", { type: "price_list" }),
+    });
+    expect(result.render).toEqual(
+      sorted(["/price-list/about", ...LAYOUT.filter((r) => r !== "/about"), "/sitemap.xml"]),
+    );
+    expect(result.why.get("/price-list/")).toBe("links to about, which changed type (page → price_list)");
+    expect(result.delete).toEqual(["/about"]);
+  });
+
+  it("a uid that became unsafe: the route goes, and every link to it is re-rendered", () => {
+    const result = plan(["about"], { about: fetched("about", null) });
+    expect(result.delete).toEqual(["/about"]);
+    expect(result.render).toEqual(sorted([...LAYOUT.filter((r) => r !== "/about"), "/sitemap.xml"]));
+  });
+});
+
+describe("planner: a link inside a price list embedded in pages", () => {
+  it("content-only edit of the linked page: its own route only", () => {
+    expect(plan(["contact"], { contact: fetched("contact", "/contact") })).toMatchObject({
+      render: ["/contact"],
       delete: [],
     });
   });
 
-  it("new page: its route, and the listings of its type", () => {
-    expect(plan(["careers"], { careers: page("careers", "/careers") })).toMatchObject({
+  it("renamed: the pages embedding the list, the list's route and the index showing its card", () => {
+    const result = plan(["contact"], { contact: fetched("contact", "/contact-us") });
+    expect(result.render).toEqual(
+      sorted(["/", "/contact-us", "/pricing", "/price-list/", "/price-list/websites", "/sitemap.xml"]),
+    );
+    expect(result.why.get("/price-list/websites")).toBe(
+      "links to contact, which moved (/contact → /contact-us)",
+    );
+  });
+
+  it("the price list edited: its route, the pages showing it, and the index (its card may have changed)", () => {
+    const result = plan(["websites"], { websites: fetched("websites", "/price-list/websites") });
+    expect(result.render).toEqual(["/", "/price-list/", "/price-list/websites", "/pricing"]);
+    expect(result.why.get("/pricing")).toBe("shows websites");
+    expect(result.why.get("/price-list/")).toBe("lists price_list: websites changed");
+  });
+
+  it("the price list republished unchanged (same content, same day): its own route, the pages showing it", () => {
+    const result = plan(["websites"], {
+      websites: fetched("websites", "/price-list/websites", { content: false }),
+    });
+    expect(result.render).toEqual(["/", "/price-list/websites", "/pricing"]);
+  });
+
+  it("a new price list: its route, the index and the sitemap", () => {
+    expect(
+      plan(["workshops"], {
+        workshops: fetched("workshops", "/price-list/workshops", { type: "price_list" }),
+      }).render,
+    ).toEqual(["/price-list/", "/price-list/workshops", "/sitemap.xml"]);
+  });
+});
+
+describe("planner: settings and other cases", () => {
+  it("settings changed (navigation, footer links): every route showing it", () => {
+    const result = plan([SETTINGS], { [SETTINGS]: fetched(SETTINGS, null) });
+    expect(result.render).toEqual(sorted(LAYOUT));
+    expect(result.why.get("/about")).toBe(`shows ${SETTINGS}`);
+  });
+
+  it("a page only the navigation links to, edited with settings in one publish: every route, once", () => {
+    const result = plan([SETTINGS, "about"], {
+      [SETTINGS]: fetched(SETTINGS, null),
+      about: fetched("about", "/about"),
+    });
+    expect(result.render).toEqual(sorted(LAYOUT));
+  });
+
+  it("new page nobody links to yet: its route and the sitemap", () => {
+    expect(plan(["careers"], { careers: fetched("careers", "/careers") })).toMatchObject({
       render: ["/careers", "/sitemap.xml"],
       delete: [],
     });
   });
 
-  it("uid renamed: old route deleted, new written, linking pages and listings re-rendered", () => {
-    const result = plan(["about"], { about: page("about", "/about-us") });
-    expect(result).toMatchObject({ render: ["/", "/about-us", "/sitemap.xml"], delete: ["/about"] });
-    expect(result.why.get("/about-us")).toBe("document about changed");
-  });
-
-  it("unpublished page: route deleted, linking pages and the sitemap re-rendered", () => {
-    expect(plan(["about"], { about: undefined })).toMatchObject({
-      render: ["/", "/sitemap.xml"],
-      delete: ["/about"],
+  it("documents the index knows nothing of what listings show (an older index): listings re-rendered", () => {
+    const result = planPublish({
+      changedIds: ["about"],
+      fetched: new Map([["about", { id: "about", type: "page", route: "/about" }]]),
+      known: new Map([["about", { route: "/about", type: "page" }]]),
+      dependents: (dep) => DEPENDENTS[dep] ?? [],
     });
-  });
-
-  it("settings changed: every route", () => {
-    expect(plan([SETTINGS], { [SETTINGS]: { id: SETTINGS, type: "settings", route: null } }).render).toEqual(
-      ["/", "/about", "/pricing", "/price-list/", "/price-list/websites", "404"].sort(),
-    );
-  });
-
-  it("price list changed: its route, the index, and every page embedding it", () => {
-    expect(
-      plan(["websites"], { websites: { id: "websites", type: "price_list", route: "/price-list/websites" } })
-        .render,
-    ).toEqual(["/price-list/", "/price-list/websites", "/pricing", "/sitemap.xml"]);
-  });
-
-  it("a new price list changes the price-list membership: index and sitemap", () => {
-    expect(
-      plan(["workshops"], {
-        workshops: { id: "workshops", type: "price_list", route: "/price-list/workshops" },
-      }).render,
-    ).toEqual(["/price-list/", "/price-list/workshops", "/sitemap.xml"]);
+    expect([...result.render.keys()].sort()).toEqual(["/about", "/sitemap.xml"]);
   });
 
   it("two pages swapping uids: both routes rendered, none deleted", () => {
     const result = plan(["about", "pricing"], {
-      about: page("about", "/pricing"),
-      pricing: page("pricing", "/about"),
+      about: fetched("about", "/pricing"),
+      pricing: fetched("pricing", "/about"),
     });
     expect(result.delete).toEqual([]);
     expect(result.render).toEqual(expect.arrayContaining(["/about", "/pricing"]));
   });
 
   it("a page renamed onto a freed uid in the same publish: the route is rendered, not deleted", () => {
-    const result = plan(["about", "careers"], { about: undefined, careers: page("careers", "/about") });
+    const result = plan(["about", "careers"], { about: undefined, careers: fetched("careers", "/about") });
     expect(result.delete).toEqual([]);
     expect(result.render).toContain("/about");
   });
 
   it("an id announced twice is planned once; an unknown id that is not returned changes nothing", () => {
-    expect(plan(["about", "about"], { about: page("about", "/about") }).render).toEqual([
-      "/",
-      "/about",
-      "/sitemap.xml",
-    ]);
+    expect(plan(["about", "about"], { about: fetched("about", "/about") }).render).toEqual(["/about"]);
     expect(plan(["never-existed"], {})).toMatchObject({ render: [], delete: [] });
-  });
-
-  it("a document whose uid became unsafe loses its route", () => {
-    expect(plan(["about"], { about: page("about", null) })).toMatchObject({ delete: ["/about"] });
   });
 });
 

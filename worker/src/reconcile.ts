@@ -6,6 +6,7 @@ import type { PublishContext } from "./publish/context.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
 import { diffBuild } from "./publish/diff-build.ts";
 import { publish } from "./publish/publish.ts";
+import { republishPastYears } from "./publish/year-turn.ts";
 
 /** How long what a round saw (a moved ref, suspects) is kept: longer than any interval, as it only pairs two rounds. */
 const GRACE_TTL_SECONDS = 24 * 3600;
@@ -78,6 +79,8 @@ export async function reconcile(
     reason = "the site's assets are not this version's";
   let newest: string | undefined;
   if (!reason) {
+    const yearTurned = await republishPastYears(ctx, index);
+    if (yearTurned) return yearTurned;
     const checked = await checkPublications(ctx, index, masterRef);
     if ("outcome" in checked) return checked.outcome;
     ({ reason, newest } = checked);

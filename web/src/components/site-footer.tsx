@@ -19,7 +19,7 @@ export function SiteFooter({ settings }: { settings: SettingsDocument }): ReactN
   const email = data.contact_email?.trim();
   const links = data.footer_navigation.filter((item) => item.label && isFilled.link(item.link));
   const socials = data.social_links.filter((item) => item.network && isFilled.link(item.link));
-  const year = copyrightYear(settings);
+  const year = copyrightYear();
   const holder = data.copyright_holder ?? brand;
   return (
     <footer className="site-footer">
@@ -77,7 +77,7 @@ export function SiteFooter({ settings }: { settings: SettingsDocument }): ReactN
         ) : null}
       </div>
       <div className="container site-footer__bottom">
-        <p className="copyright">{year ? `© ${year} ${holder}` : `© ${holder}`}</p>
+        <p className="copyright">{`© ${year} ${holder}`}</p>
       </div>
     </footer>
   );

@@ -1,36 +1,49 @@
 import type { PrismicDocument } from "@prismicio/client";
 
-const cache = new WeakMap<object, readonly string[]>();
+/** The documents a document's data links to, by what a render can show of each. */
+export interface DocumentLinks {
+  /** Targets linked with some of their own data fetched into the link (`data`): a render may show it. */
+  shown: readonly string[];
+  /** Targets linked by id only: a render shows their `url` (their route) and nothing else of them. */
+  linked: readonly string[];
+}
+
+const cache = new WeakMap<object, DocumentLinks>();
 
 /**
- * The ids of every document that `doc`'s data links to (link fields, rich
- * text hyperlinks, content relationships, at any depth). A render that shows
- * a document's data may show these links' `url`s, which change with the
- * target's uid, so the render depends on the targets. Recording every link
- * in the data, rendered or not, over-approximates on purpose: an extra
- * re-render costs little, a missed one serves a stale link.
+ * Every document `doc`'s data links to (link fields, rich text hyperlinks,
+ * content relationships, at any depth), split by grain. A plain link's markup
+ * depends on where it points — the target's route, or nothing when the target
+ * is gone — never on the target's content; a link carrying fetched `data`
+ * (fetchLinks, graphQuery) may show that data, so it counts as showing the
+ * target. Recording every link in the data, rendered or not, over-approximates
+ * on purpose: an extra re-render costs little, a missed one serves a stale link.
  *
  * Cached per document object: a memory source hands the same objects to
  * every render of a build, so each document is walked once.
  */
-export function linkedDocumentIds(doc: PrismicDocument): readonly string[] {
-  let ids = cache.get(doc);
-  if (!ids) {
-    const found = new Set<string>();
-    collect(doc.data, found);
-    ids = [...found];
-    cache.set(doc, ids);
+export function documentLinks(doc: PrismicDocument): DocumentLinks {
+  let links = cache.get(doc);
+  if (!links) {
+    const shown = new Set<string>();
+    const linked = new Set<string>();
+    collect(doc.data, shown, linked);
+    for (const id of shown) linked.delete(id);
+    links = { shown: [...shown], linked: [...linked] };
+    cache.set(doc, links);
   }
-  return ids;
+  return links;
 }
 
-function collect(value: unknown, found: Set<string>): void {
+function collect(value: unknown, shown: Set<string>, linked: Set<string>): void {
   if (typeof value !== "object" || value === null) return;
   if (Array.isArray(value)) {
-    for (const item of value) collect(item, found);
+    for (const item of value) collect(item, shown, linked);
     return;
   }
   const record = value as Record<string, unknown>;
-  if (record.link_type === "Document" && typeof record.id === "string") found.add(record.id);
-  for (const key in record) collect(record[key], found);
+  if (record.link_type === "Document" && typeof record.id === "string") {
+    (record.data !== undefined ? shown : linked).add(record.id);
+  }
+  for (const key in record) collect(record[key], shown, linked);
 }

@@ -1,5 +1,5 @@
 export { createClientSource } from "./client-source.ts";
 export * from "./content-source.ts";
-export { linkedDocumentIds } from "./document-links.ts";
+export { type DocumentLinks, documentLinks } from "./document-links.ts";
 export { createMemorySource } from "./memory-source.ts";
 export { type RecordingOptions, type RecordingSource, recordingSource } from "./recording-source.ts";

@@ -1,51 +1,85 @@
 import type { PrismicDocument } from "@prismicio/client";
+import { yearDependency } from "../lib/copyright-year.ts";
 import type { ContentSource } from "./content-source.ts";
-import { linkedDocumentIds } from "./document-links.ts";
+import { documentLinks } from "./document-links.ts";
 
 export interface RecordingOptions {
   /**
-   * Also record the documents each returned document links to (default true):
-   * right for anything that renders document data. A listing that shows only
-   * the documents' own urls and dates (the sitemap) turns it off.
+   * The render shows only the listed documents' routes and dates (the
+   * sitemap): their links are not recorded, and a listing is recorded as
+   * `routes:<type>` (re-rendered when a member joins, leaves, moves or changes
+   * its lastmod day), not `type:<type>` (when a member's content changes too).
    */
-  links?: boolean;
+  routesOnly?: boolean;
 }
 
 export interface RecordingSource {
   source: ContentSource;
-  /** `doc:<id>` and `type:<type>` read so far, sorted and deduplicated. */
+  /** `doc:<id>`, `url:<id>`, `type:<type>` and `routes:<type>` read so far, sorted and deduplicated. */
   dependencies(): string[];
 }
 
 /**
  * Wraps a source so that a render's reads become its dependencies (the
- * dependency index, ARCHITECTURE.md): `doc:<id>` for every document returned
- * and every document its data links to, `type:<type>` for every listing.
+ * dependency index, ARCHITECTURE.md), at the grain of what the render can show:
+ *   - `doc:<id>`: the render showed the document's data — every document
+ *     returned by id or uid (the route's own, settings, an embedded price
+ *     list), and link targets whose data the link carries (fetched fields);
+ *   - `url:<id>`: the render only linked to it (hyperlinks, link fields,
+ *     navigation items): its markup changes only when the target's route does
+ *     (renamed, unpublished, first published, type changed);
+ *   - `type:<type>` (`routes:<type>` for the sitemap, `routesOnly`): a listing
+ *     of every document of the type. Its members are not `doc:` dependencies:
+ *     the planner re-renders a listing when a member joins, leaves, moves or
+ *     changes a field the listing shows (planner.ts).
+ *   - `year:<n>`: the render showed the copyright year (every render that reads
+ *     settings has the footer); re-rendered when the year turns (year-turn.ts).
+ * A document both shown and linked is recorded once, as `doc:`.
  * Recording at the source, not in components, means no component can forget it.
  */
 export function recordingSource(source: ContentSource, options: RecordingOptions = {}): RecordingSource {
-  const links = options.links ?? true;
-  const seen = new Set<string>();
+  const routesOnly = options.routesOnly ?? false;
+  const shown = new Set<string>();
+  const linked = new Set<string>();
+  const types = new Set<string>();
+  const other = new Set<string>();
+  const links = (doc: PrismicDocument) => {
+    if (routesOnly) return;
+    const found = documentLinks(doc);
+    for (const id of found.shown) shown.add(id);
+    for (const id of found.linked) linked.add(id);
+  };
   const record = <T extends PrismicDocument | undefined>(doc: T): T => {
     if (doc) {
-      seen.add(`doc:${doc.id}`);
-      if (links) for (const id of linkedDocumentIds(doc)) seen.add(`doc:${id}`);
+      shown.add(doc.id);
+      links(doc);
     }
     return doc;
   };
   return {
     source: {
-      getSettings: async () => record(await source.getSettings()),
+      // Every render reading settings shows the layout's footer, and its copyright year.
+      getSettings: async () => {
+        const settings = record(await source.getSettings());
+        other.add(yearDependency());
+        return settings;
+      },
       getPageByUID: async (uid) => record(await source.getPageByUID(uid)),
       getPriceListByUID: async (uid) => record(await source.getPriceListByUID(uid)),
       getByID: async (id) => record(await source.getByID(id)),
       getAllByType: async (type) => {
         const documents = await source.getAllByType(type);
-        seen.add(`type:${type}`);
-        for (const doc of documents) record(doc);
+        types.add(`${routesOnly ? "routes" : "type"}:${type}`);
+        for (const doc of documents) links(doc);
         return documents;
       },
     },
-    dependencies: () => [...seen].sort(),
+    dependencies: () =>
+      [
+        ...[...shown].map((id) => `doc:${id}`),
+        ...[...linked].filter((id) => !shown.has(id)).map((id) => `url:${id}`),
+        ...types,
+        ...other,
+      ].sort(),
   };
 }

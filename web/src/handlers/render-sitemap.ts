@@ -1,6 +1,7 @@
 import type { PrismicDocument } from "@prismicio/client";
 import { recordingSource } from "../content/index.ts";
 import { absoluteUrl } from "../lib/site-url.ts";
+import { sitemapDate } from "../lib/sitemap-date.ts";
 import type { RenderContext, RenderResult } from "../render-context.ts";
 import { PRICE_LIST_INDEX_ROUTE, routeForDocument, SITEMAP_ROUTE } from "../routes.ts";
 
@@ -14,11 +15,13 @@ const XML_ESCAPES: Record<string, string> = {
 
 /**
  * `/sitemap.xml`: every page and price list route and the price list index,
- * sorted by path. It depends on both types (membership) and on every
- * document listed (its `lastmod`), but not on what those documents link to.
+ * sorted by path, each with its `lastmod` day (`sitemapDate`). It depends on
+ * `routes:page` and `routes:price_list` only: the planner re-renders it when a
+ * document joins, leaves, moves or changes its lastmod day. Not on what those
+ * documents link to.
  */
 export async function renderSitemap(ctx: RenderContext): Promise<RenderResult> {
-  const recorder = recordingSource(ctx.source, { links: false });
+  const recorder = recordingSource(ctx.source, { routesOnly: true });
   const [pages, priceLists] = await Promise.all([
     recorder.source.getAllByType("page"),
     recorder.source.getAllByType("price_list"),
@@ -33,11 +36,14 @@ export async function renderSitemap(ctx: RenderContext): Promise<RenderResult> {
       );
       return;
     }
-    entries.set(path, w3cDate(doc.last_publication_date));
+    entries.set(path, sitemapDate(doc.last_publication_date));
   };
   for (const doc of pages) add(doc);
   for (const doc of priceLists) add(doc);
-  entries.set(PRICE_LIST_INDEX_ROUTE, newest(priceLists.map((doc) => w3cDate(doc.last_publication_date))));
+  entries.set(
+    PRICE_LIST_INDEX_ROUTE,
+    newest(priceLists.map((doc) => sitemapDate(doc.last_publication_date))),
+  );
 
   const urls = [...entries.keys()].sort().map((path) => {
     const lastmod = entries.get(path);
@@ -57,14 +63,6 @@ export async function renderSitemap(ctx: RenderContext): Promise<RenderResult> {
     contentType: "application/xml; charset=utf-8",
     dependencies: recorder.dependencies(),
   };
-}
-
-/** Prismic's `2026-03-09T16:40:00+0000` as a W3C datetime in UTC: `2026-03-09T16:40:00Z`. */
-export function w3cDate(date: string | null | undefined): string | undefined {
-  if (!date) return undefined;
-  const parsed = new Date(date.replace(/([+-]\d{2})(\d{2})$/, "$1:$2"));
-  if (Number.isNaN(parsed.getTime())) return undefined;
-  return parsed.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
 function newest(dates: (string | undefined)[]): string | undefined {

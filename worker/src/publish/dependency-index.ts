@@ -2,8 +2,11 @@ import type { ChainableCommander, Redis } from "ioredis";
 import type { BuiltRoute } from "../build/full-build.ts";
 import type { KnownDocument } from "./planner.ts";
 
-/** Bump when the layout below changes: a publish that finds another version runs a diff build. */
-export const INDEX_VERSION = "2";
+/**
+ * Bump when the layout below changes: a publish that finds another version runs a diff build.
+ * 3: links recorded as `url:<id>` (not `doc:`), listings as `type:<type>` without their members.
+ */
+export const INDEX_VERSION = "3";
 
 /** What the index keeps of each document: enough to plan, and to list it in the sitemap. */
 export interface IndexedDocument extends KnownDocument {
@@ -30,11 +33,15 @@ export interface IndexMeta {
 export interface PriorState {
   /** The changed ids' documents as last indexed. */
   known: Map<string, IndexedDocument>;
-  /** Routes that recorded `doc:<changed id>`, and `type:<type>` for the known documents' types. */
+  /**
+   * Routes that recorded `doc:<changed id>` and `url:<changed id>`, and `type:<type>` and
+   * `routes:<type>` (listings) for the known documents' types.
+   */
   dependents: Map<string, string[]>;
   /**
    * The entries of the routes this publish will most likely render (the changed documents' current
-   * routes and their dependents), listings left out; empty when there are more than `maxRoutes`.
+   * routes and the routes showing them), listings and routes that only link to them left out (those
+   * are rendered only when a route changes); empty when there are more than `maxRoutes`.
    */
   entries: Map<string, IndexedRoute>;
 }
@@ -44,7 +51,8 @@ export interface PriorState {
  *   meta          hash    version, ref (the master ref the index describes)
  *   routes        hash    route → {key, hash, status, dependencies, documentId}
  *   docs          hash    document id → {route, type, uid, lang, dates, hash of the document}
- *   dep:<dep>     set     routes that recorded dependency <dep> (doc:<id>, type:<type>)
+ *   dep:<dep>     set     routes that recorded dependency <dep> (doc:<id>, url:<id>, type:<type>,
+ *                         routes:<type>, year:<n>)
  * Writes go in one MULTI, so a reader never sees half a publish.
  */
 export class DependencyIndex {
@@ -87,37 +95,56 @@ export class DependencyIndex {
     options: { maxRoutes: number; isListing: (route: string) => boolean },
   ): Promise<PriorState> {
     const first = this.redis.pipeline().hmget(this.key("docs"), ...ids);
-    for (const id of ids) first.smembers(this.key(`dep:doc:${id}`));
+    for (const id of ids) first.smembers(this.key(`dep:doc:${id}`)).smembers(this.key(`dep:url:${id}`));
     const answers = (await first.exec()) ?? [];
     const known = new Map<string, IndexedDocument>();
     ((answers[0]?.[1] as (string | null)[] | undefined) ?? []).forEach((value, i) => {
       if (value) known.set(ids[i] as string, JSON.parse(value) as IndexedDocument);
     });
     const dependents = new Map<string, string[]>();
+    const candidates = new Set<string>();
     ids.forEach((id, i) => {
-      dependents.set(`doc:${id}`, ((answers[i + 1]?.[1] as string[] | undefined) ?? []).sort());
+      const showing = ((answers[2 * i + 1]?.[1] as string[] | undefined) ?? []).sort();
+      dependents.set(`doc:${id}`, showing);
+      dependents.set(`url:${id}`, ((answers[2 * i + 2]?.[1] as string[] | undefined) ?? []).sort());
+      for (const route of showing) candidates.add(route);
     });
 
     const types = [...new Set([...known.values()].map((doc) => doc.type))];
-    const candidates = new Set<string>();
     for (const doc of known.values()) if (doc.route) candidates.add(doc.route);
-    for (const routes of dependents.values()) for (const route of routes) candidates.add(route);
     const wanted = [...candidates].filter((route) => !options.isListing(route));
     const read = wanted.length <= options.maxRoutes ? wanted : [];
     const second = this.redis.pipeline();
-    for (const type of types) second.smembers(this.key(`dep:type:${type}`));
+    const listings = types.flatMap((type) => [`type:${type}`, `routes:${type}`]);
+    for (const listing of listings) second.smembers(this.key(`dep:${listing}`));
     if (read.length > 0) second.hmget(this.key("routes"), ...read);
     const more = (await second.exec()) ?? [];
-    types.forEach((type, i) => {
-      dependents.set(`type:${type}`, ((more[i]?.[1] as string[] | undefined) ?? []).sort());
+    listings.forEach((listing, i) => {
+      dependents.set(listing, ((more[i]?.[1] as string[] | undefined) ?? []).sort());
     });
     const entries = new Map<string, IndexedRoute>();
     if (read.length > 0) {
-      ((more[types.length]?.[1] as (string | null)[] | undefined) ?? []).forEach((value, i) => {
+      ((more[listings.length]?.[1] as (string | null)[] | undefined) ?? []).forEach((value, i) => {
         if (value) entries.set(read[i] as string, JSON.parse(value) as IndexedRoute);
       });
     }
     return { known, dependents, entries };
+  }
+
+  /** The copyright years routes recorded (`year:<n>`, web/src/lib/copyright-year.ts) that some route still shows. */
+  async recordedYears(): Promise<number[]> {
+    const years: number[] = [];
+    const prefix = this.key("dep:year:");
+    let cursor = "0";
+    do {
+      const [next, keys] = await this.redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
+      cursor = next;
+      for (const key of keys) {
+        const year = Number(key.slice(prefix.length));
+        if (Number.isInteger(year) && (await this.redis.scard(key)) > 0) years.push(year);
+      }
+    } while (cursor !== "0");
+    return years.sort((a, b) => a - b);
   }
 
   /** The settings document's id, so a publish can fetch it with the changed ids in one request. */

@@ -1,8 +1,8 @@
 import type { Client, PrismicDocument } from "@prismicio/client";
-import { routeForDocument } from "../../../web/src/routes.ts";
+import { documentHash } from "../build/full-build.ts";
 import type { DependencyIndex, PriorState } from "./dependency-index.ts";
 import { fetchByIds } from "./fetch-documents.ts";
-import { type FetchedDocument, type KnownDocument, planPublish } from "./planner.ts";
+import { type FetchedDocument, fetchedDocument, type KnownDocument, planPublish } from "./planner.ts";
 import type { StepTimer } from "./step-timer.ts";
 
 export interface PlannedPublish {
@@ -42,10 +42,12 @@ export async function planIds(
   const gone = new Set(asked.filter((id) => !all.has(id)));
   const { known } = prior;
   const fetched = new Map<string, FetchedDocument>(
-    [...fetchedDocs].map(([id, doc]) => [id, { id, type: doc.type, route: routeForDocument(doc) }]),
+    [...fetchedDocs].map(([id, doc]) => [id, fetchedDocument(doc, documentHash(doc))]),
   );
   // Listings of a type the index had not seen among the changed documents (a new document's type).
-  const types = new Set([...fetched.values(), ...known.values()].map((d) => `type:${d.type}`));
+  const types = new Set(
+    [...fetched.values(), ...known.values()].flatMap((d) => [`type:${d.type}`, `routes:${d.type}`]),
+  );
   const unread = [...types].filter((dependency) => !prior.dependents.has(dependency));
   const dependents = new Map(prior.dependents);
   if (unread.length > 0)

@@ -2,11 +2,18 @@
  * The planner: which routes a publish must render and which it must delete.
  * Pure — no I/O — so every case is a table test (tests/unit/planner.test.ts).
  */
+import type { PrismicDocument } from "@prismicio/client";
+import { sitemapDate } from "../../../web/src/lib/sitemap-date.ts";
+import { routeForDocument } from "../../../web/src/routes.ts";
 
 /** What the index knew of a document before this publish. */
 export interface KnownDocument {
   route: string | null;
   type: string;
+  /** What listings compare (absent: unknown, so listings are re-rendered): the sitemap's date, … */
+  last_publication_date?: string | null;
+  /** … and the price-list index's content (`documentHash`). */
+  hash?: string;
 }
 
 /** What the content API returned for a changed id at the new master ref (absent: unpublished or deleted). */
@@ -15,13 +22,22 @@ export interface FetchedDocument {
   type: string;
   /** Its route now; null for documents without one (settings) or with an unsafe uid. */
   route: string | null;
+  last_publication_date?: string | null;
+  /** `documentHash` of the document (absent: unknown). */
+  hash?: string;
+}
+
+/** A document the content API returned, as the planner compares it (`hash`: its `documentHash`). */
+export function fetchedDocument(doc: PrismicDocument, hash: string): FetchedDocument {
+  const { id, type, last_publication_date } = doc;
+  return { id, type, route: routeForDocument(doc), last_publication_date, hash };
 }
 
 export interface PlanInput {
   changedIds: readonly string[];
   fetched: ReadonlyMap<string, FetchedDocument>;
   known: ReadonlyMap<string, KnownDocument>;
-  /** Routes that recorded a dependency (`doc:<id>` or `type:<type>`), from the index. */
+  /** Routes that recorded a dependency (`doc:<id>`, `url:<id>`, `type:<type>`, `routes:<type>`), from the index. */
   dependents: (dependency: string) => readonly string[];
 }
 
@@ -32,6 +48,13 @@ export interface Plan {
   delete: Map<string, string>;
 }
 
+/**
+ * Renders, for each changed id: its own route; every route that showed it (`doc:`); every route that
+ * linked to it (`url:`) only when its route changed (renamed, unpublished, first published, unsafe
+ * uid) or its type did; and the listings of its type when it joined, left or moved, or a field they
+ * show changed (its content for `type:`, its lastmod day for `routes:`). A content-only edit of a
+ * page the navigation links to renders that page alone.
+ */
 export function planPublish(input: PlanInput): Plan {
   const render = new Map<string, string>();
   const remove = new Map<string, string>();
@@ -39,8 +62,8 @@ export function planPublish(input: PlanInput): Plan {
   const addRender = (route: string, why: string) => {
     if (!render.has(route)) render.set(route, why);
   };
-  const addDependents = (dependency: string) => {
-    for (const route of input.dependents(dependency)) addRender(route, `depends on ${dependency}`);
+  const addDependents = (dependency: string, why: string) => {
+    for (const route of input.dependents(dependency)) addRender(route, why);
   };
 
   for (const id of new Set(input.changedIds)) {
@@ -56,13 +79,23 @@ export function planPublish(input: PlanInput): Plan {
         now ? `document ${id} moved to ${now.route ?? "no route"}` : `document ${id} was unpublished`,
       );
     }
-    // Everything that showed this document, its data or its url.
-    addDependents(`doc:${id}`);
-    // Listings change when a document appears, disappears or moves.
-    const membershipChanged = (before?.route ?? null) !== (now?.route ?? null) || before?.type !== now?.type;
-    if (membershipChanged) {
-      if (now) addDependents(`type:${now.type}`);
-      if (before && before.type !== now?.type) addDependents(`type:${before.type}`);
+    // Everything that showed this document's data.
+    addDependents(`doc:${id}`, `shows ${id}`);
+    // Links to it: only where it points, or whether it exists, changes their markup.
+    const moved = routeChange(before, now);
+    if (moved) addDependents(`url:${id}`, `links to ${id}, which ${moved}`);
+    // Listings: a member joining, leaving or moving, or a field they show changing. `type:` listings
+    // show their members' content (the price-list index), `routes:` listings their routes and
+    // lastmod days only (the sitemap).
+    const listings: [string, string | undefined][] = [
+      ["type", moved ?? contentChange(before, now)],
+      ["routes", moved ?? dateChange(before, now)],
+    ];
+    for (const [kind, change] of listings) {
+      if (!change) continue;
+      if (now) addDependents(`${kind}:${now.type}`, `lists ${now.type}: ${id} ${change}`);
+      if (before && before.type !== now?.type)
+        addDependents(`${kind}:${before.type}`, `lists ${before.type}: ${id} ${change}`);
     }
   }
   // A route a document claims now is rendered, never deleted (uids swapped, a page took over a freed uid).
@@ -70,6 +103,38 @@ export function planPublish(input: PlanInput): Plan {
   // A deleted route is not rendered: its document is gone, it would only render the 404 page.
   for (const route of remove.keys()) render.delete(route);
   return { render, delete: remove };
+}
+
+/** How a document's address changed (what a link to it shows), or undefined when it did not. */
+function routeChange(
+  before: KnownDocument | undefined,
+  now: FetchedDocument | undefined,
+): string | undefined {
+  if (!before && !now) return undefined;
+  if (!before) return "was published";
+  if (!now) return "was unpublished";
+  if (before.type !== now.type) return `changed type (${before.type} → ${now.type})`;
+  if ((before.route ?? null) !== (now.route ?? null))
+    return `moved (${before.route ?? "no route"} → ${now.route ?? "no route"})`;
+  return undefined;
+}
+
+function contentChange(
+  before: KnownDocument | undefined,
+  now: FetchedDocument | undefined,
+): string | undefined {
+  if (!before || !now) return undefined;
+  const unknown = before.hash === undefined || now.hash === undefined;
+  return unknown || before.hash !== now.hash ? "changed" : undefined;
+}
+
+/** The sitemap's `<lastmod>` is a day (`sitemapDate`): it changes on a document's first publication of a day. */
+function dateChange(before: KnownDocument | undefined, now: FetchedDocument | undefined): string | undefined {
+  if (!before || !now) return undefined;
+  if (before.last_publication_date === undefined || now.last_publication_date === undefined) return "changed";
+  const was = sitemapDate(before.last_publication_date);
+  const is = sitemapDate(now.last_publication_date);
+  return was !== is ? `changed its date (${was ?? "none"} → ${is ?? "none"})` : undefined;
 }
 
 /** What the index recorded of a route when it was last rendered. */

@@ -7,9 +7,9 @@ import { renderRoute } from "../../../web/src/render.ts";
 import { keyForRoute, NOT_FOUND_ROUTE, SITEMAP_ROUTE } from "../../../web/src/routes.ts";
 import { stub } from "../build/full-build.ts";
 import { mapLimit } from "../build/map-limit.ts";
+import { fetchBatchContent } from "./batch-content.ts";
 import type { BatchOutcome, PublishContext } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
-import { fetchPagesByUid, pageUidsOf } from "./fetch-documents.ts";
 import { layeredSource } from "./layered-source.ts";
 import type { StepTimer } from "./step-timer.ts";
 
@@ -93,7 +93,7 @@ export async function renderRoutes(
 
 /**
  * A child job of a large fan-out: fetches the pages and price lists its routes need in a request or
- * two (not one per route), renders and writes them.
+ * two (not one per route, nor one per price list; `fetchBatchContent`), renders and writes them.
  */
 export async function renderBatchJob(
   ctx: PublishContext,
@@ -102,10 +102,9 @@ export async function renderBatchJob(
   overlay: ReadonlyMap<string, IndexedDocument | null>,
 ): Promise<BatchOutcome> {
   const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
-  const pageUids = pageUidsOf(routes);
-  const fetched = await fetchPagesByUid(ctx.client, ref, pageUids);
-  const source = layeredSource(fetched, new Set(), createClientSource(ctx.client, ref));
   const previous = await index.routes(routes);
+  const { documents, gone } = await fetchBatchContent(ctx, ref, routes, previous);
+  const source = layeredSource(documents, gone, createClientSource(ctx.client, ref));
   return renderRoutes(ctx, { ref, routes, source, overlay, previous, index, log: ctx.logger.child({ ref }) });
 }
 
