@@ -17,8 +17,6 @@ import {
 } from "../../../services/shared/src/site/redirects.ts";
 import { type SiteStore, sha256 } from "../../../services/shared/src/storage/index.ts";
 import { keyForRoute } from "../../../web/src/routes.ts";
-import type { IndexedDocument, IndexedRoute } from "./dependency-index.ts";
-import type { FetchedDocument } from "./planner.ts";
 import { type DocumentMove, planRedirects, redirectLocations } from "./redirects.ts";
 
 export async function readRedirectHistory(store: SiteStore): Promise<RedirectHistory> {
@@ -65,9 +63,12 @@ export async function publishRedirects(
   store: SiteStore,
   changes: {
     ids: readonly string[];
-    known: ReadonlyMap<string, IndexedDocument>;
-    fetched: ReadonlyMap<string, FetchedDocument>;
-    written: ReadonlyMap<string, IndexedRoute>;
+    /** What the index knew of each id (its route before); structural, so the build can import this file. */
+    known: ReadonlyMap<string, { route: string | null }>;
+    /** What the content API returned for each id now. */
+    fetched: ReadonlyMap<string, { route: string | null }>;
+    /** Routes rendered by this publish. */
+    written: ReadonlyMap<string, unknown>;
     deleted: readonly string[];
     indexedRoutes(routes: readonly string[]): Promise<ReadonlyMap<string, unknown>>;
   },
