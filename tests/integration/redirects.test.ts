@@ -6,7 +6,13 @@
  * redirects away, and at every step a full build produces the same site and the same redirects.
  */
 import { readFileSync } from "node:fs";
-import { CreateBucketCommand, HeadObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import {
+  CreateBucketCommand,
+  DeleteBucketWebsiteCommand,
+  HeadObjectCommand,
+  PutBucketWebsiteCommand,
+  S3Client,
+} from "@aws-sdk/client-s3";
 import Fastify, { type FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { pino } from "pino";
@@ -137,6 +143,25 @@ describe("links that survive edits", () => {
       expect(await s3Redirect(key as string), key).toBe("/faq-v3");
     }
     expect(await manifestRedirects()).toEqual({ "/faq": "/faq-v3", "/faq-v2": "/faq-v3" });
+    // The bucket served as a website (no site server) answers 301 itself, straight to the page.
+    await raw.send(
+      new PutBucketWebsiteCommand({
+        Bucket: BUCKET,
+        WebsiteConfiguration: { IndexDocument: { Suffix: "index.html" } },
+      }),
+    );
+    try {
+      for (const path of ["www/faq/", "www/faq-v2/index.html"]) {
+        const answer = await fetch(`${s3.endpoint}/${BUCKET}/${path}`, { redirect: "manual" });
+        expect(answer.status, path).toBe(301);
+        expect(answer.headers.get("location"), path).toBe("/faq-v3");
+      }
+      const page = await fetch(`${s3.endpoint}/${BUCKET}/www/faq-v3/`, { redirect: "manual" });
+      expect(page.status).toBe(200);
+    } finally {
+      // s3rver applies a bucket's website behaviour to path-style API requests too.
+      await raw.send(new DeleteBucketWebsiteCommand({ Bucket: BUCKET }));
+    }
     expect(await history()).toEqual({
       "/faq": { documentId: FAQ.id, location: "/faq-v3" },
       "/faq-v2": { documentId: FAQ.id, location: "/faq-v3" },
