@@ -38,6 +38,8 @@ interface Opened {
   everything(): Promise<string[]>;
   /** The stored bytes, read without the driver; undefined for memory (nothing to go around). */
   raw?: (key: string) => Promise<Buffer>;
+  /** S3 only: the object's `x-amz-website-redirect-location`, read without the driver. */
+  rawRedirect?: (key: string) => Promise<string | undefined>;
   reopen(options: SiteStoreOptions): SiteStore;
   dispose?(): void;
 }
@@ -175,6 +177,12 @@ function s3Backend(
             new GetObjectCommand({ Bucket, Key: prefix ? `${prefix}/${key}` : key }),
           );
           return Buffer.from((await object.Body?.transformToByteArray()) ?? []);
+        },
+        async rawRedirect(key) {
+          const head = await raw.send(
+            new HeadObjectCommand({ Bucket, Key: prefix ? `${prefix}/${key}` : key }),
+          );
+          return head.WebsiteRedirectLocation;
         },
       };
     },
@@ -335,6 +343,39 @@ for (const backend of backends) {
         contentHash: sha256("<p>version 2</p>"),
       });
       expect(await keysOf(t.store)).toEqual(["about/index.html"]);
+    });
+
+    it("keeps a redirect location on put, head and get; a put without one clears it", async () => {
+      const body = '<!doctype html><meta http-equiv="refresh" content="0; url=/new">';
+      const options = { contentType: HTML, cacheControl: CACHE, contentHash: sha256(body) };
+      await t.store.put("old/index.html", body, { ...options, redirectLocation: "/new" });
+      expect((await t.store.head("old/index.html"))?.redirectLocation).toBe("/new");
+      const got = await t.store.get("old/index.html");
+      expect(got?.redirectLocation).toBe("/new");
+      expect(got?.body.toString()).toBe(body);
+      // On S3 it is the header a bucket served as a website answers 301 with.
+      if (t.rawRedirect) expect(await t.rawRedirect("old/index.html")).toBe("/new");
+      await t.store.put("old/index.html", "<h1>A page again</h1>", {
+        ...options,
+        contentHash: sha256("<h1>A page again</h1>"),
+      });
+      expect((await t.store.head("old/index.html"))?.redirectLocation).toBeUndefined();
+      expect((await t.store.get("old/index.html"))?.redirectLocation).toBeUndefined();
+      if (t.rawRedirect) expect(await t.rawRedirect("old/index.html")).toBeUndefined();
+    });
+
+    it("refuses a redirect location S3 would refuse, writing nothing", async () => {
+      for (const location of ["new", "//evil.example/x", "javascript:alert(1)", "/a\nb", "/a b"]) {
+        await expect(
+          t.store.put("old/index.html", "x", {
+            contentType: HTML,
+            cacheControl: CACHE,
+            contentHash: sha256("x"),
+            redirectLocation: location,
+          }),
+        ).rejects.toThrow(/redirectLocation/);
+      }
+      expect(await keysOf(t.store)).toEqual([]);
     });
 
     it("answers undefined for a missing key, and for a folder", async () => {

@@ -1,6 +1,9 @@
 import { pino } from "pino";
 import { expect } from "vitest";
+import { MANIFEST_KEY, parseManifest } from "../../services/shared/src/site/manifest.ts";
+import { REDIRECTS_KEY } from "../../services/shared/src/site/redirects.ts";
 import { createSiteStore, type SiteStore } from "../../services/shared/src/storage/index.ts";
+import { keyForRoute } from "../../web/src/routes.ts";
 import { fullBuild } from "../../worker/src/build/full-build.ts";
 import { localContentClient } from "./content-client.ts";
 
@@ -16,7 +19,10 @@ export async function siteObjects(store: SiteStore): Promise<Map<string, string>
 
 /**
  * The invariant "incremental ≡ full": `store` holds byte for byte what a fresh full build at `ref`
- * produces (built into memory here), and no other object.
+ * produces (built into memory here), and no other object. The build starts from the store's
+ * redirect history (`.pressroom/redirects.json`), as a real full build of that storage does: the
+ * content API only knows each document's uid now, the history knows the routes they left. The
+ * redirects must match too: the history, the manifest's list, and each object's redirect location.
  */
 export async function expectEqualsFullBuild(
   store: SiteStore,
@@ -26,6 +32,11 @@ export async function expectEqualsFullBuild(
 ): Promise<void> {
   const reference = createSiteStore({ url: "memory:", s3Endpoint: undefined, s3Region: "us-east-1" });
   const client = localContentClient(endpoint);
+  const history = await store.get(REDIRECTS_KEY);
+  if (history) {
+    const { body, contentType, cacheControl, contentHash } = history;
+    await reference.put(REDIRECTS_KEY, body, { contentType, cacheControl, contentHash: contentHash ?? "" });
+  }
 
   await fullBuild({
     client,
@@ -38,4 +49,16 @@ export async function expectEqualsFullBuild(
   const [expected, actual] = await Promise.all([siteObjects(reference), siteObjects(store)]);
   expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
   for (const [key, body] of expected) expect(actual.get(key), `${key} differs from a full build`).toBe(body);
+
+  const text = async (from: SiteStore, key: string) => (await from.get(key))?.body.toString();
+  expect(await text(store, REDIRECTS_KEY), "the redirect history differs from a full build's").toBe(
+    await text(reference, REDIRECTS_KEY),
+  );
+  const redirectsOf = async (from: SiteStore) =>
+    parseManifest((await from.get(MANIFEST_KEY))?.body)?.redirects ?? {};
+  const redirects = await redirectsOf(reference);
+  expect(await redirectsOf(store), "the manifest's redirects differ from a full build's").toEqual(redirects);
+  for (const [route, location] of Object.entries(redirects)) {
+    expect((await store.head(keyForRoute(route)))?.redirectLocation, `redirect at ${route}`).toBe(location);
+  }
 }

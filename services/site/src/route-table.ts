@@ -16,6 +16,8 @@ export interface RouteMatch {
  */
 export class RouteTable {
   #routes = new Map<string, string>();
+  /** Old routes of renamed documents → their route now (the manifest's `redirects`): 301. */
+  #redirects = new Map<string, string>();
   #etag: string | undefined;
   #checkedAt = -Infinity;
   #refreshing: Promise<void> | undefined;
@@ -35,11 +37,19 @@ export class RouteTable {
     if (key !== undefined) return { key };
     const other = path.endsWith("/") ? path.slice(0, -1) : `${path}/`;
     if (other && this.#routes.has(other)) return { key: this.#routes.get(other) as string, redirect: other };
-    if (this.#routes.size > 0) return undefined;
+    const moved = this.#redirects.get(path) ?? (other ? this.#redirects.get(other) : undefined);
+    // A permanent redirect is answered, its object never read (it is there for S3 website hosting).
+    if (moved !== undefined) return { key: "", redirect: moved };
+    if (!this.empty) return undefined;
     // No manifest (a site written by other means): folders with an index.html, no trailing slash.
     if (path === "/") return { key: "index.html" };
     if (path.endsWith("/")) return { key: `${path.slice(1)}index.html`, redirect: path.slice(0, -1) };
     return { key: `${path.slice(1)}/index.html` };
+  }
+
+  /** Whether anything is served: pages, or redirects. */
+  get empty(): boolean {
+    return this.#routes.size === 0 && this.#redirects.size === 0;
   }
 
   async #refresh(): Promise<void> {
@@ -55,6 +65,11 @@ export class RouteTable {
             .filter(([route]) => route.startsWith("/") && !/\.(xml|txt)$/.test(route))
             // Routes are written percent-encoded (`/%C3%BCber-uns`); requests are matched decoded.
             .map(([route, entry]) => [decodedRoute(route), entry.key]),
+        );
+        this.#redirects = new Map(
+          Object.entries(manifest?.redirects ?? {}).filter(
+            ([route, location]) => route.startsWith("/") && typeof location === "string",
+          ),
         );
       } finally {
         this.#checkedAt = performance.now();

@@ -20,6 +20,7 @@ import {
   routeProblem,
   SITEMAP_ROUTE,
 } from "../../../web/src/routes.ts";
+import { buildRedirects, redirectHashes } from "../publish/redirects-stage.ts";
 import { forEachPage, listDocuments } from "./list-documents.ts";
 import { mapLimit } from "./map-limit.ts";
 import { createProgress, type Progress } from "./progress.ts";
@@ -141,6 +142,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
   // storage reports no hash (S3 listings), the manifest's stands in.
   const previousHashes = new Map<string, string>(Object.entries(previous?.assets ?? {}));
   for (const route of Object.values(previous?.routes ?? {})) previousHashes.set(route.key, route.hash);
+  for (const [key, hash] of redirectHashes(previous?.redirects)) previousHashes.set(key, hash); // redirects
   const existing = previous && !options.verify ? await storedKeys(store) : await storedHashes(store);
   const isStored = (key: string, hash: string) =>
     existing.has(key) && (existing.get(key) ?? previousHashes.get(key)) === hash;
@@ -219,10 +221,21 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
     await pool.close();
   }
 
+  // redirects (issue 13 §2): the stored history replayed against every document's route now.
+  const redirects = await buildRedirects(
+    store,
+    [settings, ...priceLists, ...pageStubs].map((doc) => ({ id: doc.id, route: routeForDocument(doc) })),
+    (route) => Object.hasOwn(manifest.routes, route),
+    isStored,
+  );
+  if (Object.keys(redirects.locations).length > 0) manifest.redirects = redirects.locations;
+  counts.written += redirects.written;
+
   // Only now that every route is written: remove what no route produces any more.
   const keep = new Set([
     ...Object.values(manifest.routes).map((r) => r.key),
     ...Object.keys(manifest.assets),
+    ...redirects.keys,
   ]);
   const orphans = [...existing.keys()].filter((key) => !keep.has(key));
   await mapLimit(orphans, UPLOADS_IN_FLIGHT, async (key) => {

@@ -15,6 +15,7 @@ export async function updateManifest(
   ref: string,
   written: ReadonlyMap<string, IndexedRoute>,
   deleted: readonly string[],
+  redirects?: Record<string, string>, // redirects (issue 13 §2): redirects-stage.ts
 ): Promise<void> {
   const current = parseManifest((await store.get(MANIFEST_KEY))?.body);
   const manifest: BuildManifest = current ?? {
@@ -28,6 +29,8 @@ export async function updateManifest(
   manifest.builtAt = new Date().toISOString();
   for (const route of deleted) delete manifest.routes[route];
   for (const [route, entry] of written) manifest.routes[route] = entry;
+  if (redirects) manifest.redirects = redirects; // redirects (issue 13 §2)
+  if (Object.keys(manifest.redirects ?? {}).length === 0) delete manifest.redirects;
   const body = serializeManifest(manifest);
   await store.put(MANIFEST_KEY, body, {
     contentType: "application/json",

@@ -17,6 +17,7 @@ import { fetchPagesByUid, pageUidsOf } from "./fetch-documents.ts";
 import { layeredSource } from "./layered-source.ts";
 import { planIds } from "./plan-ids.ts";
 import { idsToFetch } from "./planner.ts";
+import { publishRedirects } from "./redirects-stage.ts"; // redirects (issue 13 §2)
 import { renderRoutes } from "./render-routes.ts";
 import { StepTimer } from "./step-timer.ts";
 
@@ -183,7 +184,12 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     counts.deleted++;
   }
 
-  await updateManifest(ctx.store, ref, written, deleted);
+  // redirects (issue 13 §2): old routes of renamed documents answer 301; see redirects-stage.ts.
+  const redirects = await publishRedirects(ctx.store, {
+    ...{ ids, known: prior.known, fetched, written, deleted },
+    indexedRoutes: (candidates) => index.routes(candidates),
+  });
+  await updateManifest(ctx.store, ref, written, deleted, redirects);
   await index.commit({ ref, written, deleted, previous, documents: overlay });
   timer.lap("commit");
   return done({ ref, ids: ids.length, ...counts, mode: "incremental" });

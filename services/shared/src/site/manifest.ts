@@ -25,6 +25,11 @@ export interface BuildManifest {
   routes: Record<string, ManifestRoute>;
   /** Asset key → sha256 of its bytes. */
   assets: Record<string, string>;
+  /**
+   * Old route of a renamed document → where it answers 301 (its route now). Never a route of
+   * `routes`. The history behind it is `.pressroom/redirects.json` (see ./redirects.ts).
+   */
+  redirects?: Record<string, string>;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { BigIntStats } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { isSha256Hex } from "./content-hash.ts";
 import { errorCode } from "./fs-files.ts";
+import { isRedirectLocation } from "./put-input.ts";
 import type { PutOptions } from "./site-store.ts";
 import { RESERVED_SEGMENT_PREFIX } from "./storage-keys.ts";
 
@@ -21,6 +22,7 @@ export function sidecarFor(file: BigIntStats, options: PutOptions): string {
     contentType: options.contentType,
     cacheControl: options.cacheControl,
     contentHash: options.contentHash,
+    ...(options.redirectLocation === undefined ? {} : { redirectLocation: options.redirectLocation }),
     size: String(file.size),
     mtimeNs: String(file.mtimeNs),
     ino: String(file.ino),
@@ -52,6 +54,7 @@ export async function readSidecar(
     parsed.ino === String(body.ino) &&
     typeof parsed.contentType === "string" &&
     typeof parsed.cacheControl === "string" &&
-    isSha256Hex(parsed.contentHash);
+    isSha256Hex(parsed.contentHash) &&
+    (parsed.redirectLocation === undefined || isRedirectLocation(parsed.redirectLocation));
   return current ? (parsed as Sidecar) : undefined;
 }

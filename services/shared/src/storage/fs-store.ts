@@ -49,6 +49,7 @@ export function createFsStore(root: string, options: { logger?: Logger } = {}): 
     // Without (current) metadata, a weak tag from size and time, as static file servers do.
     etag: meta ? `"${meta.contentHash}"` : `W/"${file.size.toString(16)}-${file.mtimeNs.toString(16)}"`,
     lastModified: new Date(Number(file.mtimeMs)),
+    ...(meta?.redirectLocation === undefined ? {} : { redirectLocation: meta.redirectLocation }),
   });
 
   const statFile = async (path: string): Promise<BigIntStats | undefined> => {

@@ -26,6 +26,7 @@ export function createMemoryStore(): SiteStore {
         contentHash: input.contentHash,
         etag: `"${input.contentHash}"`,
         lastModified: new Date(),
+        ...(input.redirectLocation === undefined ? {} : { redirectLocation: input.redirectLocation }),
       });
     },
 

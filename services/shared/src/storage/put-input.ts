@@ -16,7 +16,7 @@ export function toPutInput(key: string, body: Buffer | string, options: PutOptio
   const bytes = typeof body === "string" ? Buffer.from(body, "utf8") : body;
   if (!Buffer.isBuffer(bytes))
     throw new TypeError(`put ${JSON.stringify(key)}: body is not a Buffer or string`);
-  const { contentType, cacheControl, contentHash } = options;
+  const { contentType, cacheControl, contentHash, redirectLocation } = options;
   if (typeof contentType !== "string" || contentType === "" || hasControlCharacter(contentType)) {
     throw new TypeError(
       `put ${JSON.stringify(key)}: contentType ${JSON.stringify(contentType)} is not valid`,
@@ -30,11 +30,33 @@ export function toPutInput(key: string, body: Buffer | string, options: PutOptio
   if (!isSha256Hex(contentHash)) {
     throw new TypeError(`put ${JSON.stringify(key)}: contentHash is not a lowercase sha256 hex digest`);
   }
+  if (redirectLocation !== undefined && !isRedirectLocation(redirectLocation)) {
+    throw new TypeError(
+      `put ${JSON.stringify(key)}: redirectLocation ${JSON.stringify(redirectLocation)} is not a path starting with "/" or an http(s) URL`,
+    );
+  }
   const actual = sha256(bytes);
   if (actual !== contentHash) {
     throw new TypeError(
       `put ${JSON.stringify(key)}: contentHash ${contentHash} is not the sha256 of the body (${actual})`,
     );
   }
-  return { body: bytes, contentType, cacheControl, contentHash };
+  return {
+    body: bytes,
+    contentType,
+    cacheControl,
+    contentHash,
+    ...(redirectLocation === undefined ? {} : { redirectLocation }),
+  };
+}
+
+/** What S3 accepts as `x-amz-website-redirect-location`: a path on the site or an http(s) URL. */
+export function isRedirectLocation(value: unknown): value is string {
+  return (
+    typeof value === "string" &&
+    /^(\/(?!\/)|https?:\/\/)/.test(value) &&
+    value.length <= 2048 &&
+    !hasControlCharacter(value) &&
+    !/\s/.test(value)
+  );
 }

@@ -79,6 +79,7 @@ export function createS3Store(location: S3Location, options: S3StoreOptions): Si
       contentHash: isSha256Hex(hash) ? hash : undefined,
       etag: head.ETag ?? "",
       lastModified: head.LastModified ?? new Date(0),
+      ...(head.WebsiteRedirectLocation ? { redirectLocation: head.WebsiteRedirectLocation } : {}),
     };
   };
 
@@ -99,6 +100,7 @@ export function createS3Store(location: S3Location, options: S3StoreOptions): Si
             ContentType: input.contentType,
             CacheControl: input.cacheControl || undefined,
             Metadata: { [CONTENT_HASH_METADATA]: input.contentHash },
+            WebsiteRedirectLocation: input.redirectLocation,
           }),
         );
       } catch (error) {

@@ -6,6 +6,12 @@ export interface PutOptions {
   cacheControl: string;
   /** sha256 hex of the bytes; checked on `put`, so a stored hash can be trusted to skip uploads. */
   contentHash: string;
+  /**
+   * Makes the object a permanent redirect to this location (a path starting with `/`, or an
+   * http(s) URL): S3 stores it as `x-amz-website-redirect-location`, so a bucket served as a website
+   * answers 301 itself; the folder and memory drivers keep it in the object's metadata.
+   */
+  redirectLocation?: string;
 }
 
 export interface ObjectInfo {
@@ -20,6 +26,8 @@ export interface ObjectInfo {
   /** Quoted, as in an HTTP ETag header. */
   etag: string;
   lastModified: Date;
+  /** Set when the object was put with one; absent otherwise, and in S3 listings (which cannot tell). */
+  redirectLocation?: string;
 }
 
 export interface StoredObject extends ObjectInfo {
