@@ -297,6 +297,40 @@ describe.skipIf(!hasChromium)("enhanced navigation in the browser", () => {
     expect(page.errors).toEqual([]);
   });
 
+  it("a 500 or 503 answer with the site's error page shows that page in place, URL kept", async () => {
+    // The site's own error page (its look, scripts and stylesheet): the stored 404 page with
+    // another message, as the servers answer when storage or content is down.
+    const notFound = await (await fetch(`${site.url}/no-such-page`)).text();
+    const errorPage = (status: number) =>
+      notFound.replaceAll(NOT_FOUND, `Error ${status}: something went wrong on our side`);
+    const page = await open("/about");
+    for (const [status, target] of [
+      [500, "/pricing"],
+      [503, "/faq"],
+    ] as const) {
+      await onFetch(page, target, (route) =>
+        route.fulfill({
+          status,
+          contentType: "text/html; charset=utf-8",
+          headers: status === 503 ? { "retry-after": "30" } : {},
+          body: errorPage(status),
+        }),
+      );
+      await page.locator(`.site-nav a[href="${target}"]`).click();
+      await heading(page, `Error ${status}: something went wrong`);
+      // Swapped in place (the same document), at the URL asked for, so a reload tries it again.
+      expect(await marker(page)).toBe(1);
+      expect(path(page)).toBe(target);
+      expect(await page.locator("main h1").count()).toBe(1);
+    }
+    // Back is the page that was there before.
+    await page.goBack();
+    await heading(page, "Error 500");
+    await page.goBack();
+    await heading(page, "About Northwind Studio");
+    expect(page.errors).toEqual([]);
+  });
+
   it("a failing fetch falls back to a normal page load", async () => {
     const page = await open("/");
     await onFetch(page, "/faq", (route) => route.abort("failed"));

@@ -1,8 +1,9 @@
 /**
  * Enhanced navigation: a same-origin link click fetches the next page's HTML
  * and swaps the header, `<main>` and footer in place (fade out, swap, fade
- * in), so the scripts, React and the islands' chunks stay loaded. Anything
- * unexpected — an error status other than 404, not HTML, a network error, a
+ * in), so the scripts, React and the islands' chunks stay loaded. An error
+ * status with the site's HTML page (404, 500, 503) shows that page. Anything
+ * unexpected — not HTML, a network error, a
  * redirect to another origin, a new deploy (other stylesheet or entry script),
  * no page within 5 s — falls back to a normal page load of the same URL.
  *
@@ -55,8 +56,8 @@ export function enhanceNavigation(): void {
       const response = await fetch(url, { signal });
       const final = new URL(response.url);
       const next = new DOMParser().parseFromString(await response.text(), "text/html");
+      // Any status: a 404 or 500/503 answer is the site's error page, shown like any page (URL kept).
       if (
-        !(response.ok || response.status === 404) ||
         !response.headers.get("content-type")?.startsWith("text/html") ||
         final.origin !== location.origin ||
         assetsOf(next) !== assets
