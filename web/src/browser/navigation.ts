@@ -97,6 +97,8 @@ export function enhanceNavigation(): void {
         scrollTo({ top: 0, behavior: "instant" });
       // What stays on the page (the cookie notice's "#cookie-settings") learns the new fragment.
       if (url.hash) dispatchEvent(new HashChangeEvent("hashchange"));
+      // A page view for the tag manager (tag-manager-load.ts listens when it runs).
+      dispatchEvent(new Event("pressroom:navigated"));
     } catch {
       if (!signal.aborted) fallback();
     } finally {
