@@ -207,10 +207,13 @@ function pageOf(url: URL | Location): string {
   return url.pathname + url.search;
 }
 
-/** Takes the entry's key, giving it one if it has none (an entry made by a fragment link, or the first page). */
+/**
+ * Takes the entry's key, giving it one if it has none (an entry made by a fragment link, or the
+ * first page); the rest of the state (chunk-reload.ts's last reload) stays.
+ */
 function enter(state: { key?: string } | null): void {
   key = state?.key ?? newKey();
-  history.replaceState({ key }, "");
+  history.replaceState({ ...state, key }, "");
 }
 
 function newKey(): string {
