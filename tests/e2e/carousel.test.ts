@@ -17,6 +17,8 @@ const HOME = JSON.parse(
   ),
 );
 const SCREENSHOT = new URL("../../docs/screenshots/carousel-1280.png", import.meta.url).pathname;
+const CONTROLS_SCREENSHOT = new URL("../../docs/screenshots/carousel-controls-1280.png", import.meta.url)
+  .pathname;
 const DELAY = 3000;
 /** Longer than two autoplay delays: a carousel that should be still has had every chance to move. */
 const STILL_FOR = 2 * DELAY + 1500;
@@ -32,9 +34,12 @@ interface Visit {
   problems: string[];
 }
 
-async function visitHome(options: { reducedMotion?: "reduce" } = {}): Promise<Visit> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+async function visitHome(options: { reducedMotion?: "reduce"; clock?: boolean } = {}): Promise<Visit> {
+  const { clock, ...contextOptions } = options;
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...contextOptions });
   const page = await context.newPage();
+  // The page's timers on the test's clock (it runs until paused; runFor moves it on).
+  if (clock) await page.clock.install();
   const problems: string[] = [];
   page.on("pageerror", (error) => problems.push(error.message));
   page.on("console", (message) => {
@@ -48,6 +53,14 @@ async function visitHome(options: { reducedMotion?: "reduce" } = {}): Promise<Vi
     .waitFor();
   return { context, page, problems };
 }
+
+/** Swiper has finished moving (its transitions run in real time, not on the page's clock). */
+const settled = (page: Page) =>
+  page.waitForFunction(
+    () =>
+      !(document.querySelector(".carousel__viewport") as unknown as { swiper?: { animating: boolean } })
+        ?.swiper?.animating,
+  );
 
 /** The active slide as Swiper's A11y module labels it for screen readers: "2 of 4". */
 const active = (page: Page) =>
@@ -110,6 +123,8 @@ describe.skipIf(!hasChromium)("the carousel island", () => {
     await page.locator(".carousel__track").focus();
     await page.keyboard.press("ArrowRight");
     await expect.poll(() => active(page), POLL).toBe("2 of 4");
+    // Past the 500 ms throttle between slide changes (a lower bound: timers never fire early).
+    await page.waitForTimeout(1000);
     await page.keyboard.press("ArrowLeft");
     await expect.poll(() => active(page), POLL).toBe("1 of 4");
 
@@ -121,6 +136,117 @@ describe.skipIf(!hasChromium)("the carousel island", () => {
     await page.mouse.down();
     await page.mouse.move(box.x + box.width * 0.2, y, { steps: 12 });
     await page.mouse.up();
+    await expect.poll(() => active(page), POLL).toBe("2 of 4");
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 40_000);
+
+  it("has pause/play, previous and next buttons once live; pause holds it, play goes on (page clock)", async () => {
+    const { context, page, problems } = await visitHome({ clock: true });
+    const pause = page.getByRole("button", { name: "Pause the slides" });
+    const previous = page.getByRole("button", { name: "Previous slide" });
+    const next = page.getByRole("button", { name: "Next slide" });
+    for (const button of [pause, previous, next]) expect(await button.isVisible()).toBe(true);
+    // Not in the server's markup: without a script there would be nothing to run them.
+    const served = await (await fetch(`${site.url}/`)).text();
+    expect(served).not.toContain("carousel__controls");
+    const carousel = page.locator('[data-island="carousel"]');
+    await page.mouse.move(1, 1);
+    await carousel.screenshot({ path: CONTROLS_SCREENSHOT });
+
+    await pause.click();
+    await page.mouse.move(1, 1);
+    const play = page.getByRole("button", { name: "Play the slides" });
+    await play.waitFor();
+    const held = await active(page);
+    // Five autoplay delays on the page's clock: it does not move.
+    await page.clock.runFor(5 * DELAY);
+    expect(await active(page)).toBe(held);
+
+    // Mouse users: previous and next.
+    await next.click();
+    await expect.poll(() => active(page), POLL).not.toBe(held);
+    const moved = await active(page);
+    await settled(page);
+    await page.clock.runFor(600);
+    await previous.click();
+    await expect.poll(() => active(page), POLL).toBe(held);
+    // Keyboard users: Tab reaches the buttons, Enter presses them.
+    await settled(page);
+    await page.clock.runFor(600);
+    await next.focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(() => active(page), POLL).toBe(moved);
+
+    await settled(page);
+    await play.click();
+    await page.mouse.move(1, 1);
+    await pause.waitFor();
+    await page.clock.runFor(DELAY + 500);
+    await expect.poll(() => active(page), POLL).not.toBe(moved);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it("starts paused under prefers-reduced-motion, with a play button that starts it", async () => {
+    const { context, page, problems } = await visitHome({ reducedMotion: "reduce", clock: true });
+    await page.mouse.move(1, 1);
+    const play = page.getByRole("button", { name: "Play the slides" });
+    await play.waitFor();
+    await page.clock.runFor(3 * DELAY);
+    expect(await active(page)).toBe("1 of 4");
+    await play.click();
+    await page.mouse.move(1, 1);
+    await page.getByRole("button", { name: "Pause the slides" }).waitFor();
+    await page.clock.runFor(DELAY + 500);
+    await expect.poll(() => active(page), POLL).toBe("2 of 4");
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 40_000);
+
+  it("ignores a second move within 500 ms of a slide change (page clock)", async () => {
+    const { context, page, problems } = await visitHome({ reducedMotion: "reduce", clock: true });
+    await page.mouse.move(1, 1);
+    const next = page.getByRole("button", { name: "Next slide" });
+    await next.waitFor();
+    await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 1000);
+    await next.click();
+    expect(await active(page)).toBe("2 of 4");
+    await next.click();
+    await page.clock.runFor(499);
+    await page.locator(".carousel__track").focus();
+    await page.keyboard.press("ArrowRight");
+    expect(await active(page)).toBe("2 of 4");
+    await page.clock.runFor(1);
+    await page.keyboard.press("ArrowRight");
+    expect(await active(page)).toBe("3 of 4");
+    await page.clock.runFor(500);
+    await next.click();
+    expect(await active(page)).toBe("4 of 4");
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 40_000);
+
+  it("turns a slide for a drag of 50 px or more, however slow, and not for a shorter one, however quick", async () => {
+    const { context, page, problems } = await visitHome({ reducedMotion: "reduce" });
+    const box = await page.locator(".carousel__viewport").boundingBox();
+    if (!box) throw new Error("no carousel box");
+    const y = box.y + box.height / 2;
+    const drag = async (distance: number, { holdMs = 0 } = {}) => {
+      const x = box.x + box.width * 0.6;
+      await page.mouse.move(x, y);
+      await page.mouse.down();
+      if (holdMs) await page.waitForTimeout(holdMs);
+      await page.mouse.move(x - distance, y, { steps: holdMs ? 10 : 2 });
+      await page.mouse.up();
+      await page.mouse.move(1, 1);
+    };
+    // A quick flick of 40 px (Swiper's own rule would take any quick swipe): the slide stays.
+    await drag(40);
+    await page.waitForTimeout(600);
+    expect(await active(page)).toBe("1 of 4");
+    // A slow drag of 60 px (Swiper's own rule would want half a slide, 300+ px): the next slide.
+    await drag(60, { holdMs: 400 });
     await expect.poll(() => active(page), POLL).toBe("2 of 4");
     expect(problems).toEqual([]);
     await context.close();

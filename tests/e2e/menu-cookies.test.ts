@@ -275,6 +275,46 @@ describe.skipIf(!hasChromium)("mobile menu, cookie notice and tag manager in the
       await context.close();
     }, 60_000);
 
+    it("counts pages swapped in by in-place navigation: a page_view in the dataLayer with path and title", async () => {
+      const context = await browser.newContext({ viewport: WIDE });
+      await countTagManager(context);
+      await context.addInitScript(() => localStorage.setItem("pressroom:consent", "accepted"));
+      const page = await open(context, "/");
+      await page.locator('html[data-tag-manager="loaded"]').waitFor({ state: "attached" });
+      await page.evaluate(() => {
+        (window as { samePage?: boolean }).samePage = true;
+      });
+      const views = () =>
+        page.evaluate(() =>
+          (window as unknown as { dataLayer: { event?: string }[] }).dataLayer.filter(
+            (entry) => entry.event === "page_view",
+          ),
+        );
+      expect(await views()).toEqual([]);
+      await page.locator('.site-nav a[href="/about"]').click();
+      await page.locator("main h1", { hasText: "About Northwind Studio" }).waitFor();
+      await page.locator('.site-nav a[href="/pricing"]').click();
+      await page.locator("main h1", { hasText: "Pricing" }).waitFor();
+      await page.goBack();
+      await page.locator("main h1", { hasText: "About Northwind Studio" }).waitFor();
+      // In place (the same document), and each page the visitor saw is counted once, in order.
+      expect(await page.evaluate(() => (window as { samePage?: boolean }).samePage)).toBe(true);
+      const seen = await views();
+      expect(seen.map((view) => (view as { page_path?: string }).page_path)).toEqual([
+        "/about",
+        "/pricing",
+        "/about",
+      ]);
+      expect(seen[1]).toEqual({
+        event: "page_view",
+        page_path: "/pricing",
+        page_title: expect.stringContaining("Pricing"),
+        page_location: `${site.url}/pricing`,
+      });
+      expect(errorsOf(page)).toEqual([]);
+      await context.close();
+    }, 60_000);
+
     it("never loads it with Do Not Track (navigator.doNotTrack) or Global Privacy Control", async () => {
       // The DNT request header alone does not set navigator.doNotTrack in Chromium, so an init
       // script defines it the way a browser with Do Not Track switched on reports it.

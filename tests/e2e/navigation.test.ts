@@ -182,6 +182,76 @@ describe.skipIf(!hasChromium)("enhanced navigation in the browser", () => {
     expect(page.errors).toEqual([]);
   });
 
+  it("on the page clock: the bar runs up to 5,000 ms, hides 500 ms after completing, and shows and hides its failed state", async () => {
+    const page = await open("/", WIDE, "no-preference", { clock: true });
+    await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 1000);
+    // Each change of the bar, stamped with the page's clock, reported through the console (which
+    // still talks while the page is being replaced, when locators wait for the next one).
+    const changes: string[] = [];
+    page.on("console", (message) => {
+      if (message.text().startsWith("bar ")) changes.push(message.text().slice(4));
+    });
+    await page.evaluate(() => {
+      const bar = document.querySelector<HTMLElement>(".nav-progress");
+      if (!bar) throw new Error("no progress bar");
+      let start = 0;
+      document.addEventListener("click", () => (start = Date.now()), true);
+      new MutationObserver(() =>
+        console.log(`bar ${bar.hidden ? "hidden" : bar.dataset.state} ${Date.now() - start}`),
+      ).observe(bar, { attributes: true, attributeFilter: ["hidden", "data-state"] });
+    });
+    const bar = page.locator(".nav-progress");
+
+    // Completed: a page held for 4.9 s (within the 5 s) is swapped in; the bar hides 500 ms later.
+    const slow = holdFetch(page, "/pricing");
+    await page.locator('.site-nav a[href="/pricing"]').click();
+    await (await slow).requested;
+    await page.clock.runFor(200);
+    expect(await bar.isVisible()).toBe(true);
+    // Its fill ends when the 5 s are up: shown at 200 ms, the animation is 5 s long and starts 200 ms in.
+    const fillEnds = await bar.evaluate((element) => {
+      const timing = element.getAnimations()[0]?.effect?.getComputedTiming();
+      return 200 + Number(timing?.endTime);
+    });
+    expect(fillEnds).toBe(5000);
+    await page.clock.runFor(4700);
+    (await slow).release();
+    await heading(page, "Pricing");
+    await page.clock.runFor(499);
+    expect(await bar.isVisible()).toBe(true);
+    await page.clock.runFor(1);
+    expect(await bar.isHidden()).toBe(true);
+    expect(await marker(page)).toBe(1);
+    expect(changes).toEqual(["loading 200", "done 4900", "hidden 5400"]);
+
+    // Failed: no page within 5,000 ms. The normal load that follows gets "204 No Content", which leaves
+    // the page on screen (Playwright cannot step the clock of a page being replaced), the failed bar on it.
+    changes.length = 0;
+    await holdFetch(page, "/about");
+    let documentLoads = 0;
+    await page.route(
+      (url) => url.pathname === "/about",
+      (route) => {
+        if (route.request().resourceType() !== "document") return route.fallback();
+        documentLoads++;
+        return route.fulfill({ status: 204 });
+      },
+    );
+    await page.locator('.site-nav a[href="/about"]').click();
+    await page.clock.runFor(4999);
+    expect(documentLoads).toBe(0);
+    await page.clock.runFor(1);
+    await expect.poll(() => documentLoads).toBe(1);
+    expect(await bar.getAttribute("data-state")).toBe("failed");
+    expect(await bar.isVisible()).toBe(true);
+    await page.clock.runFor(499);
+    expect(await bar.isVisible()).toBe(true);
+    await page.clock.runFor(1);
+    expect(await bar.isHidden()).toBe(true);
+    expect(changes).toEqual(["loading 200", "failed 5000", "hidden 5500"]);
+    expect(page.errors).toEqual([]);
+  }, 30_000);
+
   it("gives up after 5 s and loads the page normally", async () => {
     const page = await open("/");
     await onFetch(page, "/about", delay(7000));
@@ -294,6 +364,40 @@ describe.skipIf(!hasChromium)("enhanced navigation in the browser", () => {
     await page.goBack();
     await heading(page, "About Northwind Studio");
     expect(await marker(page)).toBe(1);
+    expect(page.errors).toEqual([]);
+  });
+
+  it("a 500 or 503 answer with the site's error page shows that page in place, URL kept", async () => {
+    // The site's own error page (its look, scripts and stylesheet): the stored 404 page with
+    // another message, as the servers answer when storage or content is down.
+    const notFound = await (await fetch(`${site.url}/no-such-page`)).text();
+    const errorPage = (status: number) =>
+      notFound.replaceAll(NOT_FOUND, `Error ${status}: something went wrong on our side`);
+    const page = await open("/about");
+    for (const [status, target] of [
+      [500, "/pricing"],
+      [503, "/faq"],
+    ] as const) {
+      await onFetch(page, target, (route) =>
+        route.fulfill({
+          status,
+          contentType: "text/html; charset=utf-8",
+          headers: status === 503 ? { "retry-after": "30" } : {},
+          body: errorPage(status),
+        }),
+      );
+      await page.locator(`.site-nav a[href="${target}"]`).click();
+      await heading(page, `Error ${status}: something went wrong`);
+      // Swapped in place (the same document), at the URL asked for, so a reload tries it again.
+      expect(await marker(page)).toBe(1);
+      expect(path(page)).toBe(target);
+      expect(await page.locator("main h1").count()).toBe(1);
+    }
+    // Back is the page that was there before.
+    await page.goBack();
+    await heading(page, "Error 500");
+    await page.goBack();
+    await heading(page, "About Northwind Studio");
     expect(page.errors).toEqual([]);
   });
 

@@ -80,6 +80,71 @@ describe.skipIf(!hasChromium)("offline notice and chunk-failure reload in the br
     await context.close();
   }, 60_000);
 
+  it("reloads once, and not again within 60 s, when sessionStorage is blocked", async () => {
+    const chunk = await mobileMenuChunk();
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    // What Chromium does when a visitor blocks site data: any use of sessionStorage throws.
+    await context.addInitScript(() =>
+      Object.defineProperty(window, "sessionStorage", {
+        get: () => {
+          throw new DOMException("Access is denied for this document.", "SecurityError");
+        },
+      }),
+    );
+    await context.route(chunk, (route) => route.abort("failed"));
+    const page = await context.newPage();
+    let loads = 0;
+    page.on("load", () => {
+      loads++;
+    });
+    const refusedAgain = new Promise<string>((resolve) => {
+      page.on("console", (message) => {
+        if (message.text().includes("failed to load again; not reloading")) resolve(message.text());
+      });
+    });
+    await page.goto(`${site.url}/`);
+    await refusedAgain;
+    expect(loads).toBe(2);
+    expect(await page.evaluate(() => typeof window.sessionStorage).catch(() => "blocked")).toBe("blocked");
+    // And no reload loop after it.
+    await page.waitForTimeout(1000);
+    expect(loads).toBe(2);
+    await context.close();
+  }, 60_000);
+
+  it("counts a chunk that has not arrived after 120 s as failed: reloads and the island starts", async () => {
+    const chunk = await mobileMenuChunk();
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    let asked = 0;
+    let requested!: () => void;
+    const stalled = new Promise<void>((resolve) => (requested = resolve));
+    // The first request for the chunk never gets an answer (a stalled connection); later ones do.
+    await context.route(chunk, async (route) => {
+      if (++asked > 1) return route.continue();
+      requested();
+      await new Promise(() => undefined);
+    });
+    const page = await context.newPage();
+    // The page's timers run on the test's clock: 120 s pass in an instant, and only when told.
+    await page.clock.install();
+    let loads = 0;
+    page.on("load", () => {
+      loads++;
+    });
+    await page.goto(`${site.url}/`);
+    await stalled;
+    await page.clock.runFor(119_000);
+    // Give a wrong early reload the time to happen.
+    await page.waitForTimeout(500);
+    expect(loads).toBe(1);
+    expect(await page.locator('[data-island="mobile-menu"][data-hydrated]').count()).toBe(0);
+    await page.clock.runFor(1_500);
+    await expect.poll(() => loads, { timeout: 15_000 }).toBe(2);
+    await page.locator('[data-island="mobile-menu"][data-hydrated]').waitFor({ state: "attached" });
+    expect(asked).toBe(2);
+    await context.close();
+  }, 60_000);
+
   it("keeps the page when the connection drops as an island loads, and starts the island when it is back", async () => {
     const chunk = await mobileMenuChunk();
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });

@@ -657,7 +657,9 @@ describe("renderRoute: escaping and embeds, through the edit API", () => {
     expect(html).toMatch(
       /<iframe src="https:\/\/player\.vimeo\.com\/video\/76979871" title="Studio tour" loading="lazy"/,
     );
-    expect(html).toContain('style="aspect-ratio:480 / 270"');
+    // Sized by class, never an inline style (the site's CSP blocks those).
+    expect(html).toContain('<div class="embed embed--16x9">');
+    expect(html).not.toContain('style="aspect-ratio');
     // Island props: the JSON cannot close its script or open a comment, and still parses to the text.
     expect(html).not.toContain("</script><script>");
     expect(html).not.toContain("<!-- &");

@@ -10,7 +10,9 @@
  * `X-Robots-Tag: noindex` everywhere: drafts must never reach a search index.
  */
 const PRISMIC = "https://*.prismic.io https://static.cdn.prismic.io";
-const EMBEDS = "https://www.youtube-nocookie.com https://www.youtube.com https://player.vimeo.com";
+/** The embed players web/src/lib/embed-providers.ts rebuilds (tests/unit/embed-providers.test.ts keeps them in step). */
+const EMBEDS =
+  "https://www.youtube-nocookie.com https://www.youtube.com https://player.vimeo.com https://www.google.com https://open.spotify.com https://w.soundcloud.com https://platform.twitter.com https://www.instagram.com";
 
 export function securityHeaders(options: { toolbar: boolean; simulator: boolean }): Record<string, string> {
   const prismic = options.toolbar ? ` ${PRISMIC}` : "";

@@ -37,7 +37,8 @@ export const SECURITY_HEADERS: Record<string, string> = {
     "script-src 'self' https://www.googletagmanager.com",
     "connect-src 'self' https://*.google-analytics.com https://*.analytics.google.com https://*.googletagmanager.com",
     "style-src 'self'",
-    "frame-src https://www.youtube-nocookie.com https://www.youtube.com https://player.vimeo.com",
+    // The embed players web/src/lib/embed-providers.ts rebuilds (tests/unit/embed-providers.test.ts keeps them in step).
+    "frame-src https://www.youtube-nocookie.com https://www.youtube.com https://player.vimeo.com https://www.google.com https://open.spotify.com https://w.soundcloud.com https://platform.twitter.com https://www.instagram.com",
     "form-action 'self'",
     "base-uri 'self'",
     "frame-ancestors 'self'",

@@ -6,16 +6,26 @@
  * against: reloading fetches the new page and its new chunk names; doing so
  * at most once per 60 s, remembered across reloads, makes a reload loop
  * impossible when the chunk is truly gone. The site answering a HEAD request
- * for this page tells the two apart.
+ * for this page tells the two apart. A chunk still not there after 120 s has
+ * failed too (a stalled request would otherwise leave its island dead).
+ *
+ * The last reload is remembered in sessionStorage (the whole tab) and in the
+ * history entry's state, which survives a reload when storage is blocked by
+ * privacy settings: then it is at most one reload per page a minute.
  */
 const KEY = "pressroom:chunk-reload";
 export const CHUNK_RELOAD_INTERVAL_MS = 60_000;
+export const CHUNK_TIMEOUT_MS = 120_000;
 /** While the site cannot be reached though the browser says it is online (a captive portal): how often to look again. */
 const RETRY_OFFLINE_MS = 15_000;
 
 export async function loadChunk<T>(load: () => Promise<T>): Promise<T> {
   try {
-    return await load();
+    // The timer's rejection after the chunk arrived goes nowhere (the race is settled).
+    return await Promise.race([
+      load(),
+      new Promise<never>((_, reject) => setTimeout(reject, CHUNK_TIMEOUT_MS, new Error("Chunk timed out"))),
+    ]);
   } catch (error) {
     if (!navigator.onLine || !(await siteAnswers())) {
       await connectionBack();
@@ -50,18 +60,19 @@ function connectionBack(): Promise<void> {
 }
 
 function reloadOnce(error: unknown): void {
-  let last = 0;
+  const state = history.state ?? {};
+  let last = +(state[KEY] ?? 0);
   try {
-    last = Number(sessionStorage.getItem(KEY) ?? 0);
-    if (Date.now() - last < CHUNK_RELOAD_INTERVAL_MS) {
-      console.error("A script failed to load again; not reloading within 60 s.", error);
-      return;
-    }
-    sessionStorage.setItem(KEY, String(Date.now()));
-  } catch {
-    // No storage (privacy settings): without a memory of the last reload, never reload.
-    console.error("A script failed to load.", error);
+    last = Math.max(last, +(sessionStorage.getItem(KEY) ?? 0));
+  } catch {}
+  if (Date.now() - last < CHUNK_RELOAD_INTERVAL_MS) {
+    console.error("A script failed to load again; not reloading within 60 s.", error);
     return;
   }
+  try {
+    sessionStorage.setItem(KEY, `${Date.now()}`);
+  } catch {}
+  // Kept by navigation.ts, which gives each entry its own key in the same state.
+  history.replaceState({ ...state, [KEY]: Date.now() }, "");
   location.reload();
 }

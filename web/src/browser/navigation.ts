@@ -1,8 +1,9 @@
 /**
  * Enhanced navigation: a same-origin link click fetches the next page's HTML
  * and swaps the header, `<main>` and footer in place (fade out, swap, fade
- * in), so the scripts, React and the islands' chunks stay loaded. Anything
- * unexpected — an error status other than 404, not HTML, a network error, a
+ * in), so the scripts, React and the islands' chunks stay loaded. An error
+ * status with the site's HTML page (404, 500, 503) shows that page. Anything
+ * unexpected — not HTML, a network error, a
  * redirect to another origin, a new deploy (other stylesheet or entry script),
  * no page within 5 s — falls back to a normal page load of the same URL.
  *
@@ -55,8 +56,8 @@ export function enhanceNavigation(): void {
       const response = await fetch(url, { signal });
       const final = new URL(response.url);
       const next = new DOMParser().parseFromString(await response.text(), "text/html");
+      // Any status: a 404 or 500/503 answer is the site's error page, shown like any page (URL kept).
       if (
-        !(response.ok || response.status === 404) ||
         !response.headers.get("content-type")?.startsWith("text/html") ||
         final.origin !== location.origin ||
         assetsOf(next) !== assets
@@ -96,6 +97,8 @@ export function enhanceNavigation(): void {
         scrollTo({ top: 0, behavior: "instant" });
       // What stays on the page (the cookie notice's "#cookie-settings") learns the new fragment.
       if (url.hash) dispatchEvent(new HashChangeEvent("hashchange"));
+      // A page view for the tag manager (tag-manager-load.ts listens when it runs).
+      dispatchEvent(new Event("pressroom:navigated"));
     } catch {
       if (!signal.aborted) fallback();
     } finally {
@@ -204,10 +207,13 @@ function pageOf(url: URL | Location): string {
   return url.pathname + url.search;
 }
 
-/** Takes the entry's key, giving it one if it has none (an entry made by a fragment link, or the first page). */
+/**
+ * Takes the entry's key, giving it one if it has none (an entry made by a fragment link, or the
+ * first page); the rest of the state (chunk-reload.ts's last reload) stays.
+ */
 function enter(state: { key?: string } | null): void {
   key = state?.key ?? newKey();
-  history.replaceState({ key }, "");
+  history.replaceState({ ...state, key }, "");
 }
 
 function newKey(): string {

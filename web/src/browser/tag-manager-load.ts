@@ -8,6 +8,10 @@ import { CONSENT_EVENT, readConsent } from "./consent.ts";
  * - a site without a cookie notice loads it unless DNT/GPC.
  * Only a script element with a src is added (the CSP allows the host); the
  * dataLayer is set up here, so no inline code is needed.
+ * Pages swapped in place by enhanced navigation are counted too: each pushes
+ * `{event: "page_view", page_path, page_title, page_location}` (the container
+ * needs a Custom Event trigger on `page_view`; docs/security.md). The first
+ * page is the container's own page view (`gtm.js`).
  */
 const CONTAINER = /^GTM-[A-Z0-9]{4,12}$/;
 const ORIGIN = "https://www.googletagmanager.com";
@@ -45,6 +49,15 @@ function load(id: string): void {
   const w = window as unknown as { dataLayer?: unknown[] };
   w.dataLayer = w.dataLayer ?? [];
   w.dataLayer.push({ "gtm.start": Date.now(), event: "gtm.js" });
+  // Dispatched by navigation.ts once a page is swapped in place (a string there: no shared chunk for it).
+  addEventListener("pressroom:navigated", () =>
+    w.dataLayer?.push({
+      event: "page_view",
+      page_path: location.pathname + location.search,
+      page_title: document.title,
+      page_location: location.href,
+    }),
+  );
   const script = document.createElement("script");
   script.async = true;
   script.src = `${ORIGIN}/gtm.js?id=${encodeURIComponent(id)}`;

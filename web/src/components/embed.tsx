@@ -1,7 +1,10 @@
 import type { ReactNode } from "react";
 import { type OEmbedLike, safeEmbed } from "../lib/embed.ts";
 
-/** An oEmbed value, rebuilt safely (see lib/embed.ts): a lazy player iframe or a link. */
+/**
+ * An oEmbed value, rebuilt safely (see lib/embed.ts): a lazy, sandboxed player iframe or a link.
+ * Its box comes from a class (`embed--16x9`, `embed--audio`, …): the CSP blocks inline styles.
+ */
 export function Embed({ oembed }: { oembed: OEmbedLike | null | undefined }): ReactNode {
   const embed = safeEmbed(oembed);
   if (!embed) return null;
@@ -15,7 +18,7 @@ export function Embed({ oembed }: { oembed: OEmbedLike | null | undefined }): Re
     );
   }
   return (
-    <div className="embed" style={{ aspectRatio: embed.aspectRatio }}>
+    <div className={`embed embed--${embed.shape}`}>
       <iframe
         src={embed.src}
         title={embed.title}
@@ -23,7 +26,8 @@ export function Embed({ oembed }: { oembed: OEmbedLike | null | undefined }): Re
         allow="accelerometer; encrypted-media; gyroscope; picture-in-picture; fullscreen"
         allowFullScreen
         referrerPolicy="strict-origin-when-cross-origin"
-        sandbox="allow-scripts allow-same-origin allow-presentation allow-popups"
+        // The player's own origin, never ours; links it opens (the provider's page) are ordinary tabs.
+        sandbox="allow-scripts allow-same-origin allow-presentation allow-popups allow-popups-to-escape-sandbox"
       />
     </div>
   );

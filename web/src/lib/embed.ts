@@ -1,9 +1,14 @@
+import { type EmbedShape, playerUrl } from "./embed-providers.ts";
+
 /**
  * oEmbed HTML comes from third parties and @prismicio/react would insert it
- * raw. It is never inserted here: a player iframe is rebuilt from a validated
- * video id on an allow-listed host (YouTube, Vimeo) with fixed attributes, and
- * anything else becomes a plain link to the embedded page.
+ * raw. It is never inserted here: a player iframe is rebuilt from validated
+ * ids on an allow-listed host (embed-providers.ts: YouTube, Vimeo, Google
+ * Maps, Spotify, SoundCloud, X, Instagram) with fixed attributes, and anything
+ * else becomes a plain link to the embedded page.
  */
+
+export { playerUrl } from "./embed-providers.ts";
 
 export interface OEmbedLike {
   embed_url?: string | null;
@@ -15,12 +20,9 @@ export interface OEmbedLike {
 }
 
 export type SafeEmbed =
-  | { kind: "player"; src: string; title: string; aspectRatio: string }
+  | { kind: "player"; src: string; title: string; shape: EmbedShape }
   | { kind: "link"; href: string; text: string };
 
-const YOUTUBE_ID = /^[A-Za-z0-9_-]{11}$/;
-const VIMEO_ID = /^\d{1,12}$/;
-const VIMEO_HASH = /^[a-f0-9]{6,20}$/;
 const IFRAME_SRC = /<iframe\b[^>]*?\ssrc\s*=\s*(?:"([^"]*)"|'([^']*)')/i;
 
 export function safeEmbed(oembed: OEmbedLike | null | undefined): SafeEmbed | null {
@@ -33,8 +35,8 @@ export function safeEmbed(oembed: OEmbedLike | null | undefined): SafeEmbed | nu
     return {
       kind: "player",
       src: player.src,
-      title: title || `${player.provider} video`,
-      aspectRatio: aspectRatio(oembed.width, oembed.height),
+      title: title || `${player.provider} embed`,
+      shape: player.shape ?? videoShape(oembed.width, oembed.height),
     };
   }
   const href = oembed.embed_url?.trim();
@@ -42,49 +44,19 @@ export function safeEmbed(oembed: OEmbedLike | null | undefined): SafeEmbed | nu
   return null;
 }
 
-/** The canonical player url for a YouTube or Vimeo page or player url; undefined for anything else. */
-export function playerUrl(raw: string): { src: string; provider: string } | undefined {
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    return undefined;
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return undefined;
-  const host = url.hostname.toLowerCase().replace(/^(www|m)\./, "");
-  const parts = url.pathname.split("/").filter(Boolean);
-  if (host === "youtube.com" || host === "youtube-nocookie.com" || host === "youtu.be") {
-    const id =
-      host === "youtu.be"
-        ? parts[0]
-        : parts[0] === "watch"
-          ? (url.searchParams.get("v") ?? undefined)
-          : parts[0] === "embed" || parts[0] === "shorts" || parts[0] === "live"
-            ? parts[1]
-            : undefined;
-    if (!id || !YOUTUBE_ID.test(id)) return undefined;
-    const start = /^\d{1,6}$/.exec(url.searchParams.get("start") ?? url.searchParams.get("t") ?? "")?.[0];
-    return {
-      src: `https://www.youtube-nocookie.com/embed/${id}${start ? `?start=${start}` : ""}`,
-      provider: "YouTube",
-    };
-  }
-  if (host === "vimeo.com" || host === "player.vimeo.com") {
-    const [id, hash] = host === "player.vimeo.com" && parts[0] === "video" ? parts.slice(1) : parts;
-    if (!id || !VIMEO_ID.test(id)) return undefined;
-    const h = url.searchParams.get("h") ?? hash;
-    return {
-      src: `https://player.vimeo.com/video/${id}${h && VIMEO_HASH.test(h) ? `?h=${h}` : ""}`,
-      provider: "Vimeo",
-    };
-  }
-  return undefined;
-}
-
-function aspectRatio(width: unknown, height: unknown): string {
-  const w = Number(width);
-  const h = Number(height);
-  return w > 0 && h > 0 && Number.isFinite(w / h) ? `${Math.round(w)} / ${Math.round(h)}` : "16 / 9";
+/** The nearest of the video boxes the stylesheet has (16:9 when the oEmbed gives no size). */
+function videoShape(width: unknown, height: unknown): EmbedShape {
+  const ratio = Number(width) / Number(height);
+  if (!(ratio > 0 && Number.isFinite(ratio))) return "16x9";
+  const boxes: [EmbedShape, number][] = [
+    ["16x9", 16 / 9],
+    ["4x3", 4 / 3],
+    ["1x1", 1],
+    ["9x16", 9 / 16],
+  ];
+  return boxes.reduce((best, box) =>
+    Math.abs(Math.log(box[1] / ratio)) < Math.abs(Math.log(best[1] / ratio)) ? box : best,
+  )[0];
 }
 
 function decodeAttribute(value: string): string {

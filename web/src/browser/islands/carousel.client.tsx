@@ -1,19 +1,30 @@
-import { type KeyboardEvent, type ReactNode, useEffect, useRef } from "react";
+import { type KeyboardEvent, type ReactNode, useEffect, useRef, useState } from "react";
 import Swiper from "swiper";
 import { A11y, Autoplay } from "swiper/modules";
 import { type CarouselProps, CarouselView } from "./carousel.tsx";
+import { CarouselControls } from "./carousel-controls.tsx";
 
 const REDUCED_MOTION = "(prefers-reduced-motion: reduce)";
+/** The spec's carousel swipe distance: a drag shorter than this puts the slide back. */
+export const SWIPE_DISTANCE_PX = 50;
+/** The spec's carousel throttle: a button or key press within this of the last slide change is ignored. */
+export const SLIDE_THROTTLE_MS = 500;
 
 /**
  * The live carousel: Swiper on the server-rendered list (Autoplay and A11y modules only).
- * Autoplay pauses while the pointer is over it or focus is inside, and does not run at all
- * when the visitor asks for reduced motion; arrow keys move it while the list has focus.
+ * Autoplay pauses while the pointer is over it or focus is inside, and starts paused when the
+ * visitor asks for reduced motion; arrow keys move it while the list has focus. Once live it
+ * shows previous/next buttons and, when it autoplays, a pause/play button (WCAG 2.2.2): drawn
+ * over the slides after hydration, so the server's markup (which has no script to run them)
+ * stays the same and nothing moves.
  */
 export default function CarouselIsland(props: CarouselProps): ReactNode {
   const viewportRef = useRef<HTMLDivElement>(null);
   const swiperRef = useRef<Swiper | null>(null);
+  const lastChange = useRef(0);
   const { autoplay, delay, speed, pauseOnHover, loop, slides } = props;
+  const [live, setLive] = useState(false);
+  const [playing, setPlaying] = useState(false);
 
   useEffect(() => {
     const viewport = viewportRef.current;
@@ -27,6 +38,9 @@ export default function CarouselIsland(props: CarouselProps): ReactNode {
       slidesPerView: "auto",
       speed: still ? 0 : speed,
       loop,
+      // Every drag is judged by its length (longSwipesMs 0: not by its speed); the ratio is set
+      // from the slide's width below, so 50 px (Swiper's 5 px threshold included) turns a slide.
+      longSwipesMs: 0,
       autoplay: {
         enabled: autoplay && !still,
         delay,
@@ -43,6 +57,20 @@ export default function CarouselIsland(props: CarouselProps): ReactNode {
       },
     });
     swiperRef.current = swiper;
+    const setSwipeDistance = () => {
+      const size = (swiper.slidesGrid[1] ?? 0) - (swiper.slidesGrid[0] ?? 0);
+      if (size > 0)
+        swiper.params.longSwipesRatio = (SWIPE_DISTANCE_PX - (swiper.params.threshold ?? 0)) / size;
+    };
+    setSwipeDistance();
+    swiper.on("resize", setSwipeDistance);
+    swiper.on("slideChange", () => {
+      lastChange.current = performance.now();
+    });
+    swiper.on("autoplayStart", () => setPlaying(true));
+    swiper.on("autoplayStop", () => setPlaying(false));
+    setPlaying(swiper.autoplay.running);
+    setLive(true);
 
     // WCAG 2.2.2: moving content pauses while the visitor is working inside it.
     const pause = () => swiper.autoplay.running && swiper.autoplay.pause();
@@ -66,22 +94,55 @@ export default function CarouselIsland(props: CarouselProps): ReactNode {
       viewport.removeEventListener("focusin", pause);
       viewport.removeEventListener("focusout", onFocusOut);
       swiperRef.current = null;
+      setLive(false);
       // Puts the slides back in order and removes Swiper's classes and styles before React lets go of them.
       swiper.destroy(true, true);
     };
   }, [autoplay, delay, speed, pauseOnHover, loop, slides.length]);
 
-  const onKeyDown = (event: KeyboardEvent<HTMLUListElement>) => {
+  /** A visitor's move (button or key): ignored within 500 ms of the last slide change. */
+  const move = (to: "prev" | "next" | "first" | "last") => {
     const swiper = swiperRef.current;
-    if (!swiper || event.altKey || event.ctrlKey || event.metaKey) return;
-    if (event.key === "ArrowRight") swiper.slideNext();
-    else if (event.key === "ArrowLeft") swiper.slidePrev();
-    else if (event.key === "Home") loop ? swiper.slideToLoop(0) : swiper.slideTo(0);
-    else if (event.key === "End")
-      loop ? swiper.slideToLoop(slides.length - 1) : swiper.slideTo(slides.length - 1);
-    else return;
-    event.preventDefault();
+    if (!swiper || performance.now() - lastChange.current < SLIDE_THROTTLE_MS) return;
+    if (to === "next") swiper.slideNext();
+    else if (to === "prev") swiper.slidePrev();
+    else {
+      const index = to === "first" ? 0 : slides.length - 1;
+      loop ? swiper.slideToLoop(index) : swiper.slideTo(index);
+    }
   };
 
-  return <CarouselView {...props} viewportRef={viewportRef} onKeyDown={onKeyDown} />;
+  const onKeyDown = (event: KeyboardEvent<HTMLUListElement>) => {
+    if (!swiperRef.current || event.altKey || event.ctrlKey || event.metaKey) return;
+    const to = { ArrowRight: "next", ArrowLeft: "prev", Home: "first", End: "last" } as const;
+    const key = event.key as keyof typeof to;
+    if (!to[key]) return;
+    event.preventDefault();
+    move(to[key]);
+  };
+
+  const togglePlay = () => {
+    const swiper = swiperRef.current;
+    if (!swiper) return;
+    if (swiper.autoplay.running) swiper.autoplay.stop();
+    else swiper.autoplay.start();
+  };
+
+  return (
+    <CarouselView
+      {...props}
+      viewportRef={viewportRef}
+      onKeyDown={onKeyDown}
+      controls={
+        live ? (
+          <CarouselControls
+            playing={autoplay ? playing : undefined}
+            onPrev={() => move("prev")}
+            onNext={() => move("next")}
+            onTogglePlay={togglePlay}
+          />
+        ) : null
+      }
+    />
+  );
 }

@@ -42,38 +42,46 @@ export function CarouselView({
   slides,
   viewportRef,
   onKeyDown,
+  controls,
 }: CarouselProps & {
   viewportRef?: Ref<HTMLDivElement>;
   onKeyDown?: (event: KeyboardEvent<HTMLUListElement>) => void;
+  /** The live island's buttons (none in the server's markup: without a script they would do nothing). */
+  controls?: ReactNode;
 }): ReactNode {
   return (
-    <div className="carousel__viewport" ref={viewportRef}>
-      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard to scroll */}
-      <ul className="carousel__track" tabIndex={0} aria-label={label} onKeyDown={onKeyDown}>
-        {slides.map((slide, i) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: the list never changes after rendering; the index keeps keys unique when editors repeat an image
-          <li className="carousel__slide" key={`${i}-${slide.src}`}>
-            <figure className="carousel__figure">
-              {slide.href ? (
-                <a target={slide.target} className="carousel__link" href={slide.href} rel={slide.rel}>
+    <>
+      <div className="carousel__viewport" ref={viewportRef}>
+        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard to scroll */}
+        <ul className="carousel__track" tabIndex={0} aria-label={label} onKeyDown={onKeyDown}>
+          {slides.map((slide, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: the list never changes after rendering; the index keeps keys unique when editors repeat an image
+            <li className="carousel__slide" key={`${i}-${slide.src}`}>
+              <figure className="carousel__figure">
+                {slide.href ? (
+                  <a target={slide.target} className="carousel__link" href={slide.href} rel={slide.rel}>
+                    <SlideImage slide={slide} />
+                    {slide.target === "_blank" ? (
+                      <span className="sr-only"> (opens in a new tab)</span>
+                    ) : null}
+                  </a>
+                ) : (
                   <SlideImage slide={slide} />
-                  {slide.target === "_blank" ? <span className="sr-only"> (opens in a new tab)</span> : null}
-                </a>
-              ) : (
-                <SlideImage slide={slide} />
-              )}
-              {slide.captionHtml ? (
-                <figcaption
-                  className="carousel__caption"
-                  // biome-ignore lint/security/noDangerouslySetInnerHtml: rendered on the server by RichText (escaped text, safe links only); the browser cannot run the rich-text renderer
-                  dangerouslySetInnerHTML={{ __html: slide.captionHtml }}
-                />
-              ) : null}
-            </figure>
-          </li>
-        ))}
-      </ul>
-    </div>
+                )}
+                {slide.captionHtml ? (
+                  <figcaption
+                    className="carousel__caption"
+                    // biome-ignore lint/security/noDangerouslySetInnerHtml: rendered on the server by RichText (escaped text, safe links only); the browser cannot run the rich-text renderer
+                    dangerouslySetInnerHTML={{ __html: slide.captionHtml }}
+                  />
+                ) : null}
+              </figure>
+            </li>
+          ))}
+        </ul>
+      </div>
+      {controls}
+    </>
   );
 }
 
