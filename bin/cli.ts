@@ -122,10 +122,23 @@ const servers: Record<string, (env: Env) => Promise<{ logger: Logger; close: () 
     return { logger, close: (await startWebhook(config, logger)).close };
   },
   async worker(env) {
-    const config = loadConfig("publisher", env);
+    const config = loadConfig("worker", env);
     const logger = createLogger({ name: "worker", level: config.logLevel });
     const { startWorker } = await import("../worker/src/worker.ts");
-    return { logger, close: (await startWorker(config, logger, { rootDir: ROOT_DIR })).close };
+    const running = await startWorker(config, logger, { rootDir: ROOT_DIR });
+    if (!config.ops) return { logger, close: running.close };
+    const { startWorkerOps } = await import("../worker/src/ops/worker-ops.ts");
+    const ops = await startWorkerOps({ ...config, ops: config.ops }, running, logger).catch(async (error) => {
+      await running.close();
+      throw error;
+    });
+    return {
+      logger,
+      close: async () => {
+        await ops.close();
+        await running.close();
+      },
+    };
   },
   async preview(env) {
     const config = loadConfig("preview", env);

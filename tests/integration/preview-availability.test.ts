@@ -53,7 +53,7 @@ describe("preview server while the content API is down", () => {
     expect(down.headers.get("retry-after")).toBe("5");
     expect(down.headers.get("cache-control")).toBe("no-store");
     expect(await down.text()).toContain("The content service is not answering");
-    expect((await fetch(`${preview.url}/healthz`)).status).toBe(503);
+    expect((await fetch(`${preview.url}/_pressroom/readyz`)).status).toBe(503);
     // The simulator and assets need no content: they keep working.
     expect((await fetch(`${preview.url}/slice-simulator`)).status).toBe(200);
 
@@ -61,6 +61,6 @@ describe("preview server while the content API is down", () => {
     const up = await fetch(`${preview.url}/about`);
     expect(up.status).toBe(200);
     expect(await up.text()).toContain("About Northwind Studio");
-    expect((await fetch(`${preview.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${preview.url}/_pressroom/readyz`)).status).toBe(200);
   });
 });

@@ -2,6 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { absoluteUrl } from "../../../web/src/lib/site-url.ts";
 import { renderRouteWithClient } from "../../../web/src/render.ts";
 import { type ContentClient, chooseRef } from "../../shared/src/content/index.ts";
+import { observeRender } from "../../shared/src/metrics/metrics.ts";
+import { healthRoutes } from "../../shared/src/ops/health-routes.ts";
+import type { ReadinessChecks } from "../../shared/src/ops/readiness.ts";
 import { classifyContentError } from "./content-errors.ts";
 import * as pages from "./pages.ts";
 import type { PreviewAssets } from "./preview-assets.ts";
@@ -46,17 +49,7 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
   const html = (reply: FastifyReply, status: number, body: string) =>
     reply.code(status).header("cache-control", "no-store").type(HTML).send(body);
 
-  app.get("/healthz", async (_request, reply) => {
-    try {
-      const masterRef = await client.fetchMasterRef();
-      return reply.header("cache-control", "no-store").send({ status: "ok", masterRef });
-    } catch (error) {
-      return reply
-        .code(503)
-        .header("cache-control", "no-store")
-        .send({ status: "unavailable", error: String(error) });
-    }
-  });
+  healthRoutes(app, previewReadiness(client));
 
   app.get<{ Querystring: { token?: unknown; documentId?: unknown } }>(
     "/api/preview",
@@ -123,6 +116,7 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
     const previewing = choice.source === "preview";
     try {
       const ref = choice.ref ?? (await client.fetchMasterRef());
+      const renderStarted = performance.now();
       const result = await renderRouteWithClient(path, {
         client,
         ref,
@@ -131,6 +125,7 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
         mode: "preview",
         logger: request.log,
       });
+      observeRender("preview", renderStarted);
       const body = result.contentType.startsWith("text/html")
         ? pages.decorate(result.html, assets, {
             path: safeSitePath(path),
@@ -160,4 +155,9 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
     request.log.warn({ err: error }, "content API unavailable; answering 503");
     return html(reply.header("retry-after", "5"), 503, pages.unavailablePage(assets));
   }
+}
+
+/** The preview server is ready when the content API answers with a master ref. */
+export function previewReadiness(client: { fetchMasterRef(): Promise<string> }): ReadinessChecks {
+  return { content: () => client.fetchMasterRef() };
 }

@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { healthRoutes } from "../../shared/src/ops/health-routes.ts";
+import type { ReadinessChecks } from "../../shared/src/ops/readiness.ts";
 import {
   assertSafeKey,
   contentTypeFor,
@@ -55,19 +57,8 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
 
   if (options.contact) await app.register(contactRoutes, { queue: options.contact, store });
 
-  app.get("/healthz", async (_request, reply) => {
-    try {
-      await store.head("index.html");
-      return reply
-        .header("cache-control", "no-store")
-        .send({ status: "ok", storage: store.description, routes: routes.size });
-    } catch (error) {
-      return reply
-        .code(503)
-        .header("cache-control", "no-store")
-        .send({ status: "unavailable", error: (error as Error).message });
-    }
-  });
+  // `/_pressroom/healthz` and `/readyz` (storage, Redis): see siteReadiness.
+  healthRoutes(app, siteReadiness(store, options.contact));
 
   app.get("/*", async (request, reply) => {
     const path = decodePath(request);
@@ -102,6 +93,14 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
     if (!page) return reply.code(404).type("text/plain; charset=utf-8").send("This page could not be found");
     return send(reply.request, reply, page, 404, compression);
   }
+}
+
+/** The site is ready when storage answers (a missing key is an answer) and, with the contact form, Redis does. */
+export function siteReadiness(store: SiteStore, contact: ContactQueue | undefined): ReadinessChecks {
+  return {
+    storage: () => store.head("index.html"),
+    ...(contact?.ping ? { redis: () => (contact.ping as () => Promise<void>)() } : {}),
+  };
 }
 
 /**

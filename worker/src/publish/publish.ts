@@ -2,6 +2,7 @@ import { type Client, filter, type PrismicDocument } from "@prismicio/client";
 import type { Redis } from "ioredis";
 import { redisKeys } from "../../../services/shared/src/jobs/catalog.ts";
 import type { Logger } from "../../../services/shared/src/logger.ts";
+import { observeRender } from "../../../services/shared/src/metrics/metrics.ts";
 import {
   type BuildManifest,
   CACHE_CONTROL,
@@ -111,6 +112,7 @@ export async function renderRoutes(
       logger: job.log,
     });
     add("render", renderStarted);
+    observeRender("worker", renderStarted);
     outcome.rendered++;
     if (result.status === 404 && route !== NOT_FOUND_ROUTE) {
       // Its document is gone though no webhook said so (a lost delivery): remove the route.

@@ -1,6 +1,7 @@
 import { Client, type ClientConfig } from "@prismicio/client";
 import type { PrismicConfig } from "../config/index.ts";
 import type { Logger } from "../logger.ts";
+import { meteredFetch } from "../metrics/metered-fetch.ts";
 import { type ContentFetch, createContentFetch } from "./content-fetch.ts";
 import type { ContentSchema } from "./content-schema.ts";
 import { guardQuery, type QueryParams } from "./query-guard.ts";
@@ -77,7 +78,7 @@ export function createContentClient(config: PrismicConfig, deps: ContentClientDe
     cacheMaxEntries: config.cacheMaxEntries,
     rateLimitRetries: config.rateLimitRetries,
     ...(deps.logger ? { logger: deps.logger } : {}),
-    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    fetch: meteredFetch(deps.fetch),
   });
   return new ContentClient(
     config.repository,
