@@ -27,7 +27,9 @@ export async function queuesDashboard(
   await app.register(async (scope) => {
     scope.addHook("onRequest", async (request, reply) => {
       if (credentialsMatch(request.headers.authorization, expected)) return;
-      request.log.warn({ url: request.url }, "queue dashboard: missing or wrong credentials");
+      // A browser asks without credentials first, for every resource: only wrong ones are worth a warning.
+      if (request.headers.authorization)
+        request.log.warn({ url: request.url }, "queue dashboard: wrong credentials");
       return reply
         .code(401)
         .header("www-authenticate", 'Basic realm="pressroom queues", charset="UTF-8"')
