@@ -84,14 +84,14 @@ async function untilIndexAt(ref: string): Promise<void> {
 
 try {
   await untilIndexAt(content.store.masterRef);
-  const about = JSON.parse(
+  const services = JSON.parse(
     await readFile(`${ROOT}services/local-prismic/demo/documents/Z9nWvBEAACQAx1Dd.json`, "utf8"),
   ) as { data: Record<string, unknown> };
-  for (const title of ["About us", "About Northwind Studio"]) {
+  for (const title of ["Services, edited", "Services, edited again"]) {
     await fetch(`${content.url}/admin/publish`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ upsert: [{ ...about, data: { ...about.data, meta_title: title } }] }),
+      body: JSON.stringify({ upsert: [{ ...services, data: { ...services.data, meta_title: title } }] }),
     });
     await untilIndexAt(content.store.masterRef);
   }

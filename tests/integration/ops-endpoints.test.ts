@@ -23,7 +23,7 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 const SECRET = "ops-endpoints-test-secret";
 const PREFIX = `test-ops-${process.pid}-${Date.now()}`;
 const QUEUES = { user: "operator", password: "dashboard-password-1" };
-const ABOUT = "Z9nWvBEAACQAx1Dd";
+const SERVICES = "Z9nWvBEAACQAx1Dd";
 /** Nothing listens there: Redis is "down". */
 const NO_REDIS = "redis://127.0.0.1:1";
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
@@ -137,10 +137,10 @@ describe("metrics", () => {
   it("moves the publish-to-live histogram, deliveries and routes when an edit is published", async () => {
     await untilIndexAt(content.store.masterRef); // the worker's first reconcile: a diff build
     const before = await scrape(workerOps.url);
-    const about = JSON.parse(
-      readFileSync(`${ROOT}services/local-prismic/demo/documents/${ABOUT}.json`, "utf8"),
+    const services = JSON.parse(
+      readFileSync(`${ROOT}services/local-prismic/demo/documents/${SERVICES}.json`, "utf8"),
     ) as { data: Record<string, unknown> };
-    const edited = { ...about, data: { ...about.data, meta_title: "About us, measured" } };
+    const edited = { ...services, data: { ...services.data, meta_title: "Services, measured" } };
     const published = await fetch(`${content.url}/admin/publish`, {
       method: "POST",
       headers: { "content-type": "application/json" },

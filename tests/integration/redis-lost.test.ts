@@ -21,9 +21,9 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 const SECRET = "redis-lost-test-webhook-secret";
 const SITE_URL = "https://www.example.com";
 const PREFIX = "pressroom";
-const ABOUT = "Z9nWvBEAACQAx1Dd";
-const about = () =>
-  JSON.parse(readFileSync(`${ROOT}services/local-prismic/demo/documents/${ABOUT}.json`, "utf8")) as {
+const SERVICES = "Z9nWvBEAACQAx1Dd";
+const services = () =>
+  JSON.parse(readFileSync(`${ROOT}services/local-prismic/demo/documents/${SERVICES}.json`, "utf8")) as {
     data: Record<string, unknown>;
   };
 
@@ -114,7 +114,7 @@ async function until(condition: () => Promise<boolean>, timeoutMs: number, what:
 }
 
 async function publishTitle(title: string): Promise<void> {
-  const doc = about();
+  const doc = services();
   const answer = await fetch(`${content.url}/admin/publish`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -152,14 +152,14 @@ describe("Redis lost with everything in it", () => {
   it("costs nothing the site needs: an empty Redis and a worker rebuild it, the lost edit included", async () => {
     const first = startWorker();
     await until(async () => (await indexRef()) === content.store.masterRef, 90_000, "the first build");
-    await publishTitle("About us, before the loss");
+    await publishTitle("Services, before the loss");
     await until(async () => (await indexRef()) === content.store.masterRef, 60_000, "the first publish");
 
     // Redis dies, and the worker with it (a machine lost); an edit is published meanwhile.
     redisServer?.kill("SIGKILL");
     if (redisServer) await once(redisServer, "exit");
     await first.stop("SIGKILL");
-    await publishTitle("About us, published while Redis was gone");
+    await publishTitle("Services, published while Redis was gone");
 
     redisServer = await startRedis();
     expect(await indexRef()).toBeNull();
@@ -167,7 +167,10 @@ describe("Redis lost with everything in it", () => {
     await until(async () => (await indexRef()) === content.store.masterRef, 90_000, "the rebuild");
 
     await expectEqualsFullBuild(store, content.endpoint, content.store.masterRef, SITE_URL);
-    const page = Buffer.from((await siteObjects(store)).get("about/index.html") ?? "", "base64").toString();
-    expect(page).toContain("About us, published while Redis was gone");
+    const page = Buffer.from(
+      (await siteObjects(store)).get("services/index.html") ?? "",
+      "base64",
+    ).toString();
+    expect(page).toContain("Services, published while Redis was gone");
   }, 240_000);
 });
