@@ -148,7 +148,7 @@ const servers: Record<string, (env: Env) => Promise<{ logger: Logger; close: () 
     return {
       logger,
       close: async () => {
-        await ops.close();
+        await ops?.close();
         await running.close();
       },
     };

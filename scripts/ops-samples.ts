@@ -73,6 +73,7 @@ const config: WorkerConfig = {
 };
 const worker = await startWorker(config, logger, { rootDir: ROOT });
 const ops = await startWorkerOps({ ...config, ops: OPS }, worker, logger);
+if (!ops) throw new Error("the worker's ops listener did not start");
 
 async function untilIndexAt(ref: string): Promise<void> {
   for (let i = 0; i < 600; i++) {

@@ -72,7 +72,9 @@ beforeAll(async () => {
     siteUrl: "https://www.example.com",
   };
   worker = await startWorker(config, logger, { rootDir: ROOT });
-  workerOps = await startWorkerOps({ ...config, ops: OPS }, worker, logger);
+  const ops = await startWorkerOps({ ...config, ops: OPS }, worker, logger);
+  if (!ops) throw new Error("the worker's ops listener did not start");
+  workerOps = ops;
 }, 60_000);
 
 afterAll(async () => {
@@ -221,6 +223,27 @@ describe("health and readiness", () => {
     } finally {
       await site.close();
       await down.close();
+    }
+  });
+});
+
+describe("a taken ops port", () => {
+  it("leaves the process serving, without metrics, and says so", async () => {
+    const taken = Number(new URL(webhook.opsUrl as string).port);
+    const lines: string[] = [];
+    const sink = { write: (line: string) => lines.push(line) };
+    const second = await startWebhook(
+      { ...webhookConfig("redis://127.0.0.1:6379", QUEUES), ops: { host: "127.0.0.1", port: taken } },
+      pino({ level: "info" }, sink),
+    );
+    try {
+      expect(second.opsUrl).toBeUndefined();
+      expect((await fetch(`${second.url}/_pressroom/readyz`)).status).toBe(200);
+      expect(lines.join("\n")).toContain("ops listener not started: the port is taken");
+      // Let the queues' connections the listener had opened settle: nothing may crash the process.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    } finally {
+      await second.close();
     }
   });
 });

@@ -21,7 +21,7 @@ export async function startWebhookOps(
   ops: OpsConfig,
   logger: Logger,
   enqueuer: PublishEnqueuer,
-): Promise<WebhookOps> {
+): Promise<WebhookOps | undefined> {
   const opened = openOpsQueues(config.redisUrl, config.queuePrefix);
   const unwatch = watchQueues(opened.queues);
   const { queues: auth } = config;
@@ -33,6 +33,11 @@ export async function startWebhookOps(
       checks: { redis: () => enqueuer.ping() },
       ...(auth ? { extend: (app) => queuesDashboard(app, { queues: opened.queues, auth }) } : {}),
     });
+    if (!server) {
+      unwatch();
+      await opened.close();
+      return undefined;
+    }
     if (auth) logger.info({ url: `${server.url}${QUEUES_PATH}` }, "queue dashboard on the ops listener");
     return {
       url: server.url,

@@ -32,7 +32,7 @@ export async function startWorkerOps(
   config: { redisUrl: string; queuePrefix: string; ops: OpsConfig },
   running: RunningWorker,
   logger: Logger,
-): Promise<WorkerOps> {
+): Promise<WorkerOps | undefined> {
   const detach = countJobs(running, logger);
   const opened = openOpsQueues(config.redisUrl, config.queuePrefix);
   const unwatch = watchQueues(opened.queues);
@@ -48,6 +48,10 @@ export async function startWorkerOps(
       role: "worker",
       checks: workerReadiness(running),
     });
+    if (!server) {
+      await release();
+      return undefined;
+    }
     return {
       url: server.url,
       async close() {

@@ -29,7 +29,7 @@ export interface RunningOps {
  * outsider how busy the site is and what fails. In compose the ops port is not published, so only
  * the compose network (Prometheus) reaches it.
  */
-export async function startOpsServer(options: OpsServerOptions): Promise<RunningOps> {
+export async function startOpsServer(options: OpsServerOptions): Promise<RunningOps | undefined> {
   collectProcessMetrics();
   const log = options.logger.child({ listener: "ops", role: options.role });
   // Probes and scrapes every few seconds would drown the log: the listener logs warnings only.
@@ -49,7 +49,14 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
     await app.listen({ host: options.ops.host, port: options.ops.port });
   } catch (error) {
     await app.close().catch(() => {});
-    throw error;
+    // A taken ops port must not stop the process from doing its work (two workers on one host
+    // with the default port): it runs without metrics, saying so loudly.
+    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    log.error(
+      { host: options.ops.host, port: options.ops.port },
+      "ops listener not started: the port is taken; set OPS_PORT to a free port (0: any) or off",
+    );
+    return undefined;
   }
   const url = listeningUrl(app.server, options.ops.host, options.ops.port);
   log.info({ url }, `ops listener on ${url} (${OPS_PREFIX}/metrics, healthz, readyz)`);
