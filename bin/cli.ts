@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { loadConfig } from "../services/shared/src/config/index.ts";
+import { loadConfig, type ProcessName } from "../services/shared/src/config/index.ts";
 import { ConfigError } from "../services/shared/src/errors.ts";
 import { createLogger, type Logger } from "../services/shared/src/logger.ts";
 
@@ -18,12 +18,25 @@ const EXIT_USAGE = 64;
 /** The models (customtypes/) live at the repository root. */
 const ROOT_DIR = fileURLToPath(new URL("../", import.meta.url));
 
+/** The configuration each command reads (tests check docker-compose.yml's environments against it). */
+export const COMMAND_CONFIG = {
+  content: "content",
+  build: "publisher",
+  plan: "publisher",
+  status: "publisher",
+  start: "start",
+  "serve site": "site",
+  "serve webhook": "webhook",
+  "serve worker": "worker",
+  "serve preview": "preview",
+} as const satisfies Record<string, ProcessName>;
+
 const commands: Record<string, Command> = {
   content: {
     summary: "Start the local, Prismic-compatible content service with the demo repository",
     usage: "pressroom content",
     async run(_args, env) {
-      const config = loadConfig("content", env);
+      const config = loadConfig(COMMAND_CONFIG.content, env);
       const logger = createLogger({ name: "content", level: config.logLevel });
       const { startContentService } = await import("../services/local-prismic/src/server.ts");
       const service = await startContentService(config, logger);
@@ -35,7 +48,7 @@ const commands: Record<string, Command> = {
     summary: "Render every route at the master ref into STORAGE_URL (only changed objects are written)",
     usage: "pressroom build",
     async run(_args, env) {
-      const config = loadConfig("publisher", env);
+      const config = loadConfig(COMMAND_CONFIG.build, env);
       const logger = createLogger({ name: "build", level: config.logLevel });
       const { runBuild } = await import("./run-build.ts");
       const summary = await runBuild({ ...config, rootDir: ROOT_DIR, logger });
@@ -52,7 +65,7 @@ const commands: Record<string, Command> = {
         return EXIT_USAGE;
       }
       const { planCommand } = await import("../worker/src/inspect.ts");
-      console.log(await planCommand(loadConfig("publisher", env), ROOT_DIR, args));
+      console.log(await planCommand(loadConfig(COMMAND_CONFIG.plan, env), ROOT_DIR, args));
       return 0;
     },
   },
@@ -61,7 +74,7 @@ const commands: Record<string, Command> = {
     usage: "pressroom status",
     async run(_args, env) {
       const { statusCommand } = await import("../worker/src/inspect.ts");
-      console.log(await statusCommand(loadConfig("publisher", env), ROOT_DIR));
+      console.log(await statusCommand(loadConfig(COMMAND_CONFIG.status, env), ROOT_DIR));
       return 0;
     },
   },
@@ -86,7 +99,7 @@ const commands: Record<string, Command> = {
     summary: "Start everything for a newcomer: content service, a full build into a folder, the site server",
     usage: "pressroom start",
     async run(_args, env) {
-      const config = loadConfig("start", env);
+      const config = loadConfig(COMMAND_CONFIG.start, env);
       const logger = createLogger({ name: "pressroom", level: config.logLevel });
       const { startAll } = await import("./start-all.ts");
       const running = await startAll(config, {
@@ -110,30 +123,51 @@ function formatSummary(s: import("../worker/src/build/full-build.ts").BuildSumma
 /** Each long-running process: its configuration, logger and start, imported only when it runs. */
 const servers: Record<string, (env: Env) => Promise<{ logger: Logger; close: () => Promise<void> }>> = {
   async site(env) {
-    const config = loadConfig("site", env);
+    const config = loadConfig(COMMAND_CONFIG["serve site"], env);
     const logger = createLogger({ name: "site", level: config.logLevel });
     const { startSite } = await import("../services/site/src/server.ts");
     return { logger, close: (await startSite(config, logger)).close };
   },
   async webhook(env) {
-    const config = loadConfig("webhook", env);
+    const config = loadConfig(COMMAND_CONFIG["serve webhook"], env);
     const logger = createLogger({ name: "webhook", level: config.logLevel });
     const { startWebhook } = await import("../services/webhook/src/server.ts");
     return { logger, close: (await startWebhook(config, logger)).close };
   },
   async worker(env) {
-    const config = loadConfig("publisher", env);
+    const config = loadConfig(COMMAND_CONFIG["serve worker"], env);
     const logger = createLogger({ name: "worker", level: config.logLevel });
     const { startWorker } = await import("../worker/src/worker.ts");
-    return { logger, close: (await startWorker(config, logger, { rootDir: ROOT_DIR })).close };
+    const running = await startWorker(config, logger, { rootDir: ROOT_DIR });
+    if (!config.ops) return { logger, close: running.close };
+    const { startWorkerOps } = await import("../worker/src/ops/worker-ops.ts");
+    const ops = await startWorkerOps({ ...config, ops: config.ops }, running, logger).catch(async (error) => {
+      await running.close();
+      throw error;
+    });
+    return {
+      logger,
+      close: async () => {
+        await ops?.close();
+        await running.close();
+      },
+    };
   },
   async preview(env) {
-    const config = loadConfig("preview", env);
+    const config = loadConfig(COMMAND_CONFIG["serve preview"], env);
     const logger = createLogger({ name: "preview", level: config.logLevel });
     const { startPreview } = await import("../services/preview/src/server.ts");
     return { logger, close: (await startPreview(config, logger)).close };
   },
 };
+
+/** Every command line `pressroom` runs, `serve` with each process: `content`, `serve site`, … */
+export function knownCommands(): string[] {
+  return [
+    ...Object.keys(commands).filter((name) => name !== "serve"),
+    ...Object.keys(servers).map((name) => `serve ${name}`),
+  ];
+}
 
 function help(): string {
   const width = Math.max(...Object.keys(commands).map((name) => name.length));

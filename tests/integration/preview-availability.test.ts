@@ -72,7 +72,7 @@ describe("preview server while the content API is down", () => {
     const body = await json.text();
     expect(body).not.toContain(endpoint);
     expect(JSON.parse(body)).toMatchObject({ statusCode: 503, error: "This site is briefly unavailable" });
-    expect((await fetch(`${preview.url}/healthz`)).status).toBe(503);
+    expect((await fetch(`${preview.url}/_pressroom/readyz`)).status).toBe(503);
     // The simulator and assets need no content: they keep working.
     expect((await fetch(`${preview.url}/slice-simulator`)).status).toBe(200);
 
@@ -86,6 +86,6 @@ describe("preview server while the content API is down", () => {
     const notFound = await post.text();
     expect(notFound).toContain('<header class="site-header">');
     expect(notFound).toContain("This page could not be found");
-    expect((await fetch(`${preview.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${preview.url}/_pressroom/readyz`)).status).toBe(200);
   });
 });

@@ -174,9 +174,14 @@ describe("site server", () => {
     const head = await fetch(`${base}/about`, { method: "HEAD" });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe("");
-    const health = await get("/healthz");
+    const health = await get("/_pressroom/healthz");
     expect(health.status).toBe(200);
-    expect(await health.json()).toMatchObject({ status: "ok", storage: "memory:" });
+    expect(await health.json()).toEqual({ status: "ok" });
+    const ready = await get("/_pressroom/readyz");
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: "ok", checks: { storage: "ok" } });
+    // The old path is a page name like any other now: the site's 404.
+    expect((await get("/healthz")).status).toBe(404);
   });
 
   it("sees a new build's routes without a restart", async () => {

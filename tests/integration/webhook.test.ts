@@ -237,9 +237,9 @@ describe("webhook receiver: bad input", () => {
 
 describe("webhook receiver: health and outages", () => {
   it("reports healthy with Redis", async () => {
-    const response = await receiver.app.inject({ method: "GET", url: "/healthz" });
+    const response = await receiver.app.inject({ method: "GET", url: "/_pressroom/readyz" });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toMatchObject({ status: "ok" });
+    expect(response.json()).toEqual({ status: "ok", checks: { redis: "ok" } });
   });
 
   it("answers 503 with Retry-After within a second when Redis is unreachable, and health says so", async () => {
@@ -257,8 +257,12 @@ describe("webhook receiver: health and outages", () => {
       expect(response.json().error).toBe("queue_unavailable");
       expect(response.headers["retry-after"]).toBeDefined();
 
-      const health = await down.app.inject({ method: "GET", url: "/healthz" });
-      expect(health.statusCode).toBe(503);
+      const ready = await down.app.inject({ method: "GET", url: "/_pressroom/readyz" });
+      expect(ready.statusCode).toBe(503);
+      expect(ready.json()).toEqual({ status: "unavailable", checks: { redis: "failed" } });
+      // Alive all the same: a probe must not restart a receiver that only waits for Redis.
+      const alive = await down.app.inject({ method: "GET", url: "/_pressroom/healthz" });
+      expect(alive.statusCode).toBe(200);
     } finally {
       await down.close();
     }
@@ -272,15 +276,19 @@ describe("webhook receiver: health and outages", () => {
     );
     let proxy: Server | undefined;
     try {
-      const before = await receiverDown.app.inject({ method: "GET", url: "/healthz" });
+      const before = await receiverDown.app.inject({ method: "GET", url: "/_pressroom/readyz" });
       expect(before.statusCode).toBe(503);
       // "Redis comes back": a TCP proxy to the real Redis starts on the port the receiver dials.
       proxy = await tcpProxy(port, 6379);
       await expect
-        .poll(async () => (await receiverDown.app.inject({ method: "GET", url: "/healthz" })).statusCode, {
-          timeout: 5000,
-          interval: 100,
-        })
+        .poll(
+          async () =>
+            (await receiverDown.app.inject({ method: "GET", url: "/_pressroom/readyz" })).statusCode,
+          {
+            timeout: 5000,
+            interval: 100,
+          },
+        )
         .toBe(200);
       const response = await receiverDown.app.inject({
         method: "POST",

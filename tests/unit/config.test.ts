@@ -154,6 +154,29 @@ describe("loadConfig", () => {
     expect(redis.join("\n")).not.toContain("pw@");
   });
 
+  it("gives each long-running process a private ops listener, and the dashboard only with a password", () => {
+    const secret = { WEBHOOK_SECRET: "x".repeat(20) };
+    expect(loadConfig("site", {}).ops).toEqual({ host: "127.0.0.1", port: 4111 });
+    expect(loadConfig("webhook", secret).ops).toEqual({ host: "127.0.0.1", port: 4112 });
+    expect(loadConfig("worker", {}).ops).toEqual({ host: "127.0.0.1", port: 4113 });
+    expect(loadConfig("preview", {}).ops).toEqual({ host: "127.0.0.1", port: 4114 });
+    expect(loadConfig("site", { OPS_HOST: "0.0.0.0", OPS_PORT: "0" }).ops).toEqual({
+      host: "0.0.0.0",
+      port: 0,
+    });
+    expect(loadConfig("worker", { OPS_PORT: "off" }).ops).toBeUndefined();
+    expect(problemsOf(() => loadConfig("site", { OPS_PORT: "metrics" })).join("\n")).toMatch(
+      /OPS_PORT="metrics" is not an integer from 0 to 65535\. Set OPS_PORT/,
+    );
+    expect(loadConfig("webhook", secret).queues).toBeUndefined();
+    expect(loadConfig("webhook", { ...secret, QUEUES_PASSWORD: "long-enough-password" }).queues).toEqual({
+      user: "pressroom",
+      password: "long-enough-password",
+    });
+    const short = problemsOf(() => loadConfig("webhook", { ...secret, QUEUES_PASSWORD: "short" })).join("\n");
+    expect(short).toMatch(/QUEUES_PASSWORD=\(hidden\) is shorter than 12 characters/);
+  });
+
   it("is documented: docs/configuration.md names every variable", () => {
     const docs = readFileSync(new URL("../../docs/configuration.md", import.meta.url), "utf8");
     for (const name of Object.keys(variables))

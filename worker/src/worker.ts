@@ -12,6 +12,7 @@ import type { Logger } from "../../services/shared/src/logger.ts";
 import { createSiteStore } from "../../services/shared/src/storage/index.ts";
 import { buildSiteAssets } from "../../web/src/assets.ts";
 import { deliverContact } from "./contact/deliver.ts";
+import { observePublish } from "./ops/publish-metrics.ts";
 import type { BatchOutcome, PublishContext } from "./publish/context.ts";
 import type { IndexedDocument } from "./publish/dependency-index.ts";
 import { diffBuild } from "./publish/diff-build.ts";
@@ -117,8 +118,9 @@ export async function startWorker(
           jobCatalog.publish.schema.parse(job.data);
           return withLock(connection, lockKey, async () => {
             // Ids that arrived while this publish ran are published now, not after a queue round trip.
-            let result = await publish(ctx);
-            while ((await connection.scard(pendingKey)) > 0) result = await publish(ctx);
+            let result = await observePublish(ctx, await publish(ctx));
+            while ((await connection.scard(pendingKey)) > 0)
+              result = await observePublish(ctx, await publish(ctx));
             return result;
           });
         case "build":

@@ -3,6 +3,9 @@ import { absoluteUrl } from "../../../web/src/lib/site-url.ts";
 import { renderRouteWithClient } from "../../../web/src/render.ts";
 import { parseRoute, routeProblem } from "../../../web/src/routes.ts";
 import { type ContentClient, chooseRef } from "../../shared/src/content/index.ts";
+import { observeRender } from "../../shared/src/metrics/metrics.ts";
+import { healthRoutes } from "../../shared/src/ops/health-routes.ts";
+import type { ReadinessChecks } from "../../shared/src/ops/readiness.ts";
 import { homeAliasTarget } from "../../shared/src/site/home-alias.ts";
 import { classifyContentError } from "./content-errors.ts";
 import { MasterPages, RenderLimiter } from "./master-pages.ts";
@@ -56,17 +59,7 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
   const html = (reply: FastifyReply, status: number, body: string) =>
     reply.code(status).header("cache-control", "no-store").type(HTML).send(body);
 
-  app.get("/healthz", async (_request, reply) => {
-    try {
-      const masterRef = await client.fetchMasterRef();
-      return reply.header("cache-control", "no-store").send({ status: "ok", masterRef });
-    } catch (error) {
-      return reply
-        .code(503)
-        .header("cache-control", "no-store")
-        .send({ status: "unavailable", error: String(error) });
-    }
-  });
+  healthRoutes(app, previewReadiness(client));
 
   app.get<{ Querystring: { token?: unknown; documentId?: unknown } }>(
     "/api/preview",
@@ -157,6 +150,7 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
         request.log.info({ path: path.slice(0, 200) }, "preview render refused: too many from this client");
         return errors.tooMany(request, reply, wait);
       }
+      const renderStarted = performance.now();
       const result = await renderRouteWithClient(path, {
         client,
         ref,
@@ -165,6 +159,7 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
         mode: "preview",
         logger: request.log,
       });
+      observeRender("preview", renderStarted);
       const body = result.contentType.startsWith("text/html")
         ? pages.decorate(result.html, assets, {
             path: safeSitePath(path),
@@ -186,4 +181,9 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
       return errors.failed(request, reply, error);
     }
   });
+}
+
+/** The preview server is ready when the content API answers with a master ref. */
+export function previewReadiness(client: { fetchMasterRef(): Promise<string> }): ReadinessChecks {
+  return { content: () => client.fetchMasterRef() };
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
 import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
-import type { LogLevel, PrismicConfig } from "../../shared/src/config/index.ts";
+import type { LogLevel, OpsConfig, PrismicConfig } from "../../shared/src/config/index.ts";
 import { createContentClient, loadContentSchema } from "../../shared/src/content/index.ts";
 import { edgeErrorOptions } from "../../shared/src/http/edge-errors.ts";
 // Request ids unique across restarts and replicas: an error page shows one to find its log line.
@@ -9,7 +9,8 @@ import { newRequestId } from "../../shared/src/http/error-pages.ts";
 import { listeningUrl } from "../../shared/src/http/listening-url.ts";
 import { logOneLinePerRequest } from "../../shared/src/http/request-log.ts";
 import type { Logger } from "../../shared/src/logger.ts";
-import { previewApp } from "./app.ts";
+import { type RunningOps, startOpsServer } from "../../shared/src/ops/ops-server.ts";
+import { previewApp, previewReadiness } from "./app.ts";
 import { buildPreviewAssets } from "./preview-assets.ts";
 import { tokenRuleFor } from "./preview-token.ts";
 import { securityHeaders } from "./security-headers.ts";
@@ -23,6 +24,8 @@ export interface PreviewOptions {
   /** The public site's origin (canonical urls, "see the published page" links). */
   siteUrl: string;
   repository: string;
+  /** The operations listener (metrics, health); none when undefined. */
+  ops?: OpsConfig;
   /** The repository root holding `customtypes/` and the slice models; defaults to this checkout's. */
   rootDir?: string;
 }
@@ -30,6 +33,8 @@ export interface PreviewOptions {
 export interface RunningPreview {
   app: FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger>;
   url: string;
+  /** The operations listener, when configured. */
+  opsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -61,5 +66,27 @@ export async function startPreview(options: PreviewOptions, logger: Logger): Pro
   await app.listen({ host: options.host, port: options.port });
   const url = listeningUrl(app.server, options.host, options.port);
   logger.info({ url, endpoint: options.prismic.endpoint }, `preview server listening on ${url}`);
-  return { app, url, close: () => app.close() };
+  let ops: RunningOps | undefined;
+  if (options.ops) {
+    try {
+      ops = await startOpsServer({
+        ops: options.ops,
+        logger,
+        role: "preview",
+        checks: previewReadiness(client),
+      });
+    } catch (error) {
+      await app.close();
+      throw error;
+    }
+  }
+  return {
+    app,
+    url,
+    ...(ops ? { opsUrl: ops.url } : {}),
+    close: async () => {
+      await ops?.close();
+      await app.close();
+    },
+  };
 }

@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { healthRoutes } from "../../shared/src/ops/health-routes.ts";
+import type { ReadinessChecks } from "../../shared/src/ops/readiness.ts";
 import { homeAliasTarget } from "../../shared/src/site/home-alias.ts";
 import {
   assertSafeKey,
@@ -62,19 +64,8 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
   if (options.contact)
     await app.register(contactRoutes, { queue: options.contact, store, onServerError: errors.failed });
 
-  app.get("/healthz", async (_request, reply) => {
-    try {
-      await store.head("index.html");
-      return reply
-        .header("cache-control", "no-store")
-        .send({ status: "ok", storage: store.description, routes: routes.size });
-    } catch (error) {
-      return reply
-        .code(503)
-        .header("cache-control", "no-store")
-        .send({ status: "unavailable", error: (error as Error).message });
-    }
-  });
+  // `/_pressroom/healthz` and `/readyz` (storage, Redis): see siteReadiness.
+  healthRoutes(app, siteReadiness(store, options.contact));
 
   app.get("/*", async (request, reply) => {
     const home = homeAliasTarget(request.url);
@@ -105,6 +96,14 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
     if (!object) return notFound(request, reply);
     return send(request, reply, object, 200, compression);
   }
+}
+
+/** The site is ready when storage answers (a missing key is an answer) and, with the contact form, Redis does. */
+export function siteReadiness(store: SiteStore, contact: ContactQueue | undefined): ReadinessChecks {
+  return {
+    storage: () => store.head("index.html"),
+    ...(contact?.ping ? { redis: () => (contact.ping as () => Promise<void>)() } : {}),
+  };
 }
 
 /**

@@ -19,6 +19,8 @@ export interface ContactQueue {
   hit(ip: string): Promise<RateDecision>;
   /** Resolves only once Redis holds the job. */
   enqueue(message: ContactMessage): Promise<{ id: string }>;
+  /** Resolves when Redis answers (readiness). */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -70,6 +72,7 @@ export function createContactQueue(options: ContactQueueOptions): ContactQueue {
       );
       return { id: payload.id };
     },
+    ping: () => producer.ping(),
     close: () => producer.close(),
   };
 }

@@ -7,13 +7,16 @@ import { newRequestId } from "../../shared/src/http/error-pages.ts";
 import { listeningUrl } from "../../shared/src/http/listening-url.ts";
 import { logOneLinePerRequest } from "../../shared/src/http/request-log.ts";
 import type { Logger } from "../../shared/src/logger.ts";
+import { type RunningOps, startOpsServer } from "../../shared/src/ops/ops-server.ts";
 import { createSiteStore, type SiteStore } from "../../shared/src/storage/index.ts";
-import { SECURITY_HEADERS, siteApp } from "./app.ts";
+import { SECURITY_HEADERS, siteApp, siteReadiness } from "./app.ts";
 import { type ContactQueue, createContactQueue } from "./contact-queue.ts";
 
 export interface RunningSite {
   app: FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger>;
   url: string;
+  /** The operations listener (metrics, health), when configured. */
+  opsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -46,11 +49,28 @@ export async function startSite(
   }
   const url = listeningUrl(app.server, config.host, config.port);
   logger.info({ url, storage: store.description }, `site listening on ${url}`);
+  let ops: RunningOps | undefined;
+  if (config.ops) {
+    try {
+      ops = await startOpsServer({
+        ops: config.ops,
+        logger,
+        role: "site",
+        checks: siteReadiness(store, contact),
+      });
+    } catch (error) {
+      await app.close();
+      await contact.close().catch(() => {});
+      throw error;
+    }
+  }
   return {
     app,
     url,
+    ...(ops ? { opsUrl: ops.url } : {}),
     close: async () => {
       // HTTP first, so in-flight contact posts finish queueing; then the queue's Redis connection.
+      await ops?.close();
       await app.close();
       await contact.close();
       await store.close();

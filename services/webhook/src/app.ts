@@ -1,6 +1,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { healthRoutes } from "../../shared/src/ops/health-routes.ts";
 import { WarnLimiter } from "../../shared/src/warn-limiter.ts";
+import { countDeliveries, markDuplicate } from "./delivery-metrics.ts";
 import { type PublishEnqueuer, type PublishPayload, QueueUnavailableError } from "./enqueue.ts";
 import { htmlServerError, wantsHtml, webhookHtmlErrors } from "./html-errors.ts";
 
@@ -95,7 +97,9 @@ interface WebhookBody {
 /** The job payload schema's limit; more ids than this cannot be one job. */
 const MAX_DOCUMENTS = 10_000;
 
-/** `POST /webhooks/prismic` and `GET /healthz`. Register it encapsulated: it sets its own error handler. */
+export const WEBHOOK_PATH = "/webhooks/prismic";
+
+/** `POST /webhooks/prismic` and `GET /_pressroom/healthz|readyz`. Register it encapsulated: it sets its own error handler. */
 export async function webhookApp(app: FastifyInstance, options: WebhookAppOptions): Promise<void> {
   const expectedDigest = digest(options.secret);
   const warnings = new WarnLimiter(options.warnIntervalMs);
@@ -147,22 +151,11 @@ export async function webhookApp(app: FastifyInstance, options: WebhookAppOption
     return reply.code(500).send({ error: "internal_error", message: "the receiver failed; see its log" });
   });
 
-  app.get("/healthz", async (_request, reply) => {
-    reply.header("cache-control", "no-store");
-    try {
-      await options.enqueue.ping();
-      return reply.send({ status: "ok", redis: "ok" });
-    } catch (error) {
-      if (!(error instanceof QueueUnavailableError)) throw error;
-      return reply
-        .code(503)
-        .header("retry-after", String(RETRY_AFTER_SECONDS))
-        .send({ status: "unavailable", redis: error.message });
-    }
-  });
+  healthRoutes(app, { redis: () => options.enqueue.ping() });
+  countDeliveries(app, WEBHOOK_PATH);
 
   app.post<{ Body: WebhookBody }>(
-    "/webhooks/prismic",
+    WEBHOOK_PATH,
     { bodyLimit: BODY_LIMIT, schema: { body: bodySchema } },
     async (request, reply) => {
       const body = request.body;
@@ -203,7 +196,8 @@ export async function webhookApp(app: FastifyInstance, options: WebhookAppOption
         documents,
         receivedAt: new Date().toISOString(),
       };
-      const { jobId } = await options.enqueue.enqueue(payload);
+      const { jobId, duplicate } = await options.enqueue.enqueue(payload);
+      if (duplicate) markDuplicate(request);
       outcome(
         request,
         { jobId, masterRef: payload.masterRef, documents: documents.length },

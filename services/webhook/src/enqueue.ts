@@ -1,4 +1,4 @@
-import { type JobPayload, jobCatalog, redisKeys } from "../../shared/src/jobs/catalog.ts";
+import { type JobPayload, jobCatalog } from "../../shared/src/jobs/catalog.ts";
 import {
   createFailFastQueue,
   QueueUnavailableError,
@@ -6,6 +6,7 @@ import {
   REMOVE_ON_FAIL,
 } from "../../shared/src/jobs/fail-fast-queue.ts";
 import type { Logger } from "../../shared/src/logger.ts";
+import { recordDelivery } from "./record-delivery.ts";
 
 export { QueueUnavailableError };
 export type PublishPayload = JobPayload<"publish">;
@@ -13,7 +14,7 @@ export type PublishPayload = JobPayload<"publish">;
 /** What the HTTP app needs from the queue; tests and other hosts may pass their own. */
 export interface PublishEnqueuer {
   /** Resolves only once Redis holds both the pending ids and the job. */
-  enqueue(payload: PublishPayload): Promise<{ jobId: string }>;
+  enqueue(payload: PublishPayload): Promise<{ jobId: string; duplicate?: boolean }>;
   /** Resolves when Redis answers PING; rejects with QueueUnavailableError otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -34,16 +35,15 @@ export interface PublishEnqueuerOptions {
 export function createPublishEnqueuer(options: PublishEnqueuerOptions): PublishEnqueuer {
   const producer = createFailFastQueue(options);
   const { redis, queue } = producer;
-  const pendingIds = redisKeys(options.queuePrefix).pendingIds;
 
   return {
     async enqueue(input) {
       // A payload the worker would refuse is a bug here, not an outage: let it surface as a 500.
       const payload = jobCatalog.publish.schema.parse(input);
       const jobId = jobCatalog.publish.jobId(payload);
-      await producer.run(async () => {
+      const duplicate = await producer.run(async () => {
         // Ids first: if the job cannot be added, a later publish or reconcile still finds them.
-        if (payload.documents.length > 0) await redis.sadd(pendingIds, ...payload.documents);
+        const existed = await recordDelivery(redis, options.queuePrefix, jobId, payload.documents);
         await queue.add("publish", payload, {
           jobId,
           attempts: jobCatalog.publish.attempts,
@@ -51,8 +51,9 @@ export function createPublishEnqueuer(options: PublishEnqueuerOptions): PublishE
           removeOnComplete: REMOVE_ON_COMPLETE,
           removeOnFail: REMOVE_ON_FAIL,
         });
+        return existed;
       });
-      return { jobId };
+      return { jobId, duplicate };
     },
     ping: () => producer.ping(),
     close: () => producer.close(),

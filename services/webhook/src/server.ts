@@ -8,10 +8,13 @@ import { listeningUrl } from "../../shared/src/http/listening-url.ts";
 import { type Logger, REDACTED_PATHS } from "../../shared/src/logger.ts";
 import { WEBHOOK_AJV_OPTIONS, WEBHOOK_REDACT_PATHS, webhookApp } from "./app.ts";
 import { createPublishEnqueuer, type PublishEnqueuer } from "./enqueue.ts";
+import { startWebhookOps, type WebhookOps } from "./webhook-ops.ts";
 
 export interface RunningWebhook {
   app: FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger>;
   url: string;
+  /** The operations listener (metrics, health, queue dashboard), when configured. */
+  opsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -65,11 +68,23 @@ export async function startWebhook(
   }
   const url = listeningUrl(app.server, config.host, config.port);
   log.info({ url, repository: config.repository }, `webhook receiver listening on ${url}`);
+  let ops: WebhookOps | undefined;
+  if (config.ops) {
+    try {
+      ops = await startWebhookOps(config, config.ops, log, enqueuer);
+    } catch (error) {
+      await app.close();
+      await enqueuer.close().catch(() => {});
+      throw error;
+    }
+  }
   return {
     app,
     url,
+    ...(ops ? { opsUrl: ops.url } : {}),
     // HTTP first, so in-flight deliveries finish enqueueing; then the queue and its Redis connection.
     close: async () => {
+      await ops?.close();
       await app.close();
       await enqueuer.close();
     },

@@ -1,5 +1,6 @@
 import type { PrismicDocument } from "@prismicio/client";
 import type { Logger } from "../../../services/shared/src/logger.ts";
+import { observeRender } from "../../../services/shared/src/metrics/metrics.ts";
 import { CACHE_CONTROL } from "../../../services/shared/src/site/manifest.ts";
 import { sha256 } from "../../../services/shared/src/storage/index.ts";
 import { type ContentSource, createClientSource } from "../../../web/src/content/index.ts";
@@ -58,6 +59,7 @@ export async function renderRoutes(
       logger: job.log,
     });
     add("render", renderStarted);
+    observeRender("worker", renderStarted);
     outcome.rendered++;
     if (result.status === 404 && route !== NOT_FOUND_ROUTE) {
       // Its document is gone though no webhook said so (a lost delivery): remove the route.

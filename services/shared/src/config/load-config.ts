@@ -12,6 +12,24 @@ import {
 /** Each process's own default port; `PORT` overrides it, `0` picks a free one. */
 export const DEFAULT_PORTS = { content: 4100, site: 4101, webhook: 4102, preview: 4104 } as const;
 
+/** Each long-running process's operations listener (metrics, health, queue dashboard); `OPS_PORT` overrides it. */
+export const DEFAULT_OPS_PORTS = { site: 4111, webhook: 4112, worker: 4113, preview: 4114 } as const;
+
+/**
+ * The operations listener: `/_pressroom/metrics` (and, on the webhook receiver, `/_pressroom/queues`)
+ * are served only there, never on a process's public port. Undefined: none (`OPS_PORT=off`).
+ */
+export interface OpsConfig {
+  host: string;
+  port: number;
+}
+
+/** Bull Board's basic authentication; the dashboard is off without a password. */
+export interface QueuesDashboardConfig {
+  user: string;
+  password: string;
+}
+
 export type Env = Readonly<Record<string, string | undefined>>;
 
 export interface ServerConfig {
@@ -73,6 +91,9 @@ export interface PublisherConfig extends ContentReaderConfig {
 
 export interface WebhookConfig extends ServerConfig {
   logLevel: LogLevel;
+  ops?: OpsConfig;
+  /** The queue dashboard on the ops listener; undefined (no QUEUES_PASSWORD): off. */
+  queues?: QueuesDashboardConfig;
   repository: string;
   webhookSecret: string;
   redisUrl: string;
@@ -81,6 +102,7 @@ export interface WebhookConfig extends ServerConfig {
 
 export interface SiteConfig extends ServerConfig {
   logLevel: LogLevel;
+  ops?: OpsConfig;
   storage: StorageConfig;
   siteUrl: string;
   /** `POST /api/contact` queues messages here and keeps its rate-limit counters here. */
@@ -94,9 +116,15 @@ export interface SiteConfig extends ServerConfig {
 
 export interface PreviewConfig extends ServerConfig {
   logLevel: LogLevel;
+  ops?: OpsConfig;
   prismic: PrismicConfig;
   siteUrl: string;
   repository: string;
+}
+
+/** `pressroom serve worker`: a publisher with an operations listener (health for probes, metrics). */
+export interface WorkerConfig extends PublisherConfig {
+  ops?: OpsConfig;
 }
 
 /** `pressroom start`: every process in one, for a newcomer. */
@@ -131,6 +159,13 @@ class EnvReader {
     name: "PORT" | "CONTENT_PORT" | "SITE_PORT" | "PREVIEW_PORT" | "WEBHOOK_PORT" = "PORT",
   ): number {
     return this.parse(name, portSchema(fallback), variables[name].fix) as number;
+  }
+
+  /** `OPS_HOST:OPS_PORT`, or undefined for `OPS_PORT=off`. */
+  ops(fallback: number): OpsConfig | undefined {
+    const host = this.get("OPS_HOST");
+    if (this.env.OPS_PORT?.trim().toLowerCase() === "off") return undefined;
+    return { host, port: this.parse("OPS_PORT", portSchema(fallback), variables.OPS_PORT.fix) as number };
   }
 
   required<N extends VariableName>(name: N, why: string): NonNullable<VariableValue<N>> {
@@ -232,7 +267,13 @@ const loaders = {
       webhookSecret: read.required("WEBHOOK_SECRET", "the receiver checks every delivery against it"),
       redisUrl: read.get("REDIS_URL"),
       queuePrefix: read.get("QUEUE_PREFIX"),
+      ops: read.ops(DEFAULT_OPS_PORTS.webhook),
+      queues: queuesDashboard(read),
     };
+  },
+  /** `pressroom serve worker`. */
+  worker(read: EnvReader): WorkerConfig {
+    return { ...loaders.publisher(read), ops: read.ops(DEFAULT_OPS_PORTS.worker) };
   },
   start(read: EnvReader): StartConfig {
     const content = { ...loaders.content(read), port: read.port(DEFAULT_PORTS.content, "CONTENT_PORT") };
@@ -287,6 +328,7 @@ const loaders = {
       prismic,
       siteUrl: read.get("SITE_URL"),
       repository: prismic.repository,
+      ops: read.ops(DEFAULT_OPS_PORTS.preview),
     };
   },
   /** `pressroom serve site`: serves the rendered site from storage. */
@@ -301,9 +343,16 @@ const loaders = {
       queuePrefix: read.get("QUEUE_PREFIX"),
       contactRateLimit: read.get("CONTACT_RATE_LIMIT"),
       trustProxy: read.get("TRUST_PROXY"),
+      ops: read.ops(DEFAULT_OPS_PORTS.site),
     };
   },
 };
+
+function queuesDashboard(read: EnvReader): QueuesDashboardConfig | undefined {
+  const user = read.get("QUEUES_USER");
+  const password = read.get("QUEUES_PASSWORD");
+  return password === undefined ? undefined : { user, password };
+}
 
 export type ProcessName = keyof typeof loaders;
 export type ConfigOf<P extends ProcessName> = ReturnType<(typeof loaders)[P]>;

@@ -98,6 +98,23 @@ export const variables = {
     schema: trimmed().optional(),
     fix: "Set WEBHOOK_PORT to a free TCP port for the webhook receiver that `pressroom start` runs (default 4102).",
   },
+  OPS_HOST: {
+    schema: trimmed().min(1).default("127.0.0.1"),
+    fix: "Set OPS_HOST to the interface the operations listener (metrics, health, queue dashboard) binds to: 127.0.0.1 (default, this machine only) or 0.0.0.0 in a container whose ops port is not published.",
+  },
+  OPS_PORT: {
+    schema: trimmed().optional(),
+    fix: "Set OPS_PORT to a free TCP port for the operations listener (defaults: site 4111, webhook 4112, worker 4113, preview 4114), 0 to let the system pick one, or off to run none.",
+  },
+  QUEUES_USER: {
+    schema: trimmed().min(1).default("pressroom"),
+    fix: "Set QUEUES_USER to the user name of the queue dashboard's basic authentication.",
+  },
+  QUEUES_PASSWORD: {
+    schema: optionalString().pipe(z.string().min(12, "shorter than 12 characters").optional()),
+    fix: "Set QUEUES_PASSWORD (at least 12 characters; e.g. `openssl rand -hex 16`) to turn on the queue dashboard at /_pressroom/queues on the webhook receiver's ops port, or unset it to keep it off.",
+    secret: true,
+  },
   LOG_LEVEL: {
     schema: trimmed()
       .toLowerCase()

@@ -2,6 +2,7 @@ import { Client, type ClientConfig, type Form, NotFoundError, type PrismicDocume
 import type { PrismicConfig } from "../config/index.ts";
 import { ContentQueryError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import { meteredFetch } from "../metrics/metered-fetch.ts";
 import { bookmarkedId, repositoryForm } from "./api-root-forms.ts";
 import { type ContentFetch, createContentFetch } from "./content-fetch.ts";
 import type { ContentSchema } from "./content-schema.ts";
@@ -116,7 +117,7 @@ export function createContentClient(config: PrismicConfig, deps: ContentClientDe
     cacheMaxEntries: config.cacheMaxEntries,
     rateLimitRetries: config.rateLimitRetries,
     ...(deps.logger ? { logger: deps.logger } : {}),
-    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    fetch: meteredFetch(deps.fetch),
   });
   return new ContentClient(
     config.repository,

@@ -1,4 +1,5 @@
 import type { StorageConfig } from "../config/index.ts";
+import { meteredStore } from "../metrics/metered-store.ts";
 import { createFsStore } from "./fs-store.ts";
 import { lazyStore } from "./lazy-store.ts";
 import { createMemoryStore } from "./memory-store.ts";
@@ -36,5 +37,5 @@ export function createSiteStore(config: StorageConfig, options: SiteStoreOptions
       break;
   }
   logger?.debug({ store: store.description, endpoint: config.s3Endpoint }, "site store ready");
-  return store;
+  return meteredStore(store);
 }

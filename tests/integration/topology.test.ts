@@ -1,0 +1,193 @@
+/**
+ * The compose topology, natively: the webhook receiver, TWO workers, the site server and the
+ * preview server as separate OS processes (`node bin/pressroom.js serve …`, as each container runs
+ * it), on real Redis (a prefix of its own) and the S3 driver against s3rver. A settings change
+ * re-renders every route of a generated repository, split into child jobs both workers render; one
+ * worker is SIGKILLed in the middle. The other must finish, the bucket must equal a fresh full
+ * build, and the site server must serve it.
+ *
+ * About a minute and a half (BullMQ's stalled-job check runs every 30 s): run it with
+ * `npm run test:topology` (PRESSROOM_TOPOLOGY=1); `npm test` skips it with a note.
+ */
+import { join } from "node:path";
+import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RENDER_QUEUE_NAME, redisKeys } from "../../services/shared/src/jobs/catalog.ts";
+import { createSiteStore, type SiteStore } from "../../services/shared/src/storage/index.ts";
+import { localContentClient } from "../support/content-client.ts";
+import { expectEqualsFullBuild } from "../support/full-build-reference.ts";
+import { ensureGeneratedRepository } from "../support/generated-repository.ts";
+import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { type PressroomProcess, startPressroom } from "../support/pressroom-process.ts";
+import { removeKeysUnder } from "../support/redis-keys.ts";
+import { type S3Server, startS3rver } from "../support/s3rver.ts";
+import { tempDir } from "../support/temp-dir.ts";
+
+const RUN = process.env.PRESSROOM_TOPOLOGY === "1";
+if (!RUN) console.log("topology.test.ts skipped: run it with `npm run test:topology` (about 90 s)");
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+/** 300 pages: three child jobs of 100 routes (a publish splits above 200). */
+const PAGES = 300;
+const PREFIX = `test-topology-${process.pid}-${Date.now()}`;
+const SECRET = "topology-test-webhook-secret";
+const SITE_URL = "https://www.example.com";
+const HOLDER = "Topology Test LLC";
+
+let s3: S3Server;
+let s3Dir: { path: string; remove: () => Promise<void> };
+let content: LocalPrismic;
+let redis: Redis;
+let store: SiteStore;
+const processes: PressroomProcess[] = [];
+
+function common(): Record<string, string> {
+  return {
+    REDIS_URL: "redis://127.0.0.1:6379",
+    QUEUE_PREFIX: PREFIX,
+    STORAGE_URL: "s3://site/www",
+    S3_ENDPOINT: s3.endpoint,
+    AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
+    SITE_URL,
+    HOST: "127.0.0.1",
+    PORT: "0",
+    OPS_PORT: "0",
+  };
+}
+
+function start(args: string[], env: Record<string, string>): PressroomProcess {
+  const started = startPressroom(args, { ...common(), ...env });
+  processes.push(started);
+  return started;
+}
+
+const listening = async (server: PressroomProcess) =>
+  (await server.waitFor(/listening on (http:\/\/\S+)/, 60_000))[1] as string;
+
+beforeAll(async () => {
+  if (!RUN) return;
+  const repo = join(process.env.TMPDIR ?? join(ROOT, ".tmp"), `topology-repo-${PAGES}`);
+  ensureGeneratedRepository(repo, PAGES, 10);
+  s3Dir = await tempDir("topology-s3");
+  s3 = await startS3rver(s3Dir.path);
+  const raw = new S3Client({
+    endpoint: s3.endpoint,
+    region: "us-east-1",
+    forcePathStyle: true,
+    credentials: s3.credentials,
+  });
+  await raw.send(new CreateBucketCommand({ Bucket: "site" }));
+  raw.destroy();
+  redis = new Redis({ maxRetriesPerRequest: null });
+  store = createSiteStore(
+    { url: "s3://site/www", s3Endpoint: s3.endpoint, s3Region: "us-east-1" },
+    {
+      s3Client: new S3Client({
+        endpoint: s3.endpoint,
+        region: "us-east-1",
+        forcePathStyle: true,
+        credentials: s3.credentials,
+      }),
+    },
+  );
+
+  const webhook = start(["serve", "webhook"], { WEBHOOK_SECRET: SECRET, PRISMIC_REPOSITORY: "demo" });
+  content = await startLocalPrismic({
+    seedDir: repo,
+    webhookUrl: `${await listening(webhook)}/webhooks/prismic`,
+    webhookSecret: SECRET,
+  });
+}, 300_000);
+
+afterAll(async () => {
+  for (const running of processes) await running.stop().catch(() => undefined);
+  await content?.stop();
+  await store?.close();
+  if (redis) {
+    await removeKeysUnder(redis, PREFIX);
+    await redis.quit();
+  }
+  await s3?.stop();
+  await s3Dir?.remove();
+});
+
+async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.skipIf(!RUN)("the compose topology as OS processes", () => {
+  it("survives a worker SIGKILLed mid-fan-out: the other finishes, the bucket equals a full build, the site serves it", async () => {
+    const worker = { PRISMIC_ENDPOINT: content.endpoint };
+    const workers = [start(["serve", "worker"], worker), start(["serve", "worker"], worker)];
+    const site = start(["serve", "site"], {});
+    const preview = start(["serve", "preview"], { PRISMIC_ENDPOINT: content.endpoint });
+    const [siteUrl, previewUrl] = await Promise.all([listening(site), listening(preview)]);
+    for (const running of workers) await running.waitFor(/^worker started$/, 60_000);
+
+    // A worker's first reconcile finds no index: a diff build of every route.
+    await until(
+      async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
+      120_000,
+      "the first build",
+    );
+
+    const settings = (await localContentClient(content.endpoint).getSingle("settings")) as unknown as {
+      data: Record<string, unknown>;
+    };
+    const answer = await fetch(`${content.url}/admin/publish`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        upsert: [{ ...settings, data: { ...settings.data, copyright_holder: HOLDER } }],
+      }),
+    });
+    expect(answer.status).toBe(200);
+
+    // The worker that took the publish says so; the other renders child jobs for it. Kill that one
+    // while both render, so one batch is left active with nobody behind it.
+    const fanOut = /^large fan-out: rendering in child jobs$/;
+    const publisher = await Promise.any(
+      workers.map(async (w) => {
+        await w.waitFor(fanOut, 60_000);
+        return w;
+      }),
+    );
+    const helper = workers.find((w) => w !== publisher) as PressroomProcess;
+    const renderQueue = new Queue(RENDER_QUEUE_NAME, { connection: redis, prefix: PREFIX });
+    try {
+      await until(async () => (await renderQueue.getActiveCount()) >= 2, 60_000, "both workers to render");
+      await helper.stop("SIGKILL");
+      expect(helper.child.signalCode).toBe("SIGKILL");
+
+      const keys = redisKeys(PREFIX);
+      await until(
+        async () =>
+          (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef &&
+          (await redis.scard(keys.processingIds)) + (await redis.scard(keys.pendingIds)) === 0,
+        150_000,
+        "the surviving worker to finish the publish",
+      );
+      // Every batch completed (the killed worker's one by the survivor, after BullMQ's stalled check).
+      const counts = await renderQueue.getJobCounts("completed", "failed", "active", "waiting");
+      expect(counts).toMatchObject({ failed: 0, active: 0, waiting: 0 });
+      expect(counts.completed).toBeGreaterThanOrEqual(3);
+    } finally {
+      await renderQueue.close();
+    }
+    expect(publisher.child.exitCode).toBeNull();
+
+    await expectEqualsFullBuild(store, content.endpoint, content.store.masterRef, SITE_URL);
+    const home = await fetch(`${siteUrl}/`);
+    expect(home.status).toBe(200);
+    expect(await home.text()).toContain(HOLDER);
+    expect((await fetch(`${siteUrl}/_pressroom/readyz`)).status).toBe(200);
+    expect((await fetch(`${previewUrl}/`)).status).toBe(200);
+  }, 400_000);
+});

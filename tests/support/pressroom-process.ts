@@ -1,0 +1,82 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+
+const BIN = new URL("../../bin/pressroom.js", import.meta.url).pathname;
+
+export interface PressroomProcess {
+  child: ChildProcess;
+  pid: number;
+  /** Every JSON log line's `msg` so far. */
+  messages: string[];
+  /** Resolves with the first log line whose `msg` matches, from before or after the call. */
+  waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray>;
+  /** SIGTERM (or `signal`), then waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** `node bin/pressroom.js <args>` as its own OS process, as a container runs it; JSON logs on stdout. */
+export function startPressroom(args: string[], env: Record<string, string>): PressroomProcess {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const messages: string[] = [];
+  const waiters = new Set<() => void>();
+  let buffered = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    buffered += chunk.toString("utf8");
+    const lines = buffered.split("\n");
+    buffered = lines.pop() ?? "";
+    for (const line of lines) {
+      try {
+        messages.push(String((JSON.parse(line) as { msg?: unknown }).msg ?? ""));
+      } catch {
+        messages.push(line);
+      }
+    }
+    for (const wake of waiters) wake();
+  });
+  const exited = once(child, "exit");
+  return {
+    child,
+    pid: child.pid as number,
+    messages,
+    waitFor(pattern, timeoutMs) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          for (const message of messages) {
+            const match = pattern.exec(message);
+            if (match) {
+              done();
+              resolve(match);
+              return;
+            }
+          }
+          if (child.exitCode !== null) {
+            done();
+            reject(
+              new Error(`pressroom ${args.join(" ")} exited (${child.exitCode}) before logging ${pattern}`),
+            );
+          }
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`pressroom ${args.join(" ")} did not log ${pattern} within ${timeoutMs} ms`));
+        }, timeoutMs);
+        const onExit = () => check();
+        const done = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+          child.off("exit", onExit);
+        };
+        waiters.add(check);
+        child.on("exit", onExit);
+        check();
+      });
+    },
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import type { Redis } from "ioredis";
+import type { Logger } from "../../../services/shared/src/logger.ts";
+import { publishDuration, publishedRoutes } from "../../../services/shared/src/metrics/metrics.ts";
+import { observeLive } from "../../../services/shared/src/metrics/publish-latency.ts";
+
+/** What a publish or build reports that metrics read (PublishSummary and diffBuild's answer both fit). */
+export interface ObservedSummary {
+  mode: string;
+  rendered: number;
+  written: number;
+  unchanged: number;
+  deleted: number;
+  durationMs?: number;
+  startedAt?: number;
+  timings?: Record<string, number>;
+}
+
+export interface ObserveContext {
+  redis: Redis;
+  queuePrefix: string;
+  logger: Logger;
+}
+
+/**
+ * Records one publish: its duration, its routes, and the publish-to-live latency of every delivery
+ * it made live (accepted before it took the pending ids; live when its changed documents' own
+ * routes were written, `ownDone`, or at its end for a fan-out or diff build). Returns the summary.
+ */
+export async function observePublish<S extends ObservedSummary>(ctx: ObserveContext, summary: S): Promise<S> {
+  if (summary.mode === "nothing-pending") return summary;
+  countRoutes(summary);
+  if (summary.durationMs !== undefined)
+    publishDuration.observe({ mode: summary.mode }, summary.durationMs / 1000);
+  if (summary.startedAt !== undefined) {
+    const liveAt = summary.startedAt + (summary.timings?.ownDone ?? summary.durationMs ?? 0);
+    await observeLiveSafely(ctx, summary.startedAt, liveAt);
+  }
+  return summary;
+}
+
+export function countRoutes(
+  summary: Pick<ObservedSummary, "rendered" | "written" | "unchanged" | "deleted">,
+): void {
+  for (const outcome of ["rendered", "written", "unchanged", "deleted"] as const)
+    publishedRoutes.inc({ outcome }, summary[outcome]);
+}
+
+/** A metric must never fail the publish it measures. */
+export async function observeLiveSafely(
+  ctx: ObserveContext,
+  takenFrom: number,
+  liveAt: number,
+): Promise<void> {
+  try {
+    await observeLive(ctx.redis, ctx.queuePrefix, takenFrom, liveAt);
+  } catch (error) {
+    ctx.logger.warn({ err: error }, "publish-to-live latency not recorded");
+  }
+}

@@ -1,0 +1,104 @@
+import type { Job } from "bullmq";
+import type { OpsConfig } from "../../../services/shared/src/config/index.ts";
+import type { Logger } from "../../../services/shared/src/logger.ts";
+import { contactMessages, reconcileRuns } from "../../../services/shared/src/metrics/metrics.ts";
+import { watchQueues } from "../../../services/shared/src/metrics/queue-metrics.ts";
+import { openOpsQueues } from "../../../services/shared/src/ops/ops-queues.ts";
+import { startOpsServer } from "../../../services/shared/src/ops/ops-server.ts";
+import type { ReadinessChecks } from "../../../services/shared/src/ops/readiness.ts";
+import type { RunningWorker } from "../worker.ts";
+import { countRoutes, observeLiveSafely } from "./publish-metrics.ts";
+
+export interface WorkerOps {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Redis, storage and the content API: a worker without any of them cannot publish. */
+export function workerReadiness(running: Pick<RunningWorker, "context">): ReadinessChecks {
+  const { redis, store, client } = running.context;
+  return {
+    redis: () => redis.ping(),
+    storage: () => store.head("index.html"),
+    content: () => client.fetchMasterRef(),
+  };
+}
+
+/**
+ * The worker's HTTP side, for probes and Prometheus: `/_pressroom/healthz|readyz|metrics` on
+ * OPS_HOST:OPS_PORT. Job outcomes are counted from the worker's events, so the job code stays as it is.
+ */
+export async function startWorkerOps(
+  config: { redisUrl: string; queuePrefix: string; ops: OpsConfig },
+  running: RunningWorker,
+  logger: Logger,
+): Promise<WorkerOps | undefined> {
+  const detach = countJobs(running, logger);
+  const opened = openOpsQueues(config.redisUrl, config.queuePrefix);
+  const unwatch = watchQueues(opened.queues);
+  const release = async () => {
+    detach();
+    unwatch();
+    await opened.close();
+  };
+  try {
+    const server = await startOpsServer({
+      ops: config.ops,
+      logger,
+      role: "worker",
+      checks: workerReadiness(running),
+    });
+    if (!server) {
+      await release();
+      return undefined;
+    }
+    return {
+      url: server.url,
+      async close() {
+        await server.close();
+        await release();
+      },
+    };
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
+
+/** Reconcile outcomes, contact deliveries, and what builds and reconciles made live. */
+export function countJobs(running: Pick<RunningWorker, "worker" | "context">, logger: Logger): () => void {
+  const ctx = { redis: running.context.redis, queuePrefix: running.context.queuePrefix, logger };
+  const completed = (job: Job, result: unknown) => {
+    const started = job.processedOn ?? Date.now();
+    const finished = job.finishedOn ?? Date.now();
+    switch (job.name) {
+      case "reconcile": {
+        const action = (result as { action?: string } | undefined)?.action ?? "none";
+        reconcileRuns.inc({ action });
+        // A reconcile that published or rebuilt made every delivery accepted before it live.
+        if (action !== "none") void observeLiveSafely(ctx, started, finished);
+        return;
+      }
+      case "build":
+        countRoutes(result as Parameters<typeof countRoutes>[0]);
+        void observeLiveSafely(ctx, started, finished);
+        return;
+      case "contact":
+        contactMessages.inc({ outcome: "sent" });
+        return;
+    }
+  };
+  const failed = (job: Job | undefined) => {
+    if (job?.name === "reconcile") reconcileRuns.inc({ action: "failed" });
+    if (job?.name === "contact") {
+      const final = job.attemptsMade >= (job.opts.attempts ?? 1);
+      contactMessages.inc({ outcome: final ? "failed" : "retry" });
+    }
+  };
+  running.worker.on("completed", completed);
+  running.worker.on("failed", failed);
+  return () => {
+    running.worker.off("completed", completed);
+    running.worker.off("failed", failed);
+  };
+}
