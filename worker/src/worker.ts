@@ -74,11 +74,11 @@ export async function startWorker(
   });
   await renderEvents.waitUntilReady();
   const renderSpec = jobCatalog["render-batch"];
-  context.fanOut = async (ref, batches, documents) => {
+  context.fanOut = async (ref, batches, documents, generation) => {
     const jobs = await renderQueue.addBulk(
       batches.map((routes) => ({
         name: "render-batch",
-        data: renderSpec.schema.parse({ ref, routes, documents }),
+        data: renderSpec.schema.parse({ ref, routes, documents, generation }),
         opts: {
           attempts: renderSpec.attempts,
           backoff: { ...renderSpec.backoff },
@@ -94,13 +94,14 @@ export async function startWorker(
   const renderWorker = new Worker(
     RENDER_QUEUE_NAME,
     async (job) => {
-      const { ref, routes, documents } = renderSpec.schema.parse(job.data);
+      const { ref, routes, documents, generation } = renderSpec.schema.parse(job.data);
       const overlay = new Map(documents.map(([id, doc]) => [id, doc as IndexedDocument | null]));
       return renderBatchJob(
         { ...context, logger: logger.child({ jobId: job.id, job: job.name }) },
         ref,
         routes,
         overlay,
+        generation,
       );
     },
     { connection, prefix: config.queuePrefix, concurrency: 1 },

@@ -22,6 +22,7 @@ export interface PublishContext {
     ref: string,
     batches: string[][],
     overlay: [string, IndexedDocument | null][],
+    generation: number,
   ) => Promise<BatchOutcome[]>;
 }
 
@@ -36,6 +37,10 @@ export interface BatchOutcome {
   rendered: number;
   changed: number;
   unchanged: number;
+  /** Writes refused because a newer generation started or wrote the route (generation.ts). */
+  refused?: number;
+  /** The job's publish was superseded before it started: nothing was rendered. */
+  superseded?: boolean;
 }
 
 export interface PublishSummary {

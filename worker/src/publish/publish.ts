@@ -13,6 +13,7 @@ import { type BatchOutcome, FAN_OUT_BATCH, type PublishContext, type PublishSumm
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
 import { diffBuild, indexed } from "./diff-build.ts";
 import { fetchPagesByUid, pageUidsOf } from "./fetch-documents.ts";
+import { isCurrent, nextGeneration, SupersededError } from "./generation.ts";
 import { layeredSource } from "./layered-source.ts";
 import { planIds } from "./plan-ids.ts";
 import { idsToFetch } from "./planner.ts";
@@ -72,6 +73,9 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
       durationMs: 0,
     };
   }
+  // From here on every write carries this publish's generation: a child job of an older publish
+  // still queued (its worker was killed) is dropped, and none of its writes can land after ours.
+  const generation = await nextGeneration(ctx.redis, ctx.queuePrefix);
   const threshold = ctx.fanOutThreshold ?? 200;
   // The master ref and what the index knows do not depend on each other: both at once.
   const [ref, prior] = await Promise.all([
@@ -80,7 +84,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
       ? undefined
       : timer.time("indexRead", index.prior(ids, { maxRoutes: threshold, isListing: (r) => LAST.has(r) })),
   ]);
-  const log = ctx.logger.child({ ref });
+  const log = ctx.logger.child({ ref, generation });
   if (prior === undefined) {
     log.warn("the dependency index is missing or of another version: running a diff build");
     return done({ ...(await diffBuild(ctx, ref, index)), ids: ids.length });
@@ -133,7 +137,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     for (let i = 0; i < routes.length; i += FAN_OUT_BATCH) batches.push(routes.slice(i, i + FAN_OUT_BATCH));
     log.info({ routes: routes.length, batches: batches.length }, "large fan-out: rendering in child jobs");
     counts.batches = batches.length;
-    for (const outcome of await ctx.fanOut(ref, batches, [...overlay])) collect(outcome);
+    for (const outcome of await ctx.fanOut(ref, batches, [...overlay], generation)) collect(outcome);
     timer.lap("fanOut");
   } else {
     const fallback = createClientSource(ctx.client, ref);
@@ -152,6 +156,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
         previous,
         index,
         log,
+        generation,
         timings: { render: "ownRender", write: "ownWrite", timer },
       }),
     );
@@ -167,10 +172,21 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     );
     const restSource = extra.length > 0 ? layeredSource([...documents, ...extra], gone, fallback) : source;
     collect(
-      await renderRoutes(ctx, { ref, routes: rest, source: restSource, overlay, previous, index, log }),
+      await renderRoutes(ctx, {
+        ref,
+        routes: rest,
+        source: restSource,
+        overlay,
+        previous,
+        index,
+        log,
+        generation,
+      }),
     );
     timer.lap("rest");
   }
+  // A publish whose lock expired while it ran (a paused process) must not commit over its successor.
+  if (!(await isCurrent(ctx.redis, ctx.queuePrefix, generation))) throw new SupersededError(generation);
   for (const route of deleted) {
     await ctx.store.delete(previous.get(route)?.key ?? keyForRoute(route));
     counts.deleted++;

@@ -10,6 +10,7 @@ import { mapLimit } from "../build/map-limit.ts";
 import type { BatchOutcome, PublishContext } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
 import { fetchPagesByUid, pageUidsOf } from "./fetch-documents.ts";
+import { claimWrite, isCurrent } from "./generation.ts";
 import { layeredSource } from "./layered-source.ts";
 import type { StepTimer } from "./step-timer.ts";
 
@@ -29,6 +30,8 @@ export async function renderRoutes(
     previous: ReadonlyMap<string, IndexedRoute>;
     index: DependencyIndex;
     log: Logger;
+    /** The publish's generation: every write is claimed first and refused if a newer one exists. */
+    generation?: number;
     /** Adds the time spent rendering and writing to the steps `render` and `write` (summed over routes). */
     timings?: { render: string; write: string; timer: StepTimer };
   },
@@ -80,6 +83,15 @@ export async function renderRoutes(
       return;
     }
     const writeStarted = performance.now();
+    if (
+      job.generation !== undefined &&
+      !(await claimWrite(ctx.redis, ctx.queuePrefix, route, job.generation))
+    ) {
+      // A newer publish started or already wrote this route: older bytes must never replace it.
+      outcome.refused = (outcome.refused ?? 0) + 1;
+      job.log.warn({ route, generation: job.generation }, "write refused: a newer publish owns this route");
+      return;
+    }
     await ctx.store.put(key, result.html, {
       contentType: result.contentType,
       cacheControl: CACHE_CONTROL.html,
@@ -100,13 +112,24 @@ export async function renderBatchJob(
   ref: string,
   routes: readonly string[],
   overlay: ReadonlyMap<string, IndexedDocument | null>,
+  generation: number | undefined,
 ): Promise<BatchOutcome> {
+  if (generation === undefined || !(await isCurrent(ctx.redis, ctx.queuePrefix, generation))) {
+    // An orphan of a superseded publish (its worker was killed; a newer publish has started since):
+    // its routes are the newer publish's to write.
+    ctx.logger.warn(
+      { ref, generation, routes: routes.length },
+      "dropping a child job of a superseded publish",
+    );
+    return { written: [], gone: [], rendered: 0, changed: 0, unchanged: 0, superseded: true };
+  }
   const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
   const pageUids = pageUidsOf(routes);
   const fetched = await fetchPagesByUid(ctx.client, ref, pageUids);
   const source = layeredSource(fetched, new Set(), createClientSource(ctx.client, ref));
   const previous = await index.routes(routes);
-  return renderRoutes(ctx, { ref, routes, source, overlay, previous, index, log: ctx.logger.child({ ref }) });
+  const log = ctx.logger.child({ ref, generation });
+  return renderRoutes(ctx, { ref, routes, source, overlay, previous, index, log, generation });
 }
 
 /** Document-shaped stubs of what the index knows, for listings (the sitemap reads routes and dates only). */
