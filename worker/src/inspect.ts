@@ -6,6 +6,7 @@ import { QUEUE_NAME, redisKeys } from "../../services/shared/src/jobs/catalog.ts
 import { DependencyIndex } from "./publish/dependency-index.ts";
 import { planIds } from "./publish/plan-ids.ts";
 import type { Suspects } from "./reconcile.ts";
+import { formatVerification } from "./verify.ts";
 
 /** What `pressroom plan` and `pressroom status` need: read-only views of the index and the queue. */
 async function withReaders<T>(
@@ -60,7 +61,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         processing,
         counts,
         lastPublish,
-        [checkedUntil, suspects],
+        [checkedUntil, suspects, lastVerify],
       ] = await Promise.all([
         client
           .fetchMasterRef()
@@ -76,7 +77,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         redis.scard(keys.processingIds),
         queue.getJobCounts("waiting", "active", "delayed", "completed", "failed"),
         redis.get(keys.lastPublish),
-        redis.mget(keys.checkedUntil, keys.suspects),
+        redis.mget(keys.checkedUntil, keys.suspects, keys.lastVerify),
       ]);
       return [
         `master ref:          ${masterRef}`,
@@ -87,6 +88,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
           .map(([state, n]) => `${state} ${n}`)
           .join(", ")}`,
         `reconcile:           ${reconcileState(checkedUntil ?? null, suspects ?? null)}`,
+        `last verification:   ${formatVerification(lastVerify ?? null)}`,
         `last publish:        ${lastPublish ?? "none"}`,
       ].join("\n");
     } finally {
