@@ -12,19 +12,24 @@ import type { Logger } from "../../services/shared/src/logger.ts";
 import { createSiteStore } from "../../services/shared/src/storage/index.ts";
 import { buildSiteAssets } from "../../web/src/assets.ts";
 import { deliverContact } from "./contact/deliver.ts";
+import { replayContactArchives } from "./contact/replay.ts";
 import type { BatchOutcome, PublishContext } from "./publish/context.ts";
 import type { IndexedDocument } from "./publish/dependency-index.ts";
 import { diffBuild } from "./publish/diff-build.ts";
 import { withLock } from "./publish/lock.ts";
 import { publish } from "./publish/publish.ts";
 import { renderBatchJob } from "./publish/render-routes.ts";
+import { waitForChildren } from "./publish/wait-for-children.ts";
 import { type ReconcileOutcome, reconcile } from "./reconcile.ts";
+import { watchForRedisLoss } from "./redis-loss.ts";
 
 export interface WorkerOptions {
   rootDir: string;
   /** How often reconcile runs (it also runs at start). */
   reconcileEveryMs?: number;
   fanOutThreshold?: number;
+  /** Child jobs this process renders at once (default 1; 0: none, this process only publishes). */
+  renderConcurrency?: number;
 }
 
 export interface RunningWorker {
@@ -47,6 +52,16 @@ export async function startWorker(
 ): Promise<RunningWorker> {
   // Workers block on Redis: commands must wait for a reconnect rather than fail (BullMQ's rule).
   const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  // One line per outage, not one per reconnect attempt (ioredis retries every ≤ 2 s).
+  let redisDown = false;
+  connection.on("error", (error) => {
+    if (!redisDown) logger.warn({ err: error }, "Redis connection lost; reconnecting");
+    redisDown = true;
+  });
+  connection.on("ready", () => {
+    if (redisDown) logger.info("Redis connection back");
+    redisDown = false;
+  });
   const client = createContentClient(config.prismic, { schema: loadContentSchema(options.rootDir), logger });
   await client.probe();
   const store = createSiteStore(config.storage, { logger });
@@ -68,6 +83,7 @@ export async function startWorker(
   const renderQueue = new Queue(RENDER_QUEUE_NAME, { connection, prefix: config.queuePrefix });
   // QueueEvents blocks on its connection: it gets its own, closed with it.
   const eventsConnection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  eventsConnection.on("error", () => undefined); // said once by the main connection
   const renderEvents = new QueueEvents(RENDER_QUEUE_NAME, {
     connection: eventsConnection,
     prefix: config.queuePrefix,
@@ -87,9 +103,7 @@ export async function startWorker(
         },
       })),
     );
-    return Promise.all(
-      jobs.map((job) => job.waitUntilFinished(renderEvents, 10 * 60_000) as Promise<BatchOutcome>),
-    );
+    return waitForChildren<BatchOutcome>(renderQueue, renderEvents, jobs);
   };
   const renderWorker = new Worker(
     RENDER_QUEUE_NAME,
@@ -104,7 +118,12 @@ export async function startWorker(
         generation,
       );
     },
-    { connection, prefix: config.queuePrefix, concurrency: 1 },
+    {
+      connection,
+      prefix: config.queuePrefix,
+      concurrency: Math.max(1, options.renderConcurrency ?? 1),
+      autorun: options.renderConcurrency !== 0,
+    },
   );
   const assetKeys = built.files.map((file) => file.key);
 
@@ -149,12 +168,30 @@ export async function startWorker(
   );
 
   const queue = new Queue(QUEUE_NAME, { connection, prefix: config.queuePrefix });
-  await queue.upsertJobScheduler(
-    "reconcile",
-    { every: options.reconcileEveryMs ?? 5 * 60_000 },
-    { name: "reconcile" },
+  // The schedule lives in Redis: registered at start, and again whenever Redis lost its data.
+  const schedule = async () => {
+    await queue.upsertJobScheduler(
+      "reconcile",
+      { every: options.reconcileEveryMs ?? 5 * 60_000 },
+      { name: "reconcile" },
+    );
+    await queue.add("reconcile", {}, { removeOnComplete: true, removeOnFail: 100 });
+  };
+  await schedule();
+  const lossWatch = watchForRedisLoss({
+    redis: connection,
+    markerKey: redisKeys(config.queuePrefix).workerMarker,
+    logger,
+    onLoss: async () => {
+      await schedule();
+      await replayContactArchives(store, queue, logger);
+    },
+  });
+  await lossWatch.start();
+  // Messages archived (before their 202) whose job Redis lost while no worker was running.
+  await replayContactArchives(store, queue, logger).catch((error: unknown) =>
+    logger.warn({ err: error }, "could not read the contact archive"),
   );
-  await queue.add("reconcile", {}, { removeOnComplete: true, removeOnFail: 100 });
   logger.info(
     { queue: QUEUE_NAME, prefix: config.queuePrefix, storage: store.description },
     "worker started",
@@ -165,6 +202,7 @@ export async function startWorker(
     context,
     reconcileNow: () => withLock(connection, lockKey, () => reconcile(context, assetKeys)),
     close: async () => {
+      lossWatch.stop();
       await worker.close();
       await renderWorker.close();
       await renderEvents.close();

@@ -123,6 +123,8 @@ export const redisKeys = (prefix: string) => ({
   lastVerify: `${prefix}:last-verify`,
   /** Where reconcile's rotating storage sample resumes (an index route, exclusive). */
   verifyCursor: `${prefix}:verify-cursor`,
+  /** Written by every worker at start: its absence means Redis lost its data (worker/src/redis-loss.ts). */
+  workerMarker: `${prefix}:worker-marker`,
   /** Fixed 10-minute window counter of contact messages per client IP (`<this>:<ip>`). */
   contactRate: `${prefix}:contact-rate`,
 });
