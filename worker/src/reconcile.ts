@@ -42,6 +42,7 @@ export async function reconcile(
   assetKeys: readonly string[],
   options: { sampleSize?: number } = {},
 ): Promise<ReconcileOutcome> {
+  await removeStaleTemp(ctx);
   const outcome = await reconcileRefs(ctx, assetKeys);
   // Nothing else to do, so the index describes the master ref: check that storage holds what the
   // index says, a few hundred stored pages a round, so drift (a write gone back in time, an object
@@ -52,6 +53,16 @@ export async function reconcile(
       return { action: "none", reason: `repaired ${sample.repaired.length} drifted pages`, ref: outcome.ref };
   }
   return outcome;
+}
+
+/** A temp file older than this is no write in flight: its writer was killed (folder storage). */
+export const STALE_TEMP_MS = 10 * 60_000;
+
+/** Removes the `.pressroom-tmp-*` files killed writers left (at worker start and every round). */
+export async function removeStaleTemp(ctx: Pick<PublishContext, "store" | "logger">): Promise<number> {
+  const removed = (await ctx.store.removeStaleTemp?.(STALE_TEMP_MS)) ?? 0;
+  if (removed > 0) ctx.logger.info({ removed }, "removed temp files left by a killed writer");
+  return removed;
 }
 
 async function reconcileRefs(ctx: PublishContext, assetKeys: readonly string[]): Promise<ReconcileOutcome> {

@@ -20,7 +20,7 @@ import { withLock } from "./publish/lock.ts";
 import { publish } from "./publish/publish.ts";
 import { renderBatchJob } from "./publish/render-routes.ts";
 import { waitForChildren } from "./publish/wait-for-children.ts";
-import { type ReconcileOutcome, reconcile } from "./reconcile.ts";
+import { type ReconcileOutcome, reconcile, removeStaleTemp } from "./reconcile.ts";
 import { watchForRedisLoss } from "./redis-loss.ts";
 
 export interface WorkerOptions {
@@ -65,6 +65,9 @@ export async function startWorker(
   const client = createContentClient(config.prismic, { schema: loadContentSchema(options.rootDir), logger });
   await client.probe();
   const store = createSiteStore(config.storage, { logger });
+  await removeStaleTemp({ store, logger }).catch((error: unknown) =>
+    logger.warn({ err: error }, "could not remove stale temp files"),
+  );
   const built = await buildSiteAssets();
   const context: PublishContext = {
     client,
