@@ -5,6 +5,7 @@ import { createContentClient, loadContentSchema } from "../../services/shared/sr
 import { QUEUE_NAME, redisKeys } from "../../services/shared/src/jobs/catalog.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
 import { planIds } from "./publish/plan-ids.ts";
+import { routeFailures } from "./publish/route-failures.ts";
 import type { Suspects } from "./reconcile.ts";
 import { formatVerification } from "./verify.ts";
 
@@ -62,6 +63,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         counts,
         lastPublish,
         [checkedUntil, suspects, lastVerify],
+        failures,
       ] = await Promise.all([
         client
           .fetchMasterRef()
@@ -78,6 +80,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         queue.getJobCounts("waiting", "active", "delayed", "completed", "failed"),
         redis.get(keys.lastPublish),
         redis.mget(keys.checkedUntil, keys.suspects, keys.lastVerify),
+        routeFailures(redis, config.queuePrefix),
       ]);
       return [
         `master ref:          ${masterRef}`,
@@ -89,6 +92,11 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
           .join(", ")}`,
         `reconcile:           ${reconcileState(checkedUntil ?? null, suspects ?? null)}`,
         `last verification:   ${formatVerification(lastVerify ?? null)}`,
+        `failed routes:       ${failures.length === 0 ? "none" : `${failures.length} keep their last good page until their document changes again`}`,
+        ...failures.map(
+          (f) =>
+            `  ${f.route}  document ${f.documentId ?? "unknown"}, at ${f.ref} (${f.attempts} publish${f.attempts === 1 ? "" : "es"}): ${f.error}`,
+        ),
         `last publish:        ${lastPublish ?? "none"}`,
       ].join("\n");
     } finally {

@@ -69,7 +69,7 @@ export async function sampleStorage(ctx: PublishContext, size = SAMPLE_SIZE): Pr
   const start = cursor ? routes.findIndex((route) => route > cursor) : 0;
   const sample: string[] = [];
   for (let i = 0; i < Math.min(size, routes.length); i++)
-    sample.push(routes[((start < 0 ? 0 : start) + i) % routes.length] as string);
+    sample.push(routes[(Math.max(start, 0) + i) % routes.length] as string);
   const drifted: string[] = [];
   for (const route of sample) {
     const entry = all.get(route) as IndexedRoute;

@@ -3,6 +3,7 @@ import { PrismicRichText, type RichTextComponents } from "@prismicio/react";
 import type { ReactNode } from "react";
 import { AppLink } from "./app-link.tsx";
 import { Embed } from "./embed.tsx";
+import { limitSpans } from "./limit-spans.ts";
 
 /** Links through AppLink (safe hrefs, new-tab hint); embeds rebuilt safely, never inserted raw. */
 export const baseRichTextComponents: RichTextComponents = {
@@ -22,7 +23,7 @@ export function RichText({
   field: RichTextField | null | undefined;
   components?: RichTextComponents;
 }): ReactNode {
-  return <PrismicRichText field={field} components={components} />;
+  return <PrismicRichText field={limitSpans(field)} components={components} />;
 }
 
 export function richTextComponents(extra: RichTextComponents): RichTextComponents {

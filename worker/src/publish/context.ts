@@ -39,6 +39,8 @@ export interface BatchOutcome {
   unchanged: number;
   /** Writes refused because a newer generation started or wrote the route (generation.ts). */
   refused?: number;
+  /** Routes whose render threw (not a transient content error): they keep their last good page. */
+  failed?: { route: string; documentId?: string; error: string }[];
   /** The job's publish was superseded before it started: nothing was rendered. */
   superseded?: boolean;
 }
@@ -51,6 +53,8 @@ export interface PublishSummary {
   unchanged: number;
   deleted: number;
   mode: "incremental" | "diff-build" | "nothing-pending";
+  /** Routes whose render failed and kept their last good page (route-failures.ts). */
+  failed?: number;
   /** Child jobs a large fan-out was split into (0: rendered by the publishing job itself). */
   batches?: number;
   durationMs: number;

@@ -18,6 +18,7 @@ import { layeredSource } from "./layered-source.ts";
 import { planIds } from "./plan-ids.ts";
 import { idsToFetch } from "./planner.ts";
 import { renderRoutes } from "./render-routes.ts";
+import { recordRouteFailures } from "./route-failures.ts";
 import { StepTimer } from "./step-timer.ts";
 
 const LAST = new Set([PRICE_LIST_INDEX_ROUTE, SITEMAP_ROUTE, ROBOTS_ROUTE, NOT_FOUND_ROUTE]);
@@ -111,12 +112,14 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   const counts = { rendered: 0, written: 0, unchanged: 0, deleted: 0, batches: 0 };
   const written = new Map<string, IndexedRoute>();
   const deleted = [...plan.delete.keys()];
+  const failed: NonNullable<BatchOutcome["failed"]> = [];
   const overlay = new Map<string, IndexedDocument | null>(
     ids.map((id) => [id, fetchedDocs.has(id) ? indexed(fetchedDocs.get(id) as PrismicDocument) : null]),
   );
   const collect = (outcome: BatchOutcome) => {
     for (const [route, entry] of outcome.written) written.set(route, entry);
     deleted.push(...outcome.gone);
+    failed.push(...(outcome.failed ?? []));
     counts.rendered += outcome.rendered;
     counts.written += outcome.changed;
     counts.unchanged += outcome.unchanged;
@@ -194,8 +197,14 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
 
   await updateManifest(ctx.store, ref, written, deleted);
   await index.commit({ ref, written, deleted, previous, documents: overlay });
+  await recordRouteFailures(
+    ctx.redis,
+    ctx.queuePrefix,
+    failed.map((f) => ({ ...f, ref, at: new Date().toISOString() })),
+    [...written.keys(), ...deleted],
+  );
   timer.lap("commit");
-  return done({ ref, ids: ids.length, ...counts, mode: "incremental" });
+  return done({ ref, ids: ids.length, ...counts, failed: failed.length, mode: "incremental" });
 }
 
 function rank(route: string, own: ReadonlySet<string | null>): number {

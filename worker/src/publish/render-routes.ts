@@ -12,6 +12,7 @@ import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./depe
 import { fetchPagesByUid, pageUidsOf } from "./fetch-documents.ts";
 import { claimWrite, isCurrent } from "./generation.ts";
 import { layeredSource } from "./layered-source.ts";
+import { isTransient } from "./route-failures.ts";
 import type { StepTimer } from "./step-timer.ts";
 
 /**
@@ -53,13 +54,28 @@ export async function renderRoutes(
   };
   await mapLimit(job.routes, 4, async (route) => {
     const renderStarted = performance.now();
-    const result = await renderRoute(route, {
-      source: route === SITEMAP_ROUTE ? await sitemapSource() : job.source,
-      siteUrl: ctx.siteUrl,
-      assets: ctx.assets,
-      mode: "production",
-      logger: job.log,
-    });
+    let result: Awaited<ReturnType<typeof renderRoute>>;
+    try {
+      result = await renderRoute(route, {
+        source: route === SITEMAP_ROUTE ? await sitemapSource() : job.source,
+        siteUrl: ctx.siteUrl,
+        assets: ctx.assets,
+        mode: "production",
+        logger: job.log,
+      });
+    } catch (error) {
+      // A content API hiccup fails the publish (retried with backoff); anything else is this
+      // route's content or template: the route keeps its last good page, the rest goes on.
+      if (isTransient(error)) throw error;
+      const documentId = job.previous.get(route)?.documentId ?? documentOf(route, job.overlay);
+      const message = error instanceof Error ? error.message : String(error);
+      outcome.failed = [
+        ...(outcome.failed ?? []),
+        { route, ...(documentId ? { documentId } : {}), error: message },
+      ];
+      job.log.error({ route, documentId, err: error }, "render failed: the route keeps its last good page");
+      return;
+    }
     add("render", renderStarted);
     outcome.rendered++;
     if (result.status === 404 && route !== NOT_FOUND_ROUTE) {
@@ -130,6 +146,12 @@ export async function renderBatchJob(
   const previous = await index.routes(routes);
   const log = ctx.logger.child({ ref, generation });
   return renderRoutes(ctx, { ref, routes, source, overlay, previous, index, log, generation });
+}
+
+/** The id of the document this publish changed whose route is `route`, if any. */
+function documentOf(route: string, overlay: ReadonlyMap<string, IndexedDocument | null>): string | undefined {
+  for (const [id, doc] of overlay) if (doc?.route === route) return id;
+  return undefined;
 }
 
 /** Document-shaped stubs of what the index knows, for listings (the sitemap reads routes and dates only). */
