@@ -13,7 +13,7 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, type PublisherConfig } from "../../services/shared/src/config/index.ts";
-import { QUEUE_NAME, RENDER_QUEUE_NAME } from "../../services/shared/src/jobs/catalog.ts";
+import { RECONCILE_QUEUE_NAME, RENDER_QUEUE_NAME } from "../../services/shared/src/jobs/catalog.ts";
 import { createSiteStore, type SiteStore } from "../../services/shared/src/storage/index.ts";
 import { siteApp } from "../../services/site/src/app.ts";
 import { type ContactQueue, createContactQueue } from "../../services/site/src/contact-queue.ts";
@@ -164,7 +164,7 @@ describe("Redis killed mid fan-out and restarted empty", () => {
       90_000,
       "reconcile's diff build after the loss",
     );
-    const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: PREFIX });
+    const queue = new Queue(RECONCILE_QUEUE_NAME, { connection: redis, prefix: PREFIX });
     try {
       expect(await queue.getJobScheduler("reconcile")).toBeTruthy();
     } finally {

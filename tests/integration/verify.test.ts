@@ -11,7 +11,7 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublisherConfig } from "../../services/shared/src/config/index.ts";
-import { QUEUE_NAME } from "../../services/shared/src/jobs/catalog.ts";
+import { RECONCILE_QUEUE_NAME } from "../../services/shared/src/jobs/catalog.ts";
 import { createSiteStore, type SiteStore } from "../../services/shared/src/storage/index.ts";
 import { statusCommand } from "../../worker/src/inspect.ts";
 import { verifyCommand } from "../../worker/src/verify-command.ts";
@@ -68,7 +68,7 @@ beforeAll(async () => {
   store = createSiteStore(config.storage);
   const deadline = Date.now() + 60_000;
   // The start's reconcile rounds (the first builds, the next samples storage) are over before any test corrupts.
-  const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: PREFIX });
+  const queue = new Queue(RECONCILE_QUEUE_NAME, { connection: redis, prefix: PREFIX });
   const busy = async () => {
     const counts = await queue.getJobCounts("active", "waiting");
     return (counts.active ?? 0) + (counts.waiting ?? 0) > 0;

@@ -1,10 +1,12 @@
-import { Queue, QueueEvents, Worker } from "bullmq";
+import { type Job, Queue, QueueEvents, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { PublisherConfig } from "../../services/shared/src/config/index.ts";
 import { createContentClient, loadContentSchema } from "../../services/shared/src/content/index.ts";
 import {
+  CONTACT_QUEUE_NAME,
   jobCatalog,
   QUEUE_NAME,
+  RECONCILE_QUEUE_NAME,
   RENDER_QUEUE_NAME,
   redisKeys,
 } from "../../services/shared/src/jobs/catalog.ts";
@@ -28,6 +30,8 @@ export interface WorkerOptions {
   /** How often reconcile runs (it also runs at start). */
   reconcileEveryMs?: number;
   fanOutThreshold?: number;
+  /** Routes per child job of a fan-out (default 100). */
+  fanOutBatch?: number;
   /** Child jobs this process renders at once (default 1; 0: none, this process only publishes). */
   renderConcurrency?: number;
 }
@@ -78,8 +82,13 @@ export async function startWorker(
     assets: built.assets,
     logger,
     ...(options.fanOutThreshold !== undefined ? { fanOutThreshold: options.fanOutThreshold } : {}),
+    ...(options.fanOutBatch !== undefined ? { fanOutBatch: options.fanOutBatch } : {}),
   };
-  const { publishLock: lockKey, pendingIds: pendingKey } = redisKeys(config.queuePrefix);
+  const {
+    publishLock: lockKey,
+    pendingIds: pendingKey,
+    processingIds: processingKey,
+  } = redisKeys(config.queuePrefix);
 
   // Large fan-outs: child jobs on the render queue, rendered by every worker process (this one too,
   // by a second BullMQ worker, so that a lone process does not wait for itself).
@@ -130,55 +139,66 @@ export async function startWorker(
   );
   const assetKeys = built.files.map((file) => file.key);
 
-  const worker = new Worker(
-    QUEUE_NAME,
-    async (job) => {
-      const log = logger.child({ jobId: job.id, job: job.name });
-      const ctx = { ...context, logger: log };
-      switch (job.name) {
-        case "publish":
-          jobCatalog.publish.schema.parse(job.data);
-          return withLock(connection, lockKey, async () => {
-            // Ids that arrived while this publish ran are published now, not after a queue round trip.
-            let result = await publish(ctx);
-            while ((await connection.scard(pendingKey)) > 0) result = await publish(ctx);
-            return result;
-          });
-        case "build":
-          return withLock(connection, lockKey, async () => diffBuild(ctx, await client.fetchMasterRef()));
-        case "reconcile":
-          return withLock(connection, lockKey, () => reconcile(ctx, assetKeys));
-        case "contact":
-          // Not under the publish lock: a message never waits for a publish in another process.
-          return deliverContact(
-            {
-              store,
-              smtpUrl: config.contact?.smtpUrl,
-              to: config.contact?.to,
-              from: config.contact?.from ?? "Pressroom <no-reply@localhost>",
-              logger: log,
-            },
-            job.data,
-          );
-        default:
-          throw new Error(`unknown job ${job.name}`);
-      }
-    },
-    { connection, prefix: config.queuePrefix, concurrency: 1 },
-  );
-  worker.on("failed", (job, error) =>
-    logger.error({ jobId: job?.id, job: job?.name, err: error }, "job failed"),
-  );
+  const processor = async (job: Job) => {
+    const log = logger.child({ jobId: job.id, job: job.name });
+    const ctx = { ...context, logger: log };
+    switch (job.name) {
+      case "publish":
+        jobCatalog.publish.schema.parse(job.data);
+        // Nothing pending (a duplicate delivery whose ids a publish already took): done, no lock.
+        if ((await connection.scard(pendingKey)) + (await connection.scard(processingKey)) === 0)
+          return { mode: "nothing-pending" };
+        return withLock(connection, lockKey, async () => {
+          // Ids that arrived while this publish ran are published now, not after a queue round trip.
+          let result = await publish(ctx);
+          while ((await connection.scard(pendingKey)) > 0) result = await publish(ctx);
+          return result;
+        });
+      case "build":
+        return withLock(connection, lockKey, async () => diffBuild(ctx, await client.fetchMasterRef()));
+      case "reconcile":
+        return withLock(connection, lockKey, () => reconcile(ctx, assetKeys));
+      case "contact":
+        // Not under the publish lock, and on its own queue (also here: jobs queued by older code):
+        // a message never waits for a publish.
+        return deliverContact(
+          {
+            store,
+            smtpUrl: config.contact?.smtpUrl,
+            to: config.contact?.to,
+            from: config.contact?.from ?? "Pressroom <no-reply@localhost>",
+            logger: log,
+          },
+          job.data,
+        );
+      default:
+        throw new Error(`unknown job ${job.name}`);
+    }
+  };
+  // Publishes and builds on the main queue; contact messages and reconcile rounds each on their
+  // own, so neither waits behind a publish (nor a stream of them).
+  const workers = [QUEUE_NAME, CONTACT_QUEUE_NAME, RECONCILE_QUEUE_NAME].map((name) => {
+    const w = new Worker(name, processor, { connection, prefix: config.queuePrefix, concurrency: 1 });
+    w.on("failed", (job, error) =>
+      logger.error({ jobId: job?.id, job: job?.name, err: error }, "job failed"),
+    );
+    return w;
+  });
+  const worker = workers[0] as Worker;
 
   const queue = new Queue(QUEUE_NAME, { connection, prefix: config.queuePrefix });
+  const contactQueue = new Queue(CONTACT_QUEUE_NAME, { connection, prefix: config.queuePrefix });
+  const reconcileQueue = new Queue(RECONCILE_QUEUE_NAME, { connection, prefix: config.queuePrefix });
+  // Older code scheduled reconcile on the main queue.
+  await queue.removeJobScheduler("reconcile");
   // The schedule lives in Redis: registered at start, and again whenever Redis lost its data.
   const schedule = async () => {
-    await queue.upsertJobScheduler(
+    await reconcileQueue.upsertJobScheduler(
       "reconcile",
       { every: options.reconcileEveryMs ?? 5 * 60_000 },
       { name: "reconcile" },
     );
-    await queue.add("reconcile", {}, { removeOnComplete: true, removeOnFail: 100 });
+    await reconcileQueue.add("reconcile", {}, { removeOnComplete: true, removeOnFail: 100 });
   };
   await schedule();
   const lossWatch = watchForRedisLoss({
@@ -187,12 +207,12 @@ export async function startWorker(
     logger,
     onLoss: async () => {
       await schedule();
-      await replayContactArchives(store, queue, logger);
+      await replayContactArchives(store, contactQueue, logger);
     },
   });
   await lossWatch.start();
   // Messages archived (before their 202) whose job Redis lost while no worker was running.
-  await replayContactArchives(store, queue, logger).catch((error: unknown) =>
+  await replayContactArchives(store, contactQueue, logger).catch((error: unknown) =>
     logger.warn({ err: error }, "could not read the contact archive"),
   );
   logger.info(
@@ -206,12 +226,14 @@ export async function startWorker(
     reconcileNow: () => withLock(connection, lockKey, () => reconcile(context, assetKeys)),
     close: async () => {
       lossWatch.stop();
-      await worker.close();
+      for (const w of workers) await w.close();
       await renderWorker.close();
       await renderEvents.close();
       await eventsConnection.quit().catch(() => undefined);
       await renderQueue.close();
       await queue.close();
+      await contactQueue.close();
+      await reconcileQueue.close();
       await store.close();
       await connection.quit().catch(() => undefined);
     },

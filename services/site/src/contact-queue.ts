@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ContactMessage } from "../../shared/src/contact/validate-contact.ts";
-import { type JobPayload, jobCatalog, redisKeys } from "../../shared/src/jobs/catalog.ts";
+import { CONTACT_QUEUE_NAME, type JobPayload, jobCatalog, redisKeys } from "../../shared/src/jobs/catalog.ts";
 import {
   createFailFastQueue,
   REMOVE_ON_COMPLETE,
@@ -39,7 +39,8 @@ export interface ContactQueueOptions {
  * worse than a 503 that says "try again in a minute" (the form keeps what they typed).
  */
 export function createContactQueue(options: ContactQueueOptions): ContactQueue {
-  const producer = createFailFastQueue(options);
+  // Contact messages have their own queue: they never wait behind a publish.
+  const producer = createFailFastQueue({ ...options, queueName: CONTACT_QUEUE_NAME });
   const { redis, queue } = producer;
   const ratePrefix = redisKeys(options.queuePrefix).contactRate;
   const spec = jobCatalog.contact;

@@ -17,6 +17,8 @@ export interface PublishContext {
   logger: Logger;
   /** Above this many routes a publish is split into child jobs (`fanOut`), or else runs a diff build. */
   fanOutThreshold?: number;
+  /** Routes per child job (default FAN_OUT_BATCH). */
+  fanOutBatch?: number;
   /** Renders batches of routes as child jobs that every worker process shares; resolves when all are done. */
   fanOut?: (
     ref: string,

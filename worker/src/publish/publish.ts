@@ -137,7 +137,8 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     // publish waits for them (holding the lock and the ids) and commits when all are done.
     await readPrevious([...routes, ...plan.delete.keys()]);
     const batches: string[][] = [];
-    for (let i = 0; i < routes.length; i += FAN_OUT_BATCH) batches.push(routes.slice(i, i + FAN_OUT_BATCH));
+    const size = ctx.fanOutBatch ?? FAN_OUT_BATCH;
+    for (let i = 0; i < routes.length; i += size) batches.push(routes.slice(i, i + size));
     log.info({ routes: routes.length, batches: batches.length }, "large fan-out: rendering in child jobs");
     counts.batches = batches.length;
     for (const outcome of await ctx.fanOut(ref, batches, [...overlay], generation)) collect(outcome);
