@@ -4,6 +4,7 @@ import { buildSite, documentHash } from "../build/full-build.ts";
 import type { PublishContext } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
 import { nextGeneration } from "./generation.ts";
+import { clearRouteFailures } from "./route-failures.ts";
 
 /** Renders everything at `ref` (writing only changed bytes, deleting orphans) and rebuilds the index from it. */
 export async function diffBuild(
@@ -39,6 +40,7 @@ export async function rebuild(
     outcome.documents.map((doc) => [doc.id, indexed(doc, outcome.hashes.get(doc.id))]),
   );
   await index.replace(ref, routes, documents);
+  await clearRouteFailures(ctx.redis, ctx.queuePrefix);
   const { summary } = outcome;
   return {
     manifest: outcome.manifest,
