@@ -69,6 +69,19 @@ const commands: Record<string, Command> = {
       return 0;
     },
   },
+  verify: {
+    summary: "Read every stored object, compare it with what the master ref renders, repair what differs",
+    usage: "pressroom verify",
+    async run(_args, env) {
+      const config = loadConfig("publisher", env);
+      const logger = createLogger({ name: "verify", level: config.logLevel });
+      const { verifyCommand } = await import("../worker/src/verify-command.ts");
+      const { text, result } = await verifyCommand(config, ROOT_DIR, logger);
+      console.log(text);
+      // 0 when storage matched; 1 when something had to be repaired (scripts notice drift).
+      return result.repaired.length === 0 && result.deleted === 0 ? 0 : 1;
+    },
+  },
   status: {
     summary: "Print the master ref, the last processed ref, queue counts, index size and the last publish",
     usage: "pressroom status",

@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../services/shared/src/config/index.ts";
-import { QUEUE_NAME } from "../../services/shared/src/jobs/catalog.ts";
+import { CONTACT_QUEUE_NAME } from "../../services/shared/src/jobs/catalog.ts";
 import { createLogger } from "../../services/shared/src/logger.ts";
 import { createSiteStore, type SiteStore } from "../../services/shared/src/storage/index.ts";
 import { siteApp } from "../../services/site/src/app.ts";
@@ -97,7 +97,7 @@ beforeAll(async () => {
   await app.ready();
 
   redis = new Redis(REDIS_URL);
-  queue = new Queue(QUEUE_NAME, { connection: redis, prefix });
+  queue = new Queue(CONTACT_QUEUE_NAME, { connection: redis, prefix });
   const ctx = {
     store,
     smtpUrl: smtp.url,
@@ -105,7 +105,7 @@ beforeAll(async () => {
     from: "Pressroom <no-reply@localhost>",
     logger,
   };
-  worker = new Worker(QUEUE_NAME, (job) => deliverContact(ctx, job.data), {
+  worker = new Worker(CONTACT_QUEUE_NAME, (job) => deliverContact(ctx, job.data), {
     connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }),
     prefix,
   });

@@ -12,7 +12,12 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mulberry32 } from "../../services/local-prismic/src/generate.ts";
 import type { PublisherConfig } from "../../services/shared/src/config/index.ts";
-import { QUEUE_NAME, RENDER_QUEUE_NAME, redisKeys } from "../../services/shared/src/jobs/catalog.ts";
+import {
+  QUEUE_NAME,
+  RECONCILE_QUEUE_NAME,
+  RENDER_QUEUE_NAME,
+  redisKeys,
+} from "../../services/shared/src/jobs/catalog.ts";
 import { createSiteStore, type SiteStore } from "../../services/shared/src/storage/index.ts";
 import { startWebhook } from "../../services/webhook/src/server.ts";
 import { type RunningWorker, startWorker } from "../../worker/src/worker.ts";
@@ -159,16 +164,21 @@ async function untilIdle(timeoutMs = 90_000) {
   await Promise.all(forwards);
   const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: PREFIX });
   const renderQueue = new Queue(RENDER_QUEUE_NAME, { connection: redis, prefix: PREFIX });
+  const reconcileQueue = new Queue(RECONCILE_QUEUE_NAME, { connection: redis, prefix: PREFIX });
   const keys = redisKeys(PREFIX);
   const deadline = Date.now() + timeoutMs;
   try {
     for (;;) {
       const counts = await queue.getJobCounts("waiting", "active", "prioritized");
       const renders = await renderQueue.getJobCounts("waiting", "active", "prioritized", "delayed");
+      const rounds = await reconcileQueue.getJobCounts("waiting", "active", "prioritized");
       // The reconcile scheduler always has its next run delayed; a publish waiting for a retry counts.
       const retrying = (await queue.getJobs(["delayed"])).filter((job) => job.name !== "reconcile").length;
       const busy =
-        [...Object.values(counts), ...Object.values(renders)].reduce((a, b) => a + b, 0) + retrying;
+        [...Object.values(counts), ...Object.values(renders), ...Object.values(rounds)].reduce(
+          (a, b) => a + b,
+          0,
+        ) + retrying;
       const pending = (await redis.scard(keys.pendingIds)) + (await redis.scard(keys.processingIds));
       const indexRef = await redis.hget(`${PREFIX}:index:meta`, "ref");
       if (busy === 0 && pending === 0 && indexRef === content.store.masterRef) return;
@@ -181,6 +191,7 @@ async function untilIdle(timeoutMs = 90_000) {
   } finally {
     await queue.close();
     await renderQueue.close();
+    await reconcileQueue.close();
   }
 }
 

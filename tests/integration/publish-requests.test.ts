@@ -15,6 +15,7 @@ import { buildSiteAssets } from "../../web/src/assets.ts";
 import { planCommand, statusCommand } from "../../worker/src/inspect.ts";
 import type { PublishContext } from "../../worker/src/publish/context.ts";
 import { diffBuild } from "../../worker/src/publish/diff-build.ts";
+import { nextGeneration } from "../../worker/src/publish/generation.ts";
 import { publish } from "../../worker/src/publish/publish.ts";
 import { renderBatchJob } from "../../worker/src/publish/render-routes.ts";
 import { reconcile } from "../../worker/src/reconcile.ts";
@@ -105,7 +106,9 @@ describe("content API requests of a fan-out's child job", () => {
     expect(routes.length).toBeGreaterThan(8);
     const ref = await ctx.client.fetchMasterRef();
     const before = await served();
-    const outcome = await renderBatchJob(ctx, ref, routes, new Map());
+    // A child job of the newest publish (an older generation's job is dropped unrendered).
+    const generation = await nextGeneration(ctx.redis, ctx.queuePrefix);
+    const outcome = await renderBatchJob(ctx, ref, routes, new Map(), generation);
     const requests = (await served()) - before;
     expect(outcome.rendered).toBe(routes.length);
     expect(outcome.gone).toEqual([]);

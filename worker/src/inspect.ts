@@ -5,8 +5,10 @@ import { createContentClient, loadContentSchema } from "../../services/shared/sr
 import { QUEUE_NAME, redisKeys } from "../../services/shared/src/jobs/catalog.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
 import { planIds } from "./publish/plan-ids.ts";
+import { routeFailures } from "./publish/route-failures.ts";
 import type { Suspects } from "./reconcile.ts";
 import { describeRefused, refusedDocuments } from "./refused-documents.ts";
+import { formatVerification } from "./verify.ts";
 
 /** What `pressroom plan` and `pressroom status` need: read-only views of the index and the queue. */
 async function withReaders<T>(
@@ -61,7 +63,8 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         processing,
         counts,
         lastPublish,
-        [checkedUntil, suspects],
+        [checkedUntil, suspects, lastVerify],
+        failures,
       ] = await Promise.all([
         client
           .fetchMasterRef()
@@ -77,7 +80,8 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         redis.scard(keys.processingIds),
         queue.getJobCounts("waiting", "active", "delayed", "completed", "failed"),
         redis.get(keys.lastPublish),
-        redis.mget(keys.checkedUntil, keys.suspects),
+        redis.mget(keys.checkedUntil, keys.suspects, keys.lastVerify),
+        routeFailures(redis, config.queuePrefix),
       ]);
       const refused = masterRef.startsWith("unreachable")
         ? undefined
@@ -91,6 +95,12 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
           .map(([state, n]) => `${state} ${n}`)
           .join(", ")}`,
         `reconcile:           ${reconcileState(checkedUntil ?? null, suspects ?? null)}`,
+        `last verification:   ${formatVerification(lastVerify ?? null)}`,
+        `failed routes:       ${failures.length === 0 ? "none" : `${failures.length} keep their last good page until their document changes again`}`,
+        ...failures.map(
+          (f) =>
+            `  ${f.route}  document ${f.documentId ?? "unknown"}, at ${f.ref} (${f.attempts} publish${f.attempts === 1 ? "" : "es"}): ${f.error}`,
+        ),
         `last publish:        ${lastPublish ?? "none"}`,
         `refused documents:   ${refused === undefined ? "unknown (content API unreachable)" : refused.length === 0 ? "none" : `${refused.length}, fix their uid in Prismic and publish again:`}`,
         ...(refused ?? []).map((doc) => `  ${describeRefused(doc)}`),

@@ -7,6 +7,7 @@ import { DependencyIndex } from "./publish/dependency-index.ts";
 import { diffBuild } from "./publish/diff-build.ts";
 import { publish } from "./publish/publish.ts";
 import { republishPastYears } from "./publish/year-turn.ts";
+import { sampleStorage } from "./verify.ts";
 
 /** How long what a round saw (a moved ref, suspects) is kept: longer than any interval, as it only pairs two rounds. */
 const GRACE_TTL_SECONDS = 24 * 3600;
@@ -40,7 +41,32 @@ export interface ReconcileOutcome {
 export async function reconcile(
   ctx: PublishContext,
   assetKeys: readonly string[],
+  options: { sampleSize?: number } = {},
 ): Promise<ReconcileOutcome> {
+  await removeStaleTemp(ctx);
+  const outcome = await reconcileRefs(ctx, assetKeys);
+  // Nothing else to do, so the index describes the master ref: check that storage holds what the
+  // index says, a few hundred stored pages a round, so drift (a write gone back in time, an object
+  // changed by hand) is found without anyone asking.
+  if (outcome.action === "none" && outcome.reason === "up to date") {
+    const sample = await sampleStorage(ctx, options.sampleSize);
+    if (sample.repaired.length > 0)
+      return { action: "none", reason: `repaired ${sample.repaired.length} drifted pages`, ref: outcome.ref };
+  }
+  return outcome;
+}
+
+/** A temp file older than this is no write in flight: its writer was killed (folder storage). */
+export const STALE_TEMP_MS = 10 * 60_000;
+
+/** Removes the `.pressroom-tmp-*` files killed writers left (at worker start and every round). */
+export async function removeStaleTemp(ctx: Pick<PublishContext, "store" | "logger">): Promise<number> {
+  const removed = (await ctx.store.removeStaleTemp?.(STALE_TEMP_MS)) ?? 0;
+  if (removed > 0) ctx.logger.info({ removed }, "removed temp files left by a killed writer");
+  return removed;
+}
+
+async function reconcileRefs(ctx: PublishContext, assetKeys: readonly string[]): Promise<ReconcileOutcome> {
   const keys = redisKeys(ctx.queuePrefix);
   const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
   const [indexRef, pending, processing, masterRef, manifestObject] = await Promise.all([

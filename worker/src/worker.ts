@@ -1,10 +1,12 @@
-import { Queue, QueueEvents, Worker } from "bullmq";
+import { type Job, Queue, QueueEvents, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { PublisherConfig } from "../../services/shared/src/config/index.ts";
 import { createContentClient, loadContentSchema } from "../../services/shared/src/content/index.ts";
 import {
+  CONTACT_QUEUE_NAME,
   jobCatalog,
   QUEUE_NAME,
+  RECONCILE_QUEUE_NAME,
   RENDER_QUEUE_NAME,
   redisKeys,
 } from "../../services/shared/src/jobs/catalog.ts";
@@ -12,6 +14,7 @@ import type { Logger } from "../../services/shared/src/logger.ts";
 import { createSiteStore } from "../../services/shared/src/storage/index.ts";
 import { buildSiteAssets } from "../../web/src/assets.ts";
 import { deliverContact } from "./contact/deliver.ts";
+import { replayContactArchives } from "./contact/replay.ts";
 import { observePublish } from "./ops/publish-metrics.ts";
 import type { BatchOutcome, PublishContext } from "./publish/context.ts";
 import type { IndexedDocument } from "./publish/dependency-index.ts";
@@ -19,17 +22,26 @@ import { diffBuild } from "./publish/diff-build.ts";
 import { withLock } from "./publish/lock.ts";
 import { publish } from "./publish/publish.ts";
 import { renderBatchJob } from "./publish/render-routes.ts";
-import { type ReconcileOutcome, reconcile } from "./reconcile.ts";
+import { waitForChildren } from "./publish/wait-for-children.ts";
+import { type ReconcileOutcome, reconcile, removeStaleTemp } from "./reconcile.ts";
+import { watchForRedisLoss } from "./redis-loss.ts";
 
 export interface WorkerOptions {
   rootDir: string;
   /** How often reconcile runs (it also runs at start). */
   reconcileEveryMs?: number;
   fanOutThreshold?: number;
+  /** Routes per child job of a fan-out (default 100). */
+  fanOutBatch?: number;
+  /** Child jobs this process renders at once (default 1; 0: none, this process only publishes). */
+  renderConcurrency?: number;
 }
 
 export interface RunningWorker {
+  /** The publish queue's BullMQ worker. */
   worker: Worker;
+  /** Every BullMQ worker of this process: publish, contact and reconcile queues. */
+  workers: readonly Worker[];
   context: PublishContext;
   /** Runs reconcile now, under the publish lock (a newcomer's first build, in `pressroom start`). */
   reconcileNow(): Promise<ReconcileOutcome>;
@@ -48,9 +60,22 @@ export async function startWorker(
 ): Promise<RunningWorker> {
   // Workers block on Redis: commands must wait for a reconnect rather than fail (BullMQ's rule).
   const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  // One line per outage, not one per reconnect attempt (ioredis retries every ≤ 2 s).
+  let redisDown = false;
+  connection.on("error", (error) => {
+    if (!redisDown) logger.warn({ err: error }, "Redis connection lost; reconnecting");
+    redisDown = true;
+  });
+  connection.on("ready", () => {
+    if (redisDown) logger.info("Redis connection back");
+    redisDown = false;
+  });
   const client = createContentClient(config.prismic, { schema: loadContentSchema(options.rootDir), logger });
   await client.probe();
   const store = createSiteStore(config.storage, { logger });
+  await removeStaleTemp({ store, logger }).catch((error: unknown) =>
+    logger.warn({ err: error }, "could not remove stale temp files"),
+  );
   const built = await buildSiteAssets();
   const context: PublishContext = {
     client,
@@ -61,25 +86,31 @@ export async function startWorker(
     assets: built.assets,
     logger,
     ...(options.fanOutThreshold !== undefined ? { fanOutThreshold: options.fanOutThreshold } : {}),
+    ...(options.fanOutBatch !== undefined ? { fanOutBatch: options.fanOutBatch } : {}),
   };
-  const { publishLock: lockKey, pendingIds: pendingKey } = redisKeys(config.queuePrefix);
+  const {
+    publishLock: lockKey,
+    pendingIds: pendingKey,
+    processingIds: processingKey,
+  } = redisKeys(config.queuePrefix);
 
   // Large fan-outs: child jobs on the render queue, rendered by every worker process (this one too,
   // by a second BullMQ worker, so that a lone process does not wait for itself).
   const renderQueue = new Queue(RENDER_QUEUE_NAME, { connection, prefix: config.queuePrefix });
   // QueueEvents blocks on its connection: it gets its own, closed with it.
   const eventsConnection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  eventsConnection.on("error", () => undefined); // said once by the main connection
   const renderEvents = new QueueEvents(RENDER_QUEUE_NAME, {
     connection: eventsConnection,
     prefix: config.queuePrefix,
   });
   await renderEvents.waitUntilReady();
   const renderSpec = jobCatalog["render-batch"];
-  context.fanOut = async (ref, batches, documents) => {
+  context.fanOut = async (ref, batches, documents, generation) => {
     const jobs = await renderQueue.addBulk(
       batches.map((routes) => ({
         name: "render-batch",
-        data: renderSpec.schema.parse({ ref, routes, documents }),
+        data: renderSpec.schema.parse({ ref, routes, documents, generation }),
         opts: {
           attempts: renderSpec.attempts,
           backoff: { ...renderSpec.backoff },
@@ -88,74 +119,107 @@ export async function startWorker(
         },
       })),
     );
-    return Promise.all(
-      jobs.map((job) => job.waitUntilFinished(renderEvents, 10 * 60_000) as Promise<BatchOutcome>),
-    );
+    return waitForChildren<BatchOutcome>(renderQueue, renderEvents, jobs);
   };
   const renderWorker = new Worker(
     RENDER_QUEUE_NAME,
     async (job) => {
-      const { ref, routes, documents } = renderSpec.schema.parse(job.data);
+      const { ref, routes, documents, generation } = renderSpec.schema.parse(job.data);
       const overlay = new Map(documents.map(([id, doc]) => [id, doc as IndexedDocument | null]));
       return renderBatchJob(
         { ...context, logger: logger.child({ jobId: job.id, job: job.name }) },
         ref,
         routes,
         overlay,
+        generation,
       );
     },
-    { connection, prefix: config.queuePrefix, concurrency: 1 },
+    {
+      connection,
+      prefix: config.queuePrefix,
+      concurrency: Math.max(1, options.renderConcurrency ?? 1),
+      autorun: options.renderConcurrency !== 0,
+    },
   );
   const assetKeys = built.files.map((file) => file.key);
 
-  const worker = new Worker(
-    QUEUE_NAME,
-    async (job) => {
-      const log = logger.child({ jobId: job.id, job: job.name });
-      const ctx = { ...context, logger: log };
-      switch (job.name) {
-        case "publish":
-          jobCatalog.publish.schema.parse(job.data);
-          return withLock(connection, lockKey, async () => {
-            // Ids that arrived while this publish ran are published now, not after a queue round trip.
-            let result = await observePublish(ctx, await publish(ctx));
-            while ((await connection.scard(pendingKey)) > 0)
-              result = await observePublish(ctx, await publish(ctx));
-            return result;
-          });
-        case "build":
-          return withLock(connection, lockKey, async () => diffBuild(ctx, await client.fetchMasterRef()));
-        case "reconcile":
-          return withLock(connection, lockKey, () => reconcile(ctx, assetKeys));
-        case "contact":
-          // Not under the publish lock: a message never waits for a publish in another process.
-          return deliverContact(
-            {
-              store,
-              smtpUrl: config.contact?.smtpUrl,
-              to: config.contact?.to,
-              from: config.contact?.from ?? "Pressroom <no-reply@localhost>",
-              logger: log,
-            },
-            job.data,
-          );
-        default:
-          throw new Error(`unknown job ${job.name}`);
-      }
-    },
-    { connection, prefix: config.queuePrefix, concurrency: 1 },
-  );
-  worker.on("failed", (job, error) =>
-    logger.error({ jobId: job?.id, job: job?.name, err: error }, "job failed"),
-  );
+  const processor = async (job: Job) => {
+    const log = logger.child({ jobId: job.id, job: job.name });
+    const ctx = { ...context, logger: log };
+    switch (job.name) {
+      case "publish":
+        jobCatalog.publish.schema.parse(job.data);
+        // Nothing pending (a duplicate delivery whose ids a publish already took): done, no lock.
+        if ((await connection.scard(pendingKey)) + (await connection.scard(processingKey)) === 0)
+          return { mode: "nothing-pending" };
+        return withLock(connection, lockKey, async () => {
+          // Ids that arrived while this publish ran are published now, not after a queue round trip.
+          let result = await observePublish(ctx, await publish(ctx));
+          while ((await connection.scard(pendingKey)) > 0)
+            result = await observePublish(ctx, await publish(ctx));
+          return result;
+        });
+      case "build":
+        return withLock(connection, lockKey, async () => diffBuild(ctx, await client.fetchMasterRef()));
+      case "reconcile":
+        return withLock(connection, lockKey, () => reconcile(ctx, assetKeys));
+      case "contact":
+        // Not under the publish lock, and on its own queue (also here: jobs queued by older code):
+        // a message never waits for a publish.
+        return deliverContact(
+          {
+            store,
+            smtpUrl: config.contact?.smtpUrl,
+            to: config.contact?.to,
+            from: config.contact?.from ?? "Pressroom <no-reply@localhost>",
+            logger: log,
+          },
+          job.data,
+        );
+      default:
+        throw new Error(`unknown job ${job.name}`);
+    }
+  };
+  // Publishes and builds on the main queue; contact messages and reconcile rounds each on their
+  // own, so neither waits behind a publish (nor a stream of them).
+  const workers = [QUEUE_NAME, CONTACT_QUEUE_NAME, RECONCILE_QUEUE_NAME].map((name) => {
+    const w = new Worker(name, processor, { connection, prefix: config.queuePrefix, concurrency: 1 });
+    w.on("failed", (job, error) =>
+      logger.error({ jobId: job?.id, job: job?.name, err: error }, "job failed"),
+    );
+    return w;
+  });
+  const worker = workers[0] as Worker;
 
   const queue = new Queue(QUEUE_NAME, { connection, prefix: config.queuePrefix });
-  await queue.upsertJobScheduler(
-    "reconcile",
-    { every: options.reconcileEveryMs ?? 5 * 60_000 },
-    { name: "reconcile" },
+  const contactQueue = new Queue(CONTACT_QUEUE_NAME, { connection, prefix: config.queuePrefix });
+  const reconcileQueue = new Queue(RECONCILE_QUEUE_NAME, { connection, prefix: config.queuePrefix });
+  // Older code scheduled reconcile on the main queue.
+  await queue.removeJobScheduler("reconcile");
+  // The schedule lives in Redis: registered at start, and again whenever Redis lost its data.
+  const schedule = async () => {
+    await reconcileQueue.upsertJobScheduler(
+      "reconcile",
+      { every: options.reconcileEveryMs ?? 5 * 60_000 },
+      { name: "reconcile" },
+    );
+    await reconcileQueue.add("reconcile", {}, { removeOnComplete: true, removeOnFail: 100 });
+  };
+  await schedule();
+  const lossWatch = watchForRedisLoss({
+    redis: connection,
+    markerKey: redisKeys(config.queuePrefix).workerMarker,
+    logger,
+    onLoss: async () => {
+      await schedule();
+      await replayContactArchives(store, contactQueue, logger);
+    },
+  });
+  await lossWatch.start();
+  // Messages archived (before their 202) whose job Redis lost while no worker was running.
+  await replayContactArchives(store, contactQueue, logger).catch((error: unknown) =>
+    logger.warn({ err: error }, "could not read the contact archive"),
   );
-  await queue.add("reconcile", {}, { removeOnComplete: true, removeOnFail: 100 });
   logger.info(
     { queue: QUEUE_NAME, prefix: config.queuePrefix, storage: store.description },
     "worker started",
@@ -163,15 +227,19 @@ export async function startWorker(
 
   return {
     worker,
+    workers,
     context,
     reconcileNow: () => withLock(connection, lockKey, () => reconcile(context, assetKeys)),
     close: async () => {
-      await worker.close();
+      lossWatch.stop();
+      for (const w of workers) await w.close();
       await renderWorker.close();
       await renderEvents.close();
       await eventsConnection.quit().catch(() => undefined);
       await renderQueue.close();
       await queue.close();
+      await contactQueue.close();
+      await reconcileQueue.close();
       await store.close();
       await connection.quit().catch(() => undefined);
     },

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ContactMessage } from "../../shared/src/contact/validate-contact.ts";
-import { jobCatalog, redisKeys } from "../../shared/src/jobs/catalog.ts";
+import { CONTACT_QUEUE_NAME, type JobPayload, jobCatalog, redisKeys } from "../../shared/src/jobs/catalog.ts";
 import {
   createFailFastQueue,
   REMOVE_ON_COMPLETE,
@@ -17,8 +17,11 @@ export type RateDecision = { allowed: true } | { allowed: false; retryAfterSecon
 export interface ContactQueue {
   /** Counts one message from `ip` in the current window and says whether it may go on. */
   hit(ip: string): Promise<RateDecision>;
-  /** Resolves only once Redis holds the job. */
-  enqueue(message: ContactMessage): Promise<{ id: string }>;
+  /** Resolves only once Redis holds the job; `archive` (the durable copy) runs first. */
+  enqueue(
+    message: ContactMessage,
+    archive?: (payload: JobPayload<"contact">) => Promise<void>,
+  ): Promise<{ id: string }>;
   /** Resolves when Redis answers (readiness). */
   ping?(): Promise<void>;
   close(): Promise<void>;
@@ -38,7 +41,8 @@ export interface ContactQueueOptions {
  * worse than a 503 that says "try again in a minute" (the form keeps what they typed).
  */
 export function createContactQueue(options: ContactQueueOptions): ContactQueue {
-  const producer = createFailFastQueue(options);
+  // Contact messages have their own queue: they never wait behind a publish.
+  const producer = createFailFastQueue({ ...options, queueName: CONTACT_QUEUE_NAME });
   const { redis, queue } = producer;
   const ratePrefix = redisKeys(options.queuePrefix).contactRate;
   const spec = jobCatalog.contact;
@@ -55,12 +59,13 @@ export function createContactQueue(options: ContactQueueOptions): ContactQueue {
       if (count <= options.rateLimit) return { allowed: true };
       return { allowed: false, retryAfterSeconds: ttl > 0 ? ttl : CONTACT_WINDOW_SECONDS };
     },
-    async enqueue(message) {
+    async enqueue(message, archive) {
       const payload = spec.schema.parse({
         ...message,
         id: randomUUID(),
         receivedAt: new Date().toISOString(),
       });
+      await archive?.(payload);
       await producer.run(() =>
         queue.add("contact", payload, {
           jobId: spec.jobId(payload),

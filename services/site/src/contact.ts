@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { writeContactArchive } from "../../shared/src/contact/contact-archive.ts";
 import { type ContactErrors, validateContact } from "../../shared/src/contact/validate-contact.ts";
 import { QueueUnavailableError } from "../../shared/src/jobs/fail-fast-queue.ts";
 import type { SiteStore } from "../../shared/src/storage/index.ts";
@@ -113,7 +114,15 @@ export async function contactRoutes(app: FastifyInstance, options: ContactRoutes
           request.log.warn({ ip: request.ip, rateKey }, "contact rate limit reached");
           return answer(request, reply, { status: 429, retryAfterSeconds: rate.retryAfterSeconds });
         }
-        const { id } = await queue.enqueue(result.value);
+        // Archived in storage before Redis: a 202 survives Redis losing its data (contact-archive.ts).
+        const archive = store
+          ? (payload: { id: string; receivedAt: string }) =>
+              writeContactArchive(store, payload).catch((error: unknown) => {
+                request.log.error({ err: error }, "contact message could not be archived");
+                throw new QueueUnavailableError("storage unavailable");
+              })
+          : undefined;
+        const { id } = await queue.enqueue(result.value, archive);
         // Never the message or the visitor's details: the id finds them in the archive.
         request.log.info({ contactId: id }, "contact message queued");
         return answer(request, reply, { status: 202, id });

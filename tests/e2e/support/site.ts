@@ -4,7 +4,7 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
-import { QUEUE_NAME } from "../../../services/shared/src/jobs/catalog.ts";
+import { CONTACT_QUEUE_NAME } from "../../../services/shared/src/jobs/catalog.ts";
 import { createSiteStore, type SiteStore } from "../../../services/shared/src/storage/index.ts";
 import { siteApp } from "../../../services/site/src/app.ts";
 import { type ContactQueue, createContactQueue } from "../../../services/site/src/contact-queue.ts";
@@ -69,7 +69,7 @@ export async function startSite(options: { rateLimit?: number } = {}): Promise<S
     logger,
   });
   const worker = new Worker(
-    QUEUE_NAME,
+    CONTACT_QUEUE_NAME,
     (job) =>
       deliverContact(
         {
@@ -127,7 +127,7 @@ export async function startSite(options: { rateLimit?: number } = {}): Promise<S
       await worker.close();
       await contact.close();
       const redis = new Redis(REDIS_URL);
-      const queue = new Queue(QUEUE_NAME, { connection: redis, prefix });
+      const queue = new Queue(CONTACT_QUEUE_NAME, { connection: redis, prefix });
       await queue.obliterate({ force: true }).catch(() => undefined);
       await queue.close();
       await removeKeysUnder(redis, prefix);

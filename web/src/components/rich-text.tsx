@@ -5,6 +5,7 @@ import { isSafeImageSrc } from "../lib/safe-href.ts";
 import { AppLink } from "./app-link.tsx";
 import { ContentImage } from "./content-image.tsx";
 import { Embed } from "./embed.tsx";
+import { limitSpans } from "./limit-spans.ts";
 
 /** Rich text runs in the content column: at most about 720 px wide. */
 const RICH_TEXT_IMAGE_SIZES = "(min-width: 800px) 720px, 100vw";
@@ -39,7 +40,7 @@ export function RichText({
   field: RichTextField | null | undefined;
   components?: RichTextComponents;
 }): ReactNode {
-  return <PrismicRichText field={field} components={components} />;
+  return <PrismicRichText field={limitSpans(field)} components={components} />;
 }
 
 export function richTextComponents(extra: RichTextComponents): RichTextComponents {

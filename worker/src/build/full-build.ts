@@ -44,6 +44,12 @@ export interface BuildOptions {
    * folder) instead of trusting the previous manifest's. Always done when there is no manifest.
    */
   verify?: boolean;
+  /**
+   * What storage holds, key → sha256 of the bytes actually stored (read and hashed by the caller:
+   * `pressroom verify`). Trusted over every recorded hash, so an object changed behind the build's
+   * back is found and rewritten even where its metadata still claims the old hash.
+   */
+  storedHashes?: ReadonlyMap<string, string>;
 }
 
 export interface BuildSummary {
@@ -143,9 +149,12 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
   const previousHashes = new Map<string, string>(Object.entries(previous?.assets ?? {}));
   for (const route of Object.values(previous?.routes ?? {})) previousHashes.set(route.key, route.hash);
   for (const [key, hash] of redirectHashes(previous?.redirects)) previousHashes.set(key, hash); // redirects
-  const existing = previous && !options.verify ? await storedKeys(store) : await storedHashes(store);
+  const existing: ReadonlyMap<string, string | undefined> =
+    options.storedHashes ??
+    (previous && !options.verify ? await storedKeys(store) : await storedHashes(store));
   const isStored = (key: string, hash: string) =>
-    existing.has(key) && (existing.get(key) ?? previousHashes.get(key)) === hash;
+    existing.has(key) &&
+    (options.storedHashes ? existing.get(key) : (existing.get(key) ?? previousHashes.get(key))) === hash;
 
   const manifest: BuiltManifest = {
     version: MANIFEST_VERSION,

@@ -1,5 +1,6 @@
 import { UnrecoverableError } from "bullmq";
 import { createTransport } from "nodemailer";
+import { contactArchiveKey } from "../../../services/shared/src/contact/contact-archive.ts";
 import { type JobPayload, jobCatalog } from "../../../services/shared/src/jobs/catalog.ts";
 import type { Logger } from "../../../services/shared/src/logger.ts";
 import { CACHE_CONTROL } from "../../../services/shared/src/site/manifest.ts";
@@ -23,11 +24,7 @@ export interface ContactArchive extends ContactPayload {
   delivered?: { at: string; messageId: string };
 }
 
-/** Under `.pressroom/`, which the site server never serves. */
-export function contactArchiveKey(payload: Pick<ContactPayload, "id" | "receivedAt">): string {
-  const [year, month] = payload.receivedAt.slice(0, 7).split("-");
-  return `.pressroom/contact/${year}/${month}/${payload.id}.json`;
-}
+export { contactArchiveKey };
 
 /**
  * The `contact` job: archive, then mail. Archiving first means an SMTP outage (or no SMTP at all)
@@ -106,7 +103,7 @@ export function mailText(payload: ContactPayload): string {
   ].join("\n");
 }
 
-async function readArchive(store: SiteStore, key: string): Promise<ContactArchive | undefined> {
+export async function readArchive(store: SiteStore, key: string): Promise<ContactArchive | undefined> {
   const object = await store.get(key);
   if (!object) return undefined;
   try {

@@ -1,11 +1,16 @@
 import type { Job } from "bullmq";
 import type { OpsConfig } from "../../../services/shared/src/config/index.ts";
 import type { Logger } from "../../../services/shared/src/logger.ts";
-import { contactMessages, reconcileRuns } from "../../../services/shared/src/metrics/metrics.ts";
+import {
+  contactMessages,
+  failedRoutes,
+  reconcileRuns,
+} from "../../../services/shared/src/metrics/metrics.ts";
 import { watchQueues } from "../../../services/shared/src/metrics/queue-metrics.ts";
 import { openOpsQueues } from "../../../services/shared/src/ops/ops-queues.ts";
 import { startOpsServer } from "../../../services/shared/src/ops/ops-server.ts";
 import type { ReadinessChecks } from "../../../services/shared/src/ops/readiness.ts";
+import { onRouteFailed } from "../publish/route-failures.ts";
 import type { RunningWorker } from "../worker.ts";
 import { countRoutes, observeLiveSafely } from "./publish-metrics.ts";
 
@@ -66,7 +71,7 @@ export async function startWorkerOps(
 }
 
 /** Reconcile outcomes, contact deliveries, and what builds and reconciles made live. */
-export function countJobs(running: Pick<RunningWorker, "worker" | "context">, logger: Logger): () => void {
+export function countJobs(running: Pick<RunningWorker, "workers" | "context">, logger: Logger): () => void {
   const ctx = { redis: running.context.redis, queuePrefix: running.context.queuePrefix, logger };
   const completed = (job: Job, result: unknown) => {
     const started = job.processedOn ?? Date.now();
@@ -95,10 +100,16 @@ export function countJobs(running: Pick<RunningWorker, "worker" | "context">, lo
       contactMessages.inc({ outcome: final ? "failed" : "retry" });
     }
   };
-  running.worker.on("completed", completed);
-  running.worker.on("failed", failed);
+  for (const worker of running.workers) {
+    worker.on("completed", completed);
+    worker.on("failed", failed);
+  }
+  const stopFailures = onRouteFailed(() => failedRoutes.inc());
   return () => {
-    running.worker.off("completed", completed);
-    running.worker.off("failed", failed);
+    stopFailures();
+    for (const worker of running.workers) {
+      worker.off("completed", completed);
+      worker.off("failed", failed);
+    }
   };
 }

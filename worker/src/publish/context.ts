@@ -17,11 +17,14 @@ export interface PublishContext {
   logger: Logger;
   /** Above this many routes a publish is split into child jobs (`fanOut`), or else runs a diff build. */
   fanOutThreshold?: number;
+  /** Routes per child job (default FAN_OUT_BATCH). */
+  fanOutBatch?: number;
   /** Renders batches of routes as child jobs that every worker process shares; resolves when all are done. */
   fanOut?: (
     ref: string,
     batches: string[][],
     overlay: [string, IndexedDocument | null][],
+    generation: number,
   ) => Promise<BatchOutcome[]>;
 }
 
@@ -36,6 +39,12 @@ export interface BatchOutcome {
   rendered: number;
   changed: number;
   unchanged: number;
+  /** Writes refused because a newer generation started or wrote the route (generation.ts). */
+  refused?: number;
+  /** Routes whose render threw (not a transient content error): they keep their last good page. */
+  failed?: { route: string; documentId?: string; error: string }[];
+  /** The job's publish was superseded before it started: nothing was rendered. */
+  superseded?: boolean;
 }
 
 export interface PublishSummary {
@@ -46,6 +55,8 @@ export interface PublishSummary {
   unchanged: number;
   deleted: number;
   mode: "incremental" | "diff-build" | "nothing-pending";
+  /** Routes whose render failed and kept their last good page (route-failures.ts). */
+  failed?: number;
   /** Child jobs a large fan-out was split into (0: rendered by the publishing job itself). */
   batches?: number;
   durationMs: number;

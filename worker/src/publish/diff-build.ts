@@ -3,6 +3,8 @@ import { routeForDocument } from "../../../web/src/routes.ts";
 import { buildSite, documentHash } from "../build/full-build.ts";
 import type { PublishContext } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
+import { nextGeneration } from "./generation.ts";
+import { clearRouteFailures } from "./route-failures.ts";
 
 /** Renders everything at `ref` (writing only changed bytes, deleting orphans) and rebuilds the index from it. */
 export async function diffBuild(
@@ -10,26 +12,46 @@ export async function diffBuild(
   ref: string,
   index = new DependencyIndex(ctx.redis, ctx.queuePrefix),
 ) {
+  return (await rebuild(ctx, ref, index)).summary;
+}
+
+/**
+ * diffBuild, also handing back the manifest it wrote. `storedHashes` (key → sha256 of the bytes
+ * stored, read by `pressroom verify`) is trusted over every recorded hash.
+ */
+export async function rebuild(
+  ctx: PublishContext,
+  ref: string,
+  index: DependencyIndex,
+  storedHashes?: ReadonlyMap<string, string>,
+) {
+  // A new generation: any child job of an earlier publish still queued is dropped, not written.
+  await nextGeneration(ctx.redis, ctx.queuePrefix);
   const outcome = await buildSite({
     client: ctx.client,
     store: ctx.store,
     siteUrl: ctx.siteUrl,
     logger: ctx.logger,
     ref,
+    ...(storedHashes ? { storedHashes } : {}),
   });
   const routes = new Map<string, IndexedRoute>(Object.entries(outcome.manifest.routes));
   const documents = new Map(
     outcome.documents.map((doc) => [doc.id, indexed(doc, outcome.hashes.get(doc.id))]),
   );
   await index.replace(ref, routes, documents);
+  await clearRouteFailures(ctx.redis, ctx.queuePrefix);
   const { summary } = outcome;
   return {
-    ref,
-    rendered: summary.rendered,
-    written: summary.written,
-    unchanged: summary.unchanged,
-    deleted: summary.deleted,
-    mode: "diff-build" as const,
+    manifest: outcome.manifest,
+    summary: {
+      ref,
+      rendered: summary.rendered,
+      written: summary.written,
+      unchanged: summary.unchanged,
+      deleted: summary.deleted,
+      mode: "diff-build" as const,
+    },
   };
 }
 

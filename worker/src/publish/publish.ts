@@ -14,11 +14,13 @@ import { type BatchOutcome, FAN_OUT_BATCH, type PublishContext, type PublishSumm
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
 import { diffBuild, indexed } from "./diff-build.ts";
 import { fetchPagesByUid, pageUidsOf } from "./fetch-documents.ts";
+import { isCurrent, nextGeneration, SupersededError } from "./generation.ts";
 import { layeredSource } from "./layered-source.ts";
 import { planIds } from "./plan-ids.ts";
 import { idsToFetch } from "./planner.ts";
 import { publishRedirects } from "./redirects-stage.ts"; // redirects (issue 13 §2)
 import { renderRoutes } from "./render-routes.ts";
+import { recordRouteFailures } from "./route-failures.ts";
 import { StepTimer } from "./step-timer.ts";
 
 const LAST = new Set([PRICE_LIST_INDEX_ROUTE, SITEMAP_ROUTE, ROBOTS_ROUTE, ...ERROR_PAGE_ROUTES]);
@@ -74,6 +76,9 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
       durationMs: 0,
     };
   }
+  // From here on every write carries this publish's generation: a child job of an older publish
+  // still queued (its worker was killed) is dropped, and none of its writes can land after ours.
+  const generation = await nextGeneration(ctx.redis, ctx.queuePrefix);
   const threshold = ctx.fanOutThreshold ?? 200;
   // The master ref and what the index knows do not depend on each other: both at once.
   const [ref, prior] = await Promise.all([
@@ -82,7 +87,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
       ? undefined
       : timer.time("indexRead", index.prior(ids, { maxRoutes: threshold, isListing: (r) => LAST.has(r) })),
   ]);
-  const log = ctx.logger.child({ ref });
+  const log = ctx.logger.child({ ref, generation });
   if (prior === undefined) {
     log.warn("the dependency index is missing or of another version: running a diff build");
     return done({ ...(await diffBuild(ctx, ref, index)), ids: ids.length });
@@ -115,12 +120,14 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   const counts = { rendered: 0, written: 0, unchanged: 0, deleted: 0, batches: 0 };
   const written = new Map<string, IndexedRoute>();
   const deleted = [...plan.delete.keys()];
+  const failed: NonNullable<BatchOutcome["failed"]> = [];
   const overlay = new Map<string, IndexedDocument | null>(
     ids.map((id) => [id, fetchedDocs.has(id) ? indexed(fetchedDocs.get(id) as PrismicDocument) : null]),
   );
   const collect = (outcome: BatchOutcome) => {
     for (const [route, entry] of outcome.written) written.set(route, entry);
     deleted.push(...outcome.gone);
+    failed.push(...(outcome.failed ?? []));
     counts.rendered += outcome.rendered;
     counts.written += outcome.changed;
     counts.unchanged += outcome.unchanged;
@@ -138,10 +145,11 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     // publish waits for them (holding the lock and the ids) and commits when all are done.
     await readPrevious([...routes, ...plan.delete.keys()]);
     const batches: string[][] = [];
-    for (let i = 0; i < routes.length; i += FAN_OUT_BATCH) batches.push(routes.slice(i, i + FAN_OUT_BATCH));
+    const size = ctx.fanOutBatch ?? FAN_OUT_BATCH;
+    for (let i = 0; i < routes.length; i += size) batches.push(routes.slice(i, i + size));
     log.info({ routes: routes.length, batches: batches.length }, "large fan-out: rendering in child jobs");
     counts.batches = batches.length;
-    for (const outcome of await ctx.fanOut(ref, batches, [...overlay])) collect(outcome);
+    for (const outcome of await ctx.fanOut(ref, batches, [...overlay], generation)) collect(outcome);
     timer.lap("fanOut");
   } else {
     const fallback = createClientSource(ctx.client, ref);
@@ -160,6 +168,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
         previous,
         index,
         log,
+        generation,
         timings: { render: "ownRender", write: "ownWrite", timer },
       }),
     );
@@ -175,10 +184,21 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     );
     const restSource = extra.length > 0 ? layeredSource([...documents, ...extra], gone, fallback) : source;
     collect(
-      await renderRoutes(ctx, { ref, routes: rest, source: restSource, overlay, previous, index, log }),
+      await renderRoutes(ctx, {
+        ref,
+        routes: rest,
+        source: restSource,
+        overlay,
+        previous,
+        index,
+        log,
+        generation,
+      }),
     );
     timer.lap("rest");
   }
+  // A publish whose lock expired while it ran (a paused process) must not commit over its successor.
+  if (!(await isCurrent(ctx.redis, ctx.queuePrefix, generation))) throw new SupersededError(generation);
   for (const route of deleted) {
     await ctx.store.delete(previous.get(route)?.key ?? keyForRoute(route));
     counts.deleted++;
@@ -191,8 +211,14 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   });
   await updateManifest(ctx.store, ref, written, deleted, redirects);
   await index.commit({ ref, written, deleted, previous, documents: overlay });
+  await recordRouteFailures(
+    ctx.redis,
+    ctx.queuePrefix,
+    failed.map((f) => ({ ...f, ref, at: new Date().toISOString() })),
+    [...written.keys(), ...deleted],
+  );
   timer.lap("commit");
-  return done({ ref, ids: ids.length, ...counts, mode: "incremental" });
+  return done({ ref, ids: ids.length, ...counts, failed: failed.length, mode: "incremental" });
 }
 
 function rank(route: string, own: ReadonlySet<string | null>): number {

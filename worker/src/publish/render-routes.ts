@@ -11,7 +11,9 @@ import { mapLimit } from "../build/map-limit.ts";
 import { fetchBatchContent } from "./batch-content.ts";
 import type { BatchOutcome, PublishContext } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
+import { claimWrite, isCurrent } from "./generation.ts";
 import { layeredSource } from "./layered-source.ts";
+import { isTransient } from "./route-failures.ts";
 import type { StepTimer } from "./step-timer.ts";
 
 /**
@@ -30,6 +32,8 @@ export async function renderRoutes(
     previous: ReadonlyMap<string, IndexedRoute>;
     index: DependencyIndex;
     log: Logger;
+    /** The publish's generation: every write is claimed first and refused if a newer one exists. */
+    generation?: number;
     /** Adds the time spent rendering and writing to the steps `render` and `write` (summed over routes). */
     timings?: { render: string; write: string; timer: StepTimer };
   },
@@ -51,13 +55,28 @@ export async function renderRoutes(
   };
   await mapLimit(job.routes, 4, async (route) => {
     const renderStarted = performance.now();
-    const result = await renderRoute(route, {
-      source: route === SITEMAP_ROUTE ? await sitemapSource() : job.source,
-      siteUrl: ctx.siteUrl,
-      assets: ctx.assets,
-      mode: "production",
-      logger: job.log,
-    });
+    let result: Awaited<ReturnType<typeof renderRoute>>;
+    try {
+      result = await renderRoute(route, {
+        source: route === SITEMAP_ROUTE ? await sitemapSource() : job.source,
+        siteUrl: ctx.siteUrl,
+        assets: ctx.assets,
+        mode: "production",
+        logger: job.log,
+      });
+    } catch (error) {
+      // A content API hiccup fails the publish (retried with backoff); anything else is this
+      // route's content or template: the route keeps its last good page, the rest goes on.
+      if (isTransient(error)) throw error;
+      const documentId = job.previous.get(route)?.documentId ?? documentOf(route, job.overlay);
+      const message = error instanceof Error ? error.message : String(error);
+      outcome.failed = [
+        ...(outcome.failed ?? []),
+        { route, ...(documentId ? { documentId } : {}), error: message },
+      ];
+      job.log.error({ route, documentId, err: error }, "render failed: the route keeps its last good page");
+      return;
+    }
     add("render", renderStarted);
     observeRender("worker", renderStarted);
     outcome.rendered++;
@@ -82,6 +101,15 @@ export async function renderRoutes(
       return;
     }
     const writeStarted = performance.now();
+    if (
+      job.generation !== undefined &&
+      !(await claimWrite(ctx.redis, ctx.queuePrefix, route, job.generation))
+    ) {
+      // A newer publish started or already wrote this route: older bytes must never replace it.
+      outcome.refused = (outcome.refused ?? 0) + 1;
+      job.log.warn({ route, generation: job.generation }, "write refused: a newer publish owns this route");
+      return;
+    }
     await ctx.store.put(key, result.html, {
       contentType: result.contentType,
       cacheControl: CACHE_CONTROL.html,
@@ -102,12 +130,29 @@ export async function renderBatchJob(
   ref: string,
   routes: readonly string[],
   overlay: ReadonlyMap<string, IndexedDocument | null>,
+  generation: number | undefined,
 ): Promise<BatchOutcome> {
+  if (generation === undefined || !(await isCurrent(ctx.redis, ctx.queuePrefix, generation))) {
+    // An orphan of a superseded publish (its worker was killed; a newer publish has started since):
+    // its routes are the newer publish's to write.
+    ctx.logger.warn(
+      { ref, generation, routes: routes.length },
+      "dropping a child job of a superseded publish",
+    );
+    return { written: [], gone: [], rendered: 0, changed: 0, unchanged: 0, superseded: true };
+  }
   const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
   const previous = await index.routes(routes);
   const { documents, gone } = await fetchBatchContent(ctx, ref, routes, previous);
   const source = layeredSource(documents, gone, createClientSource(ctx.client, ref));
-  return renderRoutes(ctx, { ref, routes, source, overlay, previous, index, log: ctx.logger.child({ ref }) });
+  const log = ctx.logger.child({ ref, generation });
+  return renderRoutes(ctx, { ref, routes, source, overlay, previous, index, log, generation });
+}
+
+/** The id of the document this publish changed whose route is `route`, if any. */
+function documentOf(route: string, overlay: ReadonlyMap<string, IndexedDocument | null>): string | undefined {
+  for (const [id, doc] of overlay) if (doc?.route === route) return id;
+  return undefined;
 }
 
 /** Document-shaped stubs of what the index knows, for listings (the sitemap reads routes and dates only). */

@@ -8,6 +8,10 @@ import { z } from "zod";
  * same delivery twice one job.
  */
 export const QUEUE_NAME = "pressroom";
+/** Contact messages, on their own queue: a message never waits behind a publish (issue 10, item 13). */
+export const CONTACT_QUEUE_NAME = "pressroom-contact";
+/** Reconcile rounds (and their schedule), on their own queue: a round never waits behind queued publishes. */
+export const RECONCILE_QUEUE_NAME = "pressroom-reconcile";
 /** Child jobs of large fan-outs: every worker process renders from it while a publish waits. */
 export const RENDER_QUEUE_NAME = "pressroom-render";
 
@@ -31,6 +35,9 @@ const renderBatchPayload = z.object({
   routes: z.array(z.string().min(1)).min(1).max(1_000),
   /** The publish's changed documents as the index keeps them (null: gone), for the sitemap. */
   documents: z.array(z.tuple([z.string(), z.record(z.string(), z.unknown()).nullable()])),
+  /** The publish's generation (worker/src/publish/generation.ts): a job of a superseded one is dropped,
+   * and none of its writes may land after a newer one's. Absent (a job queued by older code): dropped. */
+  generation: z.number().int().positive().optional(),
 });
 
 // Checked again here, not only in the form's validation: whatever queued the job, a line break
@@ -112,6 +119,16 @@ export const redisKeys = (prefix: string) => ({
   suspects: `${prefix}:reconcile-suspects`,
   /** The summary of the last publish (JSON), for `pressroom status`. */
   lastPublish: `${prefix}:last-publish`,
+  /** Counter: the newest publish (or build) generation; every write carries one (publish/generation.ts). */
+  generation: `${prefix}:generation`,
+  /** Hash route → the generation that last wrote it: a write of an older generation is refused. */
+  routeGenerations: `${prefix}:route-generations`,
+  /** The last storage verification (JSON), full (`pressroom verify`) or reconcile's sample, for `pressroom status`. */
+  lastVerify: `${prefix}:last-verify`,
+  /** Where reconcile's rotating storage sample resumes (an index route, exclusive). */
+  verifyCursor: `${prefix}:verify-cursor`,
+  /** Written by every worker at start: its absence means Redis lost its data (worker/src/redis-loss.ts). */
+  workerMarker: `${prefix}:worker-marker`,
   /** Fixed 10-minute window counter of contact messages per client IP (`<this>:<ip>`). */
   contactRate: `${prefix}:contact-rate`,
 });

@@ -11,6 +11,8 @@ export class QueueUnavailableError extends Error {
 
 export interface FailFastQueueOptions {
   redisUrl: string;
+  /** The queue jobs go to (default: the publish queue `pressroom`). */
+  queueName?: string;
   queuePrefix: string;
   logger: Logger;
   /** Upper bound for one `run` or `ping`, whatever Redis does (default 1500 ms). */
@@ -62,7 +64,10 @@ export function createFailFastQueue(options: FailFastQueueOptions): FailFastQueu
   });
 
   // Shared connection: BullMQ does not close it; close() below does.
-  const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: options.queuePrefix });
+  const queue = new Queue(options.queueName ?? QUEUE_NAME, {
+    connection: redis,
+    prefix: options.queuePrefix,
+  });
   // BullMQ re-emits the connection's errors on the queue; an EventEmitter without an "error"
   // listener would throw them. They are logged once above.
   queue.on("error", () => {});

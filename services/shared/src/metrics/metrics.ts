@@ -81,6 +81,12 @@ export const contactMessages = new Counter({
   registers: [registry],
 });
 
+export const failedRoutes = new Counter({
+  name: "pressroom_route_failures_total",
+  help: "Routes whose render threw during a publish: the last good page stays, the route is listed by `pressroom status` and retried when its document changes.",
+  registers: [registry],
+});
+
 /** Observes one route's render time, from `performance.now()` at its start. */
 export function observeRender(process: "worker" | "preview", since: number): void {
   renderDuration.observe({ process }, (performance.now() - since) / 1000);

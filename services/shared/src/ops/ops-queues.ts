@@ -1,6 +1,6 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { QUEUE_NAME, RENDER_QUEUE_NAME } from "../jobs/catalog.ts";
+import { CONTACT_QUEUE_NAME, QUEUE_NAME, RECONCILE_QUEUE_NAME, RENDER_QUEUE_NAME } from "../jobs/catalog.ts";
 
 export interface OpsQueues {
   queues: Queue[];
@@ -8,7 +8,7 @@ export interface OpsQueues {
 }
 
 /**
- * Both queues, read by the metrics scrape and the dashboard, on connections of their own (a scrape
+ * Every queue (publish, render, contact, reconcile), read by the metrics scrape and the dashboard, on connections of their own (a scrape
  * or a dashboard page must not disturb the connection deliveries are queued on).
  */
 export function openOpsQueues(redisUrl: string, prefix: string): OpsQueues {
@@ -28,7 +28,7 @@ export function openOpsQueues(redisUrl: string, prefix: string): OpsQueues {
     retryStrategy: (attempt: number) => Math.min(attempt * 200, 2000),
   };
   parsed.disconnect();
-  const queues = [QUEUE_NAME, RENDER_QUEUE_NAME].map((name) => {
+  const queues = [QUEUE_NAME, RENDER_QUEUE_NAME, CONTACT_QUEUE_NAME, RECONCILE_QUEUE_NAME].map((name) => {
     const queue = new Queue(name, { connection, prefix });
     // Outages are reported by readiness and by the queue gauges' absence; the receiver logs them.
     queue.on("error", () => {});

@@ -7,6 +7,7 @@ import { sha256 } from "./content-hash.ts";
 import { contentTypeFor } from "./content-types.ts";
 import { errorCode, pruneEmptyFolders, removeFile, walkFiles, writeFileAtomic } from "./fs-files.ts";
 import { META_FOLDER, readSidecar, type Sidecar, sidecarFor } from "./fs-sidecar.ts";
+import { removeStaleTempFiles } from "./fs-temp-cleanup.ts";
 import { KeyedLock } from "./keyed-lock.ts";
 import { toPutInput } from "./put-input.ts";
 import type { ObjectInfo, SiteStore, StoredObject } from "./site-store.ts";
@@ -162,5 +163,7 @@ export function createFsStore(root: string, options: { logger?: Logger } = {}): 
     },
 
     async close() {},
+
+    removeStaleTemp: (olderThanMs) => removeStaleTempFiles(root, olderThanMs),
   };
 }

@@ -57,6 +57,11 @@ export interface SiteStore {
    */
   keys(prefix?: string): AsyncIterable<string>;
   close(): Promise<void>;
+  /**
+   * Folder stores only: removes temp files older than `olderThanMs` that a killed writer left
+   * behind (`.pressroom-tmp-*`); returns how many. Object stores have none (an upload is atomic).
+   */
+  removeStaleTemp?(olderThanMs: number): Promise<number>;
 }
 
 export interface SiteStoreOptions {

@@ -1,0 +1,122 @@
+/**
+ * Issue 10, item 12 (the worker's part): a fan-out into more than 10 child jobs used to add one
+ * QueueEvents listener per child (`job.waitUntilFinished`) and print MaxListenersExceededWarning
+ * on every large publish. One listener per event now, whatever the number of children.
+ */
+import { readFileSync } from "node:fs";
+import { Redis } from "ioredis";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PublisherConfig } from "../../services/shared/src/config/index.ts";
+import { startWebhook } from "../../services/webhook/src/server.ts";
+import { type RunningWorker, startWorker } from "../../worker/src/worker.ts";
+import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { removeKeysUnder } from "../support/redis-keys.ts";
+import { tempDir } from "../support/temp-dir.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const PREFIX = `test-listeners-${process.pid}-${Date.now()}`;
+const SECRET = "fan-out-listeners-secret";
+const logger = pino({ level: "silent" });
+const settings = JSON.parse(
+  readFileSync(`${ROOT}services/local-prismic/demo/documents/Z9nWsREAACUAx1Aa.json`, "utf8"),
+);
+
+let content: LocalPrismic;
+let webhook: Awaited<ReturnType<typeof startWebhook>>;
+let worker: RunningWorker;
+let site: { path: string; remove: () => Promise<void> };
+let redis: Redis;
+
+async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+beforeAll(async () => {
+  site = await tempDir("listeners-site");
+  redis = new Redis({ maxRetriesPerRequest: null });
+  webhook = await startWebhook(
+    {
+      host: "127.0.0.1",
+      port: 0,
+      logLevel: "silent",
+      repository: "demo",
+      webhookSecret: SECRET,
+      redisUrl: "redis://127.0.0.1:6379",
+      queuePrefix: PREFIX,
+    },
+    logger,
+  );
+  content = await startLocalPrismic({ webhookUrl: `${webhook.url}/webhooks/prismic`, webhookSecret: SECRET });
+  const config: PublisherConfig = {
+    logLevel: "silent",
+    prismic: {
+      repository: "demo",
+      endpoint: content.endpoint,
+      accessToken: undefined,
+      timeoutMs: 10_000,
+      cacheTtlMs: 5_000,
+      cacheMaxEntries: 1_000,
+      rateLimitRetries: 3,
+    },
+    redisUrl: "redis://127.0.0.1:6379",
+    queuePrefix: PREFIX,
+    storage: { url: `file://${site.path}`, s3Endpoint: undefined, s3Region: "us-east-1" },
+    siteUrl: "https://www.example.com",
+  };
+  // One route per child job: a settings change of the demo site fans out into more than 10.
+  worker = await startWorker(config, logger, {
+    rootDir: ROOT,
+    fanOutThreshold: 1,
+    fanOutBatch: 1,
+    reconcileEveryMs: 3_600_000,
+  });
+  await until(
+    async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
+    60_000,
+    "the first build",
+  );
+}, 90_000);
+
+afterAll(async () => {
+  await worker?.close();
+  await webhook?.close();
+  await content?.stop();
+  await removeKeysUnder(redis, PREFIX);
+  await redis.quit();
+  await site?.remove();
+});
+
+describe("a fan-out into more than 10 child jobs", () => {
+  it("prints no MaxListenersExceededWarning", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    try {
+      const answer = await fetch(`${content.url}/admin/publish`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          upsert: [{ ...settings, data: { ...settings.data, copyright_holder: "Many Children LLC" } }],
+        }),
+      });
+      expect(answer.status).toBe(200);
+      await until(
+        async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
+        90_000,
+        "the fan-out publish",
+      );
+      const last = JSON.parse((await redis.get(`${PREFIX}:last-publish`)) ?? "{}") as { batches?: number };
+      expect(last.batches).toBeGreaterThan(10);
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings.filter((w) => w.includes("MaxListenersExceededWarning"))).toEqual([]);
+  }, 120_000);
+});

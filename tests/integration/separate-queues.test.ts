@@ -1,0 +1,182 @@
+/**
+ * Issue 10, item 13: contact messages (and reconcile rounds) run on their own queues. A publish
+ * that holds the main queue for long — here one waiting on child jobs no process renders — and a
+ * stream of duplicate deliveries behind it do not delay a contact message. Real Redis, the real
+ * worker, receiver, site server, local content service and SMTP server.
+ */
+import { readFileSync } from "node:fs";
+import { Queue } from "bullmq";
+import Fastify, { type FastifyInstance } from "fastify";
+import { Redis } from "ioredis";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig, type PublisherConfig } from "../../services/shared/src/config/index.ts";
+import { RENDER_QUEUE_NAME } from "../../services/shared/src/jobs/catalog.ts";
+import { createSiteStore, type SiteStore } from "../../services/shared/src/storage/index.ts";
+import { siteApp } from "../../services/site/src/app.ts";
+import { type ContactQueue, createContactQueue } from "../../services/site/src/contact-queue.ts";
+import { startWebhook } from "../../services/webhook/src/server.ts";
+import { type RunningWorker, startWorker } from "../../worker/src/worker.ts";
+import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { removeKeysUnder } from "../support/redis-keys.ts";
+import { type SmtpSink, startSmtpSink } from "../support/smtp-sink.ts";
+import { tempDir } from "../support/temp-dir.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const PREFIX = `test-queues-${process.pid}-${Date.now()}`;
+const SECRET = "separate-queues-secret";
+const logger = pino({ level: "silent" });
+const SETTINGS_ID = "Z9nWsREAACUAx1Aa";
+const settings = JSON.parse(
+  readFileSync(`${ROOT}services/local-prismic/demo/documents/${SETTINGS_ID}.json`, "utf8"),
+);
+
+let redis: Redis;
+let content: LocalPrismic;
+let webhook: Awaited<ReturnType<typeof startWebhook>>;
+let worker: RunningWorker;
+let site: { path: string; remove: () => Promise<void> };
+let store: SiteStore;
+let smtp: SmtpSink;
+let contactQueue: ContactQueue;
+let app: FastifyInstance;
+
+async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+beforeAll(async () => {
+  redis = new Redis({ maxRetriesPerRequest: null });
+  site = await tempDir("queues-site");
+  smtp = await startSmtpSink();
+  webhook = await startWebhook(
+    {
+      host: "127.0.0.1",
+      port: 0,
+      logLevel: "silent",
+      repository: "demo",
+      webhookSecret: SECRET,
+      redisUrl: "redis://127.0.0.1:6379",
+      queuePrefix: PREFIX,
+    },
+    logger,
+  );
+  content = await startLocalPrismic({ webhookUrl: `${webhook.url}/webhooks/prismic`, webhookSecret: SECRET });
+  const config: PublisherConfig = {
+    logLevel: "silent",
+    prismic: {
+      repository: "demo",
+      endpoint: content.endpoint,
+      accessToken: undefined,
+      timeoutMs: 10_000,
+      cacheTtlMs: 5_000,
+      cacheMaxEntries: 1_000,
+      rateLimitRetries: 3,
+    },
+    redisUrl: "redis://127.0.0.1:6379",
+    queuePrefix: PREFIX,
+    storage: { url: `file://${site.path}`, s3Endpoint: undefined, s3Region: "us-east-1" },
+    siteUrl: "https://www.example.com",
+    contact: { smtpUrl: smtp.url, to: "sales@example.com", from: "Pressroom <no-reply@localhost>" },
+  };
+  store = createSiteStore(config.storage);
+  // No child job is rendered by this process: a fan-out publish holds the main queue until the end.
+  worker = await startWorker(config, logger, {
+    rootDir: ROOT,
+    fanOutThreshold: 4,
+    renderConcurrency: 0,
+    reconcileEveryMs: 3_600_000,
+  });
+  contactQueue = createContactQueue({
+    redisUrl: "redis://127.0.0.1:6379",
+    queuePrefix: PREFIX,
+    rateLimit: 5,
+    logger,
+  });
+  app = Fastify({ trustProxy: loadConfig("site", {}).trustProxy });
+  await app.register(siteApp, { store, contact: contactQueue, manifestRefreshMs: 0 });
+  await app.ready();
+  await until(
+    async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
+    60_000,
+    "the first build",
+  );
+}, 90_000);
+
+afterAll(async () => {
+  await app?.close();
+  await contactQueue?.close();
+  // The held publish waits on child jobs nobody renders: removing them fails it at once (they
+  // vanished), so the worker can close.
+  const renders = new Queue(RENDER_QUEUE_NAME, { connection: redis, prefix: PREFIX });
+  await renders.obliterate({ force: true });
+  await renders.close();
+  await worker?.close();
+  await webhook?.close();
+  await content?.stop();
+  await store?.close();
+  await smtp?.close();
+  await removeKeysUnder(redis, PREFIX);
+  await redis.quit();
+  await site?.remove();
+});
+
+describe("contact messages on their own queue", () => {
+  it("are delivered while a long publish and a stream of duplicate deliveries hold the main queue", async () => {
+    const answer = await fetch(`${content.url}/admin/publish`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        upsert: [{ ...settings, data: { ...settings.data, copyright_holder: "Long Publish LLC" } }],
+      }),
+    });
+    expect(answer.status).toBe(200);
+    await until(
+      async () => (await redis.llen(`${PREFIX}:${RENDER_QUEUE_NAME}:wait`)) > 0,
+      30_000,
+      "the long publish's child jobs",
+    );
+    // The same publish delivered again and again (Prismic's retries, a replaying proxy).
+    for (let i = 0; i < 20; i++) {
+      const delivery = await fetch(`${webhook.url}/webhooks/prismic`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          type: "api-update",
+          masterRef: `${content.store.masterRef}`,
+          releases: {},
+          masks: {},
+          tags: {},
+          experiments: {},
+          documents: [SETTINGS_ID],
+          domain: "demo",
+          apiUrl: content.endpoint,
+          secret: SECRET,
+        }),
+      });
+      expect([200, 202]).toContain(delivery.status);
+    }
+    const posted = await app.inject({
+      method: "POST",
+      url: "/api/contact",
+      remoteAddress: "192.0.2.20",
+      headers: { "content-type": "application/json" },
+      payload: JSON.stringify({
+        name: "Katherine Johnson",
+        email: "katherine@example.com",
+        phone: "",
+        message: "Sent while a publish is running.",
+        consent: true,
+        website: "",
+        default_country: "GB",
+      }),
+    });
+    expect(posted.statusCode).toBe(202);
+    const { id } = posted.json() as { id: string };
+    await smtp.waitFor(`x-pressroom-contact-id: ${id}`, 30_000);
+  }, 120_000);
+});

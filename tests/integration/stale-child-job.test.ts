@@ -1,0 +1,139 @@
+/**
+ * No write ever goes back in time: a child job of a superseded publish (its worker was killed, the
+ * job is retried by BullMQ after a newer publish committed) is dropped, and a write of an older
+ * generation is refused. Real Redis, the real worker, the local content service and webhook.
+ */
+import { readFileSync } from "node:fs";
+import { Queue, QueueEvents } from "bullmq";
+import { Redis } from "ioredis";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PublisherConfig } from "../../services/shared/src/config/index.ts";
+import { RENDER_QUEUE_NAME, redisKeys } from "../../services/shared/src/jobs/catalog.ts";
+import { createSiteStore, type SiteStore } from "../../services/shared/src/storage/index.ts";
+import { startWebhook } from "../../services/webhook/src/server.ts";
+import { claimWrite, nextGeneration } from "../../worker/src/publish/generation.ts";
+import { type RunningWorker, startWorker } from "../../worker/src/worker.ts";
+import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { removeKeysUnder } from "../support/redis-keys.ts";
+import { tempDir } from "../support/temp-dir.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const PREFIX = `test-stale-${process.pid}-${Date.now()}`;
+const SECRET = "stale-child-job-secret";
+const SITE_URL = "https://www.example.com";
+const logger = pino({ level: "silent" });
+const settings = JSON.parse(
+  readFileSync(`${ROOT}services/local-prismic/demo/documents/Z9nWsREAACUAx1Aa.json`, "utf8"),
+);
+
+let content: LocalPrismic;
+let webhook: Awaited<ReturnType<typeof startWebhook>>;
+let worker: RunningWorker;
+let site: { path: string; remove: () => Promise<void> };
+let redis: Redis;
+let store: SiteStore;
+
+async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const home = async () => (await store.get("index.html"))?.body.toString() ?? "";
+const indexRef = () => redis.hget(`${PREFIX}:index:meta`, "ref");
+
+beforeAll(async () => {
+  site = await tempDir("stale-site");
+  redis = new Redis({ maxRetriesPerRequest: null });
+  webhook = await startWebhook(
+    {
+      host: "127.0.0.1",
+      port: 0,
+      logLevel: "silent",
+      repository: "demo",
+      webhookSecret: SECRET,
+      redisUrl: "redis://127.0.0.1:6379",
+      queuePrefix: PREFIX,
+    },
+    logger,
+  );
+  content = await startLocalPrismic({ webhookUrl: `${webhook.url}/webhooks/prismic`, webhookSecret: SECRET });
+  const config: PublisherConfig = {
+    logLevel: "silent",
+    prismic: {
+      repository: "demo",
+      endpoint: content.endpoint,
+      accessToken: undefined,
+      timeoutMs: 10_000,
+      cacheTtlMs: 5_000,
+      cacheMaxEntries: 1_000,
+      rateLimitRetries: 3,
+    },
+    redisUrl: "redis://127.0.0.1:6379",
+    queuePrefix: PREFIX,
+    storage: { url: `file://${site.path}`, s3Endpoint: undefined, s3Region: "us-east-1" },
+    siteUrl: SITE_URL,
+  };
+  worker = await startWorker(config, logger, { rootDir: ROOT, fanOutThreshold: 4 });
+  store = createSiteStore(config.storage);
+  await until(async () => (await indexRef()) === content.store.masterRef, 60_000, "the first build");
+}, 90_000);
+
+afterAll(async () => {
+  await worker?.close();
+  await webhook?.close();
+  await content?.stop();
+  await store?.close();
+  await removeKeysUnder(redis, PREFIX);
+  await redis.quit();
+  await site?.remove();
+});
+
+describe("a child job of a superseded publish", () => {
+  it("is dropped when it runs after a newer publish: the page keeps the newer content", async () => {
+    const oldRef = content.store.masterRef;
+    const oldGeneration = Number(await redis.get(redisKeys(PREFIX).generation));
+    const answer = await fetch(`${content.url}/admin/publish`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        upsert: [{ ...settings, data: { ...settings.data, copyright_holder: "Newer Edition LLC" } }],
+      }),
+    });
+    expect(answer.status).toBe(200);
+    await until(async () => (await indexRef()) === content.store.masterRef, 60_000, "the newer publish");
+    expect(await home()).toContain("Newer Edition LLC");
+
+    // What a killed worker leaves behind: a child job of the earlier publish, at its ref, retried now.
+    const queue = new Queue(RENDER_QUEUE_NAME, { connection: redis, prefix: PREFIX });
+    const events = new QueueEvents(RENDER_QUEUE_NAME, {
+      connection: new Redis({ maxRetriesPerRequest: null }),
+      prefix: PREFIX,
+    });
+    try {
+      await events.waitUntilReady();
+      const orphan = await queue.add("render-batch", {
+        ref: oldRef,
+        routes: ["/"],
+        documents: [],
+        generation: Math.max(1, oldGeneration),
+      });
+      await orphan.waitUntilFinished(events, 60_000);
+    } finally {
+      await events.close();
+      await queue.close();
+    }
+    expect(await home()).toContain("Newer Edition LLC");
+  }, 120_000);
+
+  it("cannot claim a write once a newer generation started or wrote the route", async () => {
+    const older = await nextGeneration(redis, PREFIX);
+    const newer = await nextGeneration(redis, PREFIX);
+    expect(await claimWrite(redis, PREFIX, "/about", newer)).toBe(true);
+    expect(await claimWrite(redis, PREFIX, "/about", older)).toBe(false);
+    expect(await claimWrite(redis, PREFIX, "/contact", older)).toBe(false);
+  });
+});

@@ -1,0 +1,117 @@
+/**
+ * Operators can prove storage matches: `pressroom verify` reads every stored object's bytes, finds
+ * one changed behind the pipeline's back (its metadata still claims the old hash) and repairs it;
+ * reconcile's rotating sample finds and repairs such drift without anyone asking; `pressroom status`
+ * shows the last verification. Real Redis, a real folder, the local content service, the real worker.
+ */
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PublisherConfig } from "../../services/shared/src/config/index.ts";
+import { RECONCILE_QUEUE_NAME } from "../../services/shared/src/jobs/catalog.ts";
+import { createSiteStore, type SiteStore } from "../../services/shared/src/storage/index.ts";
+import { statusCommand } from "../../worker/src/inspect.ts";
+import { verifyCommand } from "../../worker/src/verify-command.ts";
+import { type RunningWorker, startWorker } from "../../worker/src/worker.ts";
+import { expectEqualsFullBuild } from "../support/full-build-reference.ts";
+import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { removeKeysUnder } from "../support/redis-keys.ts";
+import { tempDir } from "../support/temp-dir.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const PREFIX = `test-verify-${process.pid}-${Date.now()}`;
+const SITE_URL = "https://www.example.com";
+const logger = pino({ level: "silent" });
+
+let content: LocalPrismic;
+let worker: RunningWorker;
+let site: { path: string; remove: () => Promise<void> };
+let redis: Redis;
+let store: SiteStore;
+let config: PublisherConfig;
+
+/** Changes a stored page the way a stray process or a write gone back in time would: bytes only. */
+async function corrupt(key: string): Promise<void> {
+  await writeFile(join(site.path, key), "<!doctype html><p>stale</p>");
+}
+
+async function pageKeys(): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const key of store.keys()) if (key.endsWith("/index.html")) keys.push(key);
+  return keys;
+}
+
+beforeAll(async () => {
+  site = await tempDir("verify-site");
+  redis = new Redis({ maxRetriesPerRequest: null });
+  content = await startLocalPrismic();
+  config = {
+    logLevel: "silent",
+    prismic: {
+      repository: "demo",
+      endpoint: content.endpoint,
+      accessToken: undefined,
+      timeoutMs: 10_000,
+      cacheTtlMs: 5_000,
+      cacheMaxEntries: 1_000,
+      rateLimitRetries: 3,
+    },
+    redisUrl: "redis://127.0.0.1:6379",
+    queuePrefix: PREFIX,
+    storage: { url: `file://${site.path}`, s3Endpoint: undefined, s3Region: "us-east-1" },
+    siteUrl: SITE_URL,
+  };
+  worker = await startWorker(config, logger, { rootDir: ROOT, reconcileEveryMs: 3_600_000 });
+  store = createSiteStore(config.storage);
+  const deadline = Date.now() + 60_000;
+  // The start's reconcile rounds (the first builds, the next samples storage) are over before any test corrupts.
+  const queue = new Queue(RECONCILE_QUEUE_NAME, { connection: redis, prefix: PREFIX });
+  const busy = async () => {
+    const counts = await queue.getJobCounts("active", "waiting");
+    return (counts.active ?? 0) + (counts.waiting ?? 0) > 0;
+  };
+  while ((await redis.hget(`${PREFIX}:index:meta`, "ref")) !== content.store.masterRef || (await busy())) {
+    if (Date.now() > deadline) throw new Error("timed out waiting for the first build");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await queue.close();
+}, 90_000);
+
+afterAll(async () => {
+  await worker?.close();
+  await content?.stop();
+  await store?.close();
+  await removeKeysUnder(redis, PREFIX);
+  await redis.quit();
+  await site?.remove();
+});
+
+describe("storage verification", () => {
+  it("pressroom verify finds an object whose bytes changed behind the pipeline's back and repairs it", async () => {
+    const [key] = await pageKeys();
+    if (!key) throw new Error("no page stored");
+    await corrupt(key);
+    const { text, result } = await verifyCommand(config, ROOT, logger);
+    expect(result.repaired).toEqual([key]);
+    expect(text).toContain(key);
+    await expectEqualsFullBuild(store, content.endpoint, content.store.masterRef, SITE_URL);
+    // A second run finds nothing to repair.
+    expect((await verifyCommand(config, ROOT, logger)).result.repaired).toEqual([]);
+    expect(await statusCommand(config, ROOT)).toMatch(/last verification: +full verification .*all matched/);
+  }, 120_000);
+
+  it("reconcile's rotating sample finds drift unasked and repairs it", async () => {
+    const keys = await pageKeys();
+    const key = keys.at(-1) as string;
+    await corrupt(key);
+    const outcome = await worker.reconcileNow();
+    expect(outcome.reason).toBe("repaired 1 drifted pages");
+    await expectEqualsFullBuild(store, content.endpoint, content.store.masterRef, SITE_URL);
+    expect(await statusCommand(config, ROOT)).toMatch(
+      new RegExp(`last verification: +reconcile sample .*1 differed and were repaired \\(${key}\\)`),
+    );
+  }, 120_000);
+});

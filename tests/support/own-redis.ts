@@ -1,0 +1,73 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createServer } from "node:net";
+import { Redis } from "ioredis";
+import { tempDir } from "./temp-dir.ts";
+
+/**
+ * A private `redis-server` on a free loopback port, for tests that kill it or lose its data
+ * (never the shared one on 6379). No persistence: a restart comes back empty, as a Redis without
+ * AOF/RDB (or a failover to an empty replica) does.
+ */
+export interface OwnRedis {
+  url: string;
+  port: number;
+  /** SIGKILL, as `kill -9`: whatever was in memory is gone. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port, empty. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return typeof address === "object" && address ? address.port : 0;
+}
+
+export async function startOwnRedis(): Promise<OwnRedis> {
+  const port = await freePort();
+  const dir = await tempDir("own-redis");
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    child = spawn(
+      "redis-server",
+      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.path],
+      { stdio: "ignore" },
+    );
+    const probe = new Redis({ port, host: "127.0.0.1", lazyConnect: true, retryStrategy: () => null });
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await probe.connect();
+          await probe.ping();
+          return;
+        } catch (error) {
+          if (attempt > 200) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+      }
+    } finally {
+      probe.disconnect();
+    }
+  };
+  const kill = async () => {
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, "exit");
+    child.kill("SIGKILL");
+    await exited;
+  };
+  await start();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    kill,
+    restart: start,
+    stop: async () => {
+      await kill();
+      await dir.remove();
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import type { Redis } from "ioredis";
+import { redisKeys } from "../../../services/shared/src/jobs/catalog.ts";
+
+/**
+ * Every write carries its generation, so that no write ever goes back in time.
+ *
+ * A publish (and a diff build) takes a new generation when it starts, under the publish lock: a
+ * counter in Redis, so every worker process agrees on which publish is the newest. Its child jobs
+ * carry it. A killed worker's unfinished child job is retried by BullMQ after the next publish
+ * started (or even committed): its generation is then older than the current one, and
+ *  - a child job of a superseded generation is dropped before it renders (`isCurrent`);
+ *  - each write is claimed first (`claimWrite`): one Lua script, atomic in Redis, refuses it when
+ *    a newer generation has started or has already written that route, and records the route's
+ *    generation otherwise.
+ * What remains is the time of one put (a claim granted, then a newer claim and put finishing
+ * before ours): reconcile's storage sample (verify.ts) finds and repairs such a page.
+ *
+ * If Redis loses its data the counter starts again at 1, but the child jobs are lost with it: no
+ * job of an older counter survives to compete.
+ */
+const CLAIM = `
+local current = tonumber(redis.call("get", KEYS[1]) or "0")
+local mine = tonumber(ARGV[2])
+if current > mine then return 0 end
+local written = tonumber(redis.call("hget", KEYS[2], ARGV[1]) or "0")
+if written > mine then return 0 end
+redis.call("hset", KEYS[2], ARGV[1], ARGV[2])
+return 1`;
+
+/** Starts a new generation: call under the publish lock, before anything is rendered. */
+export async function nextGeneration(redis: Redis, prefix: string): Promise<number> {
+  return redis.incr(redisKeys(prefix).generation);
+}
+
+/** Whether `generation` is still the newest (a child job of a superseded publish is not). */
+export async function isCurrent(redis: Redis, prefix: string, generation: number): Promise<boolean> {
+  const current = Number((await redis.get(redisKeys(prefix).generation)) ?? "0");
+  return current <= generation;
+}
+
+/** Claims the write of `route` for `generation`: false when a newer generation started or wrote it. */
+export async function claimWrite(
+  redis: Redis,
+  prefix: string,
+  route: string,
+  generation: number,
+): Promise<boolean> {
+  const keys = redisKeys(prefix);
+  const granted = await redis.eval(
+    CLAIM,
+    2,
+    keys.generation,
+    keys.routeGenerations,
+    route,
+    String(generation),
+  );
+  return granted === 1;
+}
+
+/** Thrown where a superseded publish would commit: its newer successor commits instead. */
+export class SupersededError extends Error {
+  constructor(generation: number) {
+    super(`publish generation ${generation} was superseded by a newer publish; its results are dropped`);
+    this.name = "SupersededError";
+  }
+}

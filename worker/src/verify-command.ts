@@ -1,0 +1,48 @@
+import { Redis } from "ioredis";
+import type { PublisherConfig } from "../../services/shared/src/config/index.ts";
+import { createContentClient, loadContentSchema } from "../../services/shared/src/content/index.ts";
+import { redisKeys } from "../../services/shared/src/jobs/catalog.ts";
+import type { Logger } from "../../services/shared/src/logger.ts";
+import { createSiteStore } from "../../services/shared/src/storage/index.ts";
+import { buildSiteAssets } from "../../web/src/assets.ts";
+import { withLock } from "./publish/lock.ts";
+import { type Verification, verifyStorage } from "./verify.ts";
+
+/**
+ * `pressroom verify`: reads every stored object, compares its bytes with what the master ref
+ * renders, repairs what differs. Under the publish lock, so no publish writes meanwhile.
+ */
+export async function verifyCommand(
+  config: PublisherConfig,
+  rootDir: string,
+  logger: Logger,
+): Promise<{ text: string; result: Verification }> {
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  const store = createSiteStore(config.storage, { logger });
+  try {
+    const client = createContentClient(config.prismic, { schema: loadContentSchema(rootDir), logger });
+    const { assets } = await buildSiteAssets();
+    const ctx = {
+      client,
+      store,
+      redis,
+      queuePrefix: config.queuePrefix,
+      siteUrl: config.siteUrl,
+      assets,
+      logger,
+    };
+    const result = await withLock(redis, redisKeys(config.queuePrefix).publishLock, () => verifyStorage(ctx));
+    const lines = [
+      `Verified ${result.checked} stored objects against master ref ${result.ref}:`,
+      result.repaired.length === 0
+        ? "  every object matches what the ref renders"
+        : `  ${result.repaired.length} differed or were missing, now repaired:`,
+      ...result.repaired.map((key) => `    ${key}`),
+      ...(result.deleted > 0 ? [`  ${result.deleted} orphaned objects deleted`] : []),
+    ];
+    return { text: lines.join("\n"), result };
+  } finally {
+    await store.close();
+    redis.disconnect();
+  }
+}
