@@ -15,6 +15,8 @@ interface Command {
 const EXIT_CONFIG = 78;
 /** EX_USAGE: the command line is wrong. */
 const EXIT_USAGE = 64;
+/** `pressroom build`: the site was built, but some routes failed to render (they keep their last page). */
+const EXIT_ROUTES_FAILED = 1;
 /** The models (customtypes/) live at the repository root. */
 const ROOT_DIR = fileURLToPath(new URL("../", import.meta.url));
 
@@ -53,7 +55,7 @@ const commands: Record<string, Command> = {
       const { runBuild } = await import("./run-build.ts");
       const summary = await runBuild({ ...config, rootDir: ROOT_DIR, logger });
       console.log(formatSummary(summary));
-      return 0;
+      return summary.failed.length > 0 ? EXIT_ROUTES_FAILED : 0;
     },
   },
   plan: {
@@ -130,6 +132,14 @@ function formatSummary(s: import("../worker/src/build/full-build.ts").BuildSumma
   const lines = [
     `Built ${s.routes} routes at ref ${s.ref} in ${(s.durationMs / 1000).toFixed(1)} s (${s.pagesPerSecond} pages/s): ${s.rendered} rendered, ${s.written} written, ${s.unchanged} unchanged, ${s.deleted} deleted`,
   ];
+  if (s.failed.length > 0) {
+    lines.push(
+      s.failed.length === 1
+        ? "1 route failed to render and kept its last good page (fix its document, then publish or build again):"
+        : `${s.failed.length} routes failed to render and kept their last good pages (fix their documents, then publish or build again):`,
+      ...s.failed.map((f) => `  ${f.route}${f.documentId ? `  document ${f.documentId}` : ""}: ${f.error}`),
+    );
+  }
   return [...lines, ...s.javascript.lines].join("\n");
 }
 

@@ -14,6 +14,7 @@ import { buildSiteAssets } from "../../../web/src/assets.ts";
 import { createJavaScriptMeter, type JavaScriptReport } from "../../../web/src/js-budget.ts";
 import {
   ERROR_PAGE_ROUTES,
+  keyForRoute,
   PRICE_LIST_INDEX_ROUTE,
   ROBOTS_ROUTE,
   routeForDocument,
@@ -24,7 +25,7 @@ import { buildRedirects, redirectHashes } from "../publish/redirects-stage.ts";
 import { forEachPage, listDocuments } from "./list-documents.ts";
 import { mapLimit } from "./map-limit.ts";
 import { createProgress, type Progress } from "./progress.ts";
-import type { RenderedRoute, SharedContent } from "./render-batch.ts";
+import type { BatchResult, FailedRender, SharedContent } from "./render-batch.ts";
 import { createRenderPool } from "./render-pool.ts";
 
 export interface BuildOptions {
@@ -64,6 +65,11 @@ export interface BuildSummary {
   renderThreads: number;
   /** The JavaScript budget: what the heaviest pages load (gzip). */
   javascript: JavaScriptReport;
+  /**
+   * Routes whose render threw: each kept its stored page (and its previous manifest entry), the
+   * rest of the site was built. `pressroom build` exits non-zero when there is one.
+   */
+  failed: FailedRender[];
 }
 
 /** Routes that list other documents: rendered last, from every document's route and dates. */
@@ -77,7 +83,10 @@ const UPLOADS_IN_FLIGHT = 16;
  * bounded whatever the repository's size. Only objects whose bytes changed
  * are written; objects no route produces are deleted once every route is
  * written; the manifest is written last, so it only ever describes a complete
- * site. A render error stops the build before anything is deleted.
+ * site. A route whose render throws (its content or the template) keeps its
+ * stored object and its previous manifest entry, is reported in the summary's
+ * `failed`, and the build goes on; any other error (content API, storage, a
+ * render thread that dies) stops the build before anything is deleted.
  */
 export async function fullBuild(options: BuildOptions): Promise<BuildSummary> {
   return (await buildSite(options)).summary;
@@ -179,8 +188,23 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
     await store.put(key, body, { contentType, cacheControl, contentHash: hash });
     counts.written++;
   };
-  const commit = async (results: RenderedRoute[], progress?: Progress) => {
-    await mapLimit(results, UPLOADS_IN_FLIGHT, async (result) => {
+  const failed: FailedRender[] = [];
+  const commit = async ({ rendered, failed: failedHere }: BatchResult, progress?: Progress) => {
+    for (const failure of failedHere) {
+      // Its last good page stays: not written, not an orphan, listed as before (if it was).
+      failed.push(failure);
+      const before = previous?.routes[failure.route];
+      // What it depends on is not known without a render: at least its own document (the diff
+      // build adds what the dependency index still knew), so it is rendered when that changes.
+      const dependencies = failure.documentId ? [`doc:${failure.documentId}`] : [];
+      if (before) manifest.routes[failure.route] = { ...before, dependencies };
+      log.error(
+        { route: failure.route, documentId: failure.documentId, err: failure.error },
+        "render failed: the route keeps its last good page",
+      );
+      progress?.tick();
+    }
+    await mapLimit(rendered, UPLOADS_IN_FLIGHT, async (result) => {
       const { route, html, contentType, ...entry } = result;
       manifest.routes[route] = entry;
       counts.rendered++;
@@ -243,6 +267,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
   // Only now that every route is written: remove what no route produces any more.
   const keep = new Set([
     ...Object.values(manifest.routes).map((r) => r.key),
+    ...failed.map((f) => keyForRoute(f.route)), // stored without a manifest entry: still its last page
     ...Object.keys(manifest.assets),
     ...redirects.keys,
   ]);
@@ -268,9 +293,11 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
     pagesPerSecond: Math.round((counts.rendered / Math.max(1, durationMs)) * 1000),
     renderThreads: pool.threads,
     javascript: javascript.report(),
+    failed,
   };
   const { ref: _ref, ...figures } = summary; // the child logger carries the ref already
-  log.info(figures, "build finished");
+  const { failed: _failed, ...counted } = figures;
+  log.info({ ...counted, failed: failed.length }, "build finished");
   for (const line of summary.javascript.overBudget) log.warn(line);
   return { summary, manifest, documents: [stub(settings), ...priceLists.map(stub), ...pageStubs], hashes };
 }

@@ -3,7 +3,7 @@ import { sha256 } from "../../../services/shared/src/storage/index.ts";
 import type { SiteAssets } from "../../../web/src/assets.ts";
 import { createMemorySource } from "../../../web/src/content/index.ts";
 import { type RenderLogger, renderRoute } from "../../../web/src/render.ts";
-import { keyForRoute } from "../../../web/src/routes.ts";
+import { keyForRoute, routeForDocument } from "../../../web/src/routes.ts";
 
 /** What every render of a build shares: sent once to each render thread. */
 export interface SharedContent {
@@ -24,27 +24,58 @@ export interface RenderedRoute {
   documentId?: string;
 }
 
+/** A route whose render threw: the build keeps its stored page and goes on with the others. */
+export interface FailedRender {
+  route: string;
+  /** The document the route renders, when the batch holds it. */
+  documentId?: string;
+  error: string;
+}
+
+export interface BatchResult {
+  rendered: RenderedRoute[];
+  failed: FailedRender[];
+}
+
 /**
  * Renders routes whose content is in `documents` (plus the shared documents),
  * hashing each result where it was made (so the hashing runs on the render
- * thread, not on the thread that uploads).
+ * thread, not on the thread that uploads). A route whose render throws (its
+ * content or the template: the documents are all in memory here, no content
+ * API is called) is answered as failed instead of failing the whole batch.
  */
 export async function renderBatch(
   shared: SharedContent,
   documents: readonly PrismicDocument[],
   routes: readonly string[],
   logger?: RenderLogger,
-): Promise<RenderedRoute[]> {
-  const source = createMemorySource([...shared.documents, ...documents]);
+): Promise<BatchResult> {
+  const all = [...shared.documents, ...documents];
+  const source = createMemorySource(all);
   const results: RenderedRoute[] = [];
+  const failed: FailedRender[] = [];
   for (const route of routes) {
-    const result = await renderRoute(route, {
-      source,
-      siteUrl: shared.siteUrl,
-      assets: shared.assets,
-      mode: "production",
-      ...(logger ? { logger } : {}),
-    });
+    let result: Awaited<ReturnType<typeof renderRoute>>;
+    try {
+      result = await renderRoute(route, {
+        source,
+        siteUrl: shared.siteUrl,
+        assets: shared.assets,
+        mode: "production",
+        ...(logger ? { logger } : {}),
+      });
+    } catch (error) {
+      // A retryable error is not the route's (the content API is not called here, but a source
+      // that did would mark its timeouts so): it fails the build, as it fails a publish.
+      if ((error as { retryable?: unknown } | null)?.retryable === true) throw error;
+      const documentId = all.find((doc) => routeForDocument(doc) === route)?.id;
+      failed.push({
+        route,
+        ...(documentId ? { documentId } : {}),
+        error: error instanceof Error ? error.message : String(error),
+      });
+      continue;
+    }
     results.push({
       route,
       key: keyForRoute(route),
@@ -56,5 +87,5 @@ export async function renderBatch(
       ...(result.documentId ? { documentId: result.documentId } : {}),
     });
   }
-  return results;
+  return { rendered: results, failed };
 }

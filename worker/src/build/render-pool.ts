@@ -2,12 +2,13 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { PrismicDocument } from "@prismicio/client";
 import type { Logger } from "../../../services/shared/src/logger.ts";
-import type { RenderedRoute, SharedContent } from "./render-batch.ts";
+import type { BatchResult, FailedRender, RenderedRoute, SharedContent } from "./render-batch.ts";
 import { renderThreadBundle } from "./render-thread-bundle.ts";
 
 export interface RenderPool {
   readonly threads: number;
-  render(documents: readonly PrismicDocument[], routes: readonly string[]): Promise<RenderedRoute[]>;
+  /** Renders a batch; a route whose render throws is answered in `failed`, the others in `rendered`. */
+  render(documents: readonly PrismicDocument[], routes: readonly string[]): Promise<BatchResult>;
   close(): Promise<void>;
 }
 
@@ -26,7 +27,9 @@ export function defaultRenderThreads(): number {
 /**
  * Renders batches on worker threads, so that rendering (CPU) runs beside the
  * fetching and uploading (I/O) of the main thread. `threads: 0` renders on the
- * calling thread (small sites, tests). A thread that fails fails its batch;
+ * calling thread (small sites, tests). A route whose render throws is a
+ * failed route of the answer; a thread that fails (crashes, runs out of
+ * memory) fails its batch;
  * the pool is closed by the caller in every case.
  */
 export async function createRenderPool(
@@ -72,17 +75,18 @@ export async function createRenderPool(
       const worker = await acquire();
       const id = nextId++;
       try {
-        return await new Promise<RenderedRoute[]>((resolve, reject) => {
+        return await new Promise<BatchResult>((resolve, reject) => {
           const onMessage = (message: {
             id: number;
             results?: RenderedRoute[];
+            failed?: FailedRender[];
             error?: { message: string; stack?: string };
           }) => {
             if (message.id !== id) return;
             cleanup();
             if (message.error)
               reject(Object.assign(new Error(message.error.message), { stack: message.error.stack }));
-            else resolve(message.results ?? []);
+            else resolve({ rendered: message.results ?? [], failed: message.failed ?? [] });
           };
           const onError = (error: Error) => {
             cleanup();

@@ -17,13 +17,13 @@ const logger = pino({ name: "render", level: logLevel });
 
 parentPort?.on("message", async (request: BatchRequest) => {
   try {
-    const results = await renderBatch(
+    const { rendered, failed } = await renderBatch(
       shared,
       request.documents as SharedContent["documents"],
       request.routes,
       logger,
     );
-    parentPort?.postMessage({ id: request.id, results });
+    parentPort?.postMessage({ id: request.id, results: rendered, failed });
   } catch (error) {
     const failure = error as Error;
     parentPort?.postMessage({ id: request.id, error: { message: failure.message, stack: failure.stack } });

@@ -4,9 +4,13 @@ import { buildSite, documentHash } from "../build/full-build.ts";
 import type { PublishContext } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
 import { nextGeneration } from "./generation.ts";
-import { clearRouteFailures } from "./route-failures.ts";
+import { recordRouteFailures, routeFailures } from "./route-failures.ts";
 
-/** Renders everything at `ref` (writing only changed bytes, deleting orphans) and rebuilds the index from it. */
+/**
+ * Renders everything at `ref` (writing only changed bytes, deleting orphans) and rebuilds the index
+ * from it. A route whose render throws keeps its last good page and is recorded as failed, as in an
+ * incremental publish (route-failures.ts); the rest of the build commits.
+ */
 export async function diffBuild(
   ctx: PublishContext,
   ref: string,
@@ -36,11 +40,35 @@ export async function rebuild(
     ...(storedHashes ? { storedHashes } : {}),
   });
   const routes = new Map<string, IndexedRoute>(Object.entries(outcome.manifest.routes));
+  const { failed } = outcome.summary;
+  if (failed.length > 0) {
+    // A failed route stays in the index with what it depended on before (where the index still
+    // knows it), so a change to any of those renders it again.
+    for (const [route, before] of await index.routes(failed.map((f) => f.route))) {
+      const kept = routes.get(route); // in the manifest only if it had a page before
+      if (!kept || !Array.isArray(before.dependencies)) continue;
+      routes.set(route, {
+        ...kept,
+        dependencies: [...new Set([...before.dependencies, ...kept.dependencies])],
+      });
+    }
+  }
   const documents = new Map(
     outcome.documents.map((doc) => [doc.id, indexed(doc, outcome.hashes.get(doc.id))]),
   );
   await index.replace(ref, routes, documents);
-  await clearRouteFailures(ctx.redis, ctx.queuePrefix);
+  // This build's failures recorded (attempts counted on), every other recorded failure forgotten.
+  const failedRoutes = new Set(failed.map((f) => f.route));
+  const recovered = (await routeFailures(ctx.redis, ctx.queuePrefix))
+    .map((f) => f.route)
+    .filter((route) => !failedRoutes.has(route));
+  const at = new Date().toISOString();
+  await recordRouteFailures(
+    ctx.redis,
+    ctx.queuePrefix,
+    failed.map((f) => ({ ...f, ref, at })),
+    recovered,
+  );
   const { summary } = outcome;
   return {
     manifest: outcome.manifest,
@@ -50,6 +78,7 @@ export async function rebuild(
       written: summary.written,
       unchanged: summary.unchanged,
       deleted: summary.deleted,
+      failed: failed.length,
       mode: "diff-build" as const,
     },
   };

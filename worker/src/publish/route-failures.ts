@@ -62,8 +62,3 @@ export async function routeFailures(redis: Redis, prefix: string): Promise<Route
     .map((value) => JSON.parse(value) as RouteFailure)
     .sort((a, b) => a.route.localeCompare(b.route));
 }
-
-/** After a diff build (which renders every route or fails): no route is failing any more. */
-export async function clearRouteFailures(redis: Redis, prefix: string): Promise<void> {
-  await redis.del(key(prefix));
-}

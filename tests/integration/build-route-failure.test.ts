@@ -1,0 +1,247 @@
+/**
+ * Issue 10, item 3, for the diff build: with the dependency index gone (Redis lost its data), every
+ * publish renders the whole site, and one document that fails to render must not block them all.
+ * The route keeps its last good page (not written, not deleted as an orphan, kept in the manifest
+ * and the index), is recorded as failed for `pressroom status`, every other route is written as a
+ * full build renders it; when the document is fixed, the next publish renders it and forgets the
+ * failure. `pressroom build` builds the rest, names the route and exits non-zero. Real Redis, the
+ * real worker, receiver and `pressroom` command, the local content service behind a real HTTP
+ * proxy that breaks that one document (as route-failure.test.ts does).
+ */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import { Redis } from "ioredis";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PublisherConfig } from "../../services/shared/src/config/index.ts";
+import { MANIFEST_KEY, parseManifest } from "../../services/shared/src/site/manifest.ts";
+import { createSiteStore, type SiteStore, sha256 } from "../../services/shared/src/storage/index.ts";
+import { startWebhook } from "../../services/webhook/src/server.ts";
+import { fullBuild } from "../../worker/src/build/full-build.ts";
+import { statusCommand } from "../../worker/src/inspect.ts";
+import { onRouteFailed, type RouteFailure } from "../../worker/src/publish/route-failures.ts";
+import { type RunningWorker, startWorker } from "../../worker/src/worker.ts";
+import { localContentClient } from "../support/content-client.ts";
+import { siteObjects } from "../support/full-build-reference.ts";
+import { type HttpFixture, startHttpFixture } from "../support/http-fixture.ts";
+import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { removeKeysUnder } from "../support/redis-keys.ts";
+import { tempDir } from "../support/temp-dir.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const DEMO = `${ROOT}services/local-prismic/demo/documents/`;
+const PREFIX = `test-build-route-failure-${process.pid}-${Date.now()}`;
+const SECRET = "build-route-failure-secret";
+const logger = pino({ level: "silent" });
+const BROKEN_ID = "Z9nWvBEAACQAx1Dd"; // /services
+const OTHER_ID = "Z9nWvxEAACUAx1Ee"; // /pricing
+const demo = (id: string) => JSON.parse(readFileSync(`${DEMO}${id}.json`, "utf8"));
+
+let content: LocalPrismic;
+let proxy: HttpFixture;
+let webhook: Awaited<ReturnType<typeof startWebhook>>;
+let worker: RunningWorker;
+let site: { path: string; remove: () => Promise<void> };
+let redis: Redis;
+let store: SiteStore;
+let config: PublisherConfig;
+let breakIt = false;
+
+async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function publishTitles(titles: Record<string, string>) {
+  const upsert = Object.entries(titles).map(([id, title]) => {
+    const doc = demo(id);
+    return { ...doc, data: { ...doc.data, title: [{ type: "heading1", text: title, spans: [] }] } };
+  });
+  const answer = await fetch(`${content.url}/admin/publish`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ upsert }),
+  });
+  expect(answer.status).toBe(200);
+  await until(
+    async () =>
+      (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef &&
+      (await redis.scard(`${PREFIX}:processing-ids`)) + (await redis.scard(`${PREFIX}:pending-ids`)) === 0,
+    90_000,
+    "the publish to commit",
+  );
+}
+
+const page = async (key: string) => (await store.get(key))?.body.toString() ?? "";
+
+beforeAll(async () => {
+  site = await tempDir("build-route-failure-site");
+  redis = new Redis({ maxRetriesPerRequest: null });
+  webhook = await startWebhook(
+    {
+      host: "127.0.0.1",
+      port: 0,
+      logLevel: "silent",
+      repository: "demo",
+      webhookSecret: SECRET,
+      redisUrl: "redis://127.0.0.1:6379",
+      queuePrefix: PREFIX,
+    },
+    logger,
+  );
+  content = await startLocalPrismic({ webhookUrl: `${webhook.url}/webhooks/prismic`, webhookSecret: SECRET });
+  // Forwards every request; while `breakIt`, the broken page comes back with slices the render cannot read.
+  proxy = await startHttpFixture(async (request, response) => {
+    const upstream = await fetch(`${content.url}${request.url}`, {
+      headers: { accept: "application/json" },
+    });
+    let body = (await upstream.text()).replaceAll(content.url, proxy.url);
+    if (breakIt && body.includes(BROKEN_ID)) {
+      const json = JSON.parse(body) as { results?: { id: string; data: Record<string, unknown> }[] };
+      for (const doc of json.results ?? []) if (doc.id === BROKEN_ID) doc.data.slices = { not: "a list" };
+      body = JSON.stringify(json);
+    }
+    response.writeHead(upstream.status, { "content-type": "application/json" }).end(body);
+  });
+  config = {
+    logLevel: "silent",
+    prismic: {
+      repository: "demo",
+      endpoint: content.endpoint.replace(content.url, proxy.url),
+      accessToken: undefined,
+      timeoutMs: 10_000,
+      cacheTtlMs: 0,
+      cacheMaxEntries: 1_000,
+      rateLimitRetries: 3,
+    },
+    redisUrl: "redis://127.0.0.1:6379",
+    queuePrefix: PREFIX,
+    storage: { url: `file://${site.path}`, s3Endpoint: undefined, s3Region: "us-east-1" },
+    siteUrl: "https://www.example.com",
+  };
+  worker = await startWorker(config, logger, { rootDir: ROOT, reconcileEveryMs: 3_600_000 });
+  store = createSiteStore(config.storage);
+  await until(
+    async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
+    60_000,
+    "the first build",
+  );
+}, 90_000);
+
+afterAll(async () => {
+  await worker?.close();
+  await webhook?.close();
+  await content?.stop();
+  await proxy?.close();
+  await store?.close();
+  await removeKeysUnder(redis, PREFIX);
+  await redis.quit();
+  await site?.remove();
+});
+
+const BIN = new URL("../../bin/pressroom.js", import.meta.url).pathname;
+const SERVICES = "services/index.html";
+
+describe("a document that fails to render, in a diff build", () => {
+  it("keeps its last good page and is recorded as failed; the rest of the site is built and committed", async () => {
+    const lastGood = await page(SERVICES);
+    expect(lastGood).not.toBe("");
+    const seen: RouteFailure[] = [];
+    const stop = onRouteFailed((failure) => seen.push(failure));
+    breakIt = true;
+    try {
+      // Redis lost the index: the next publish renders everything as a diff build.
+      await removeKeysUnder(redis, `${PREFIX}:index`);
+      await publishTitles({ [BROKEN_ID]: "Services, broken", [OTHER_ID]: "Pricing, edited" });
+    } finally {
+      stop();
+    }
+    expect(await page("pricing/index.html")).toContain("Pricing, edited");
+    expect(await page(SERVICES)).toBe(lastGood);
+    expect(seen.map((f) => [f.route, f.documentId])).toEqual([["/services", BROKEN_ID]]);
+
+    // Every other object is what a full build at this ref writes (the reference reads the content
+    // through the proxy no longer breaking the document, which renders there: only its page differs).
+    breakIt = false;
+    const reference = createSiteStore({ url: "memory:", s3Endpoint: undefined, s3Region: "us-east-1" });
+    await fullBuild({
+      client: localContentClient(config.prismic.endpoint),
+      store: reference,
+      siteUrl: config.siteUrl,
+      logger,
+      ref: content.store.masterRef,
+      renderThreads: 0,
+    });
+    const [expected, actual] = [await siteObjects(reference), await siteObjects(store)];
+    expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
+    for (const [key, body] of expected)
+      if (key !== SERVICES) expect(actual.get(key) === body, `${key} differs from a full build`).toBe(true);
+    expect(actual.get(SERVICES)).not.toBe(expected.get(SERVICES));
+
+    // The manifest keeps the route's previous entry; the rebuilt index still lists it, depending
+    // on its document, so the document's next publication renders it.
+    const manifest = parseManifest((await store.get(MANIFEST_KEY))?.body);
+    expect(manifest?.ref).toBe(content.store.masterRef);
+    expect(manifest?.routes["/services"]).toMatchObject({ key: SERVICES, hash: sha256(lastGood) });
+    const indexed = JSON.parse((await redis.hget(`${PREFIX}:index:routes`, "/services")) ?? "{}");
+    expect(indexed.dependencies).toContain(`doc:${BROKEN_ID}`);
+
+    const status = await statusCommand(config, ROOT);
+    expect(status).toMatch(/failed routes: +1 keep their last good page/);
+    expect(status).toContain(`/services  document ${BROKEN_ID}`);
+
+    // The document is fixed: the next publish renders the route and forgets the failure.
+    await publishTitles({ [BROKEN_ID]: "Services, fixed" });
+    expect(await page(SERVICES)).toContain("Services, fixed");
+    expect(await statusCommand(config, ROOT)).toMatch(/failed routes: +none/);
+  }, 240_000);
+
+  it("`pressroom build` builds every other route, names the failed one and exits non-zero", async () => {
+    const folder = await tempDir("build-route-failure-cli");
+    breakIt = true;
+    try {
+      const child = spawn(process.execPath, [BIN, "build"], {
+        env: {
+          ...process.env,
+          LOG_LEVEL: "silent",
+          PRISMIC_REPOSITORY: "demo",
+          PRISMIC_ENDPOINT: config.prismic.endpoint,
+          PRISMIC_CACHE_TTL_MS: "0",
+          STORAGE_URL: `file://${folder.path}`,
+          SITE_URL: config.siteUrl,
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        output += chunk;
+      });
+      child.stderr.on("data", (chunk: Buffer) => {
+        output += chunk;
+      });
+      const [code] = (await once(child, "exit")) as [number | null];
+      expect(code, output).toBe(1);
+      expect(output).toMatch(/1 route failed to render and kept its last good page/);
+      expect(output).toContain(`/services  document ${BROKEN_ID}`);
+      const built = createSiteStore({
+        url: `file://${folder.path}`,
+        s3Endpoint: undefined,
+        s3Region: "us-east-1",
+      });
+      try {
+        expect((await built.get("pricing/index.html"))?.body.toString()).toContain("<html");
+        expect(await built.get(SERVICES)).toBeUndefined();
+        expect(parseManifest((await built.get(MANIFEST_KEY))?.body)?.routes["/services"]).toBeUndefined();
+      } finally {
+        await built.close();
+      }
+    } finally {
+      breakIt = false;
+      await folder.remove();
+    }
+  }, 180_000);
+});
