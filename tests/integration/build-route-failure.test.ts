@@ -4,7 +4,8 @@
  * The route keeps its last good page (not written, not deleted as an orphan, kept in the manifest
  * and the index), is recorded as failed for `pressroom status`, every other route is written as a
  * full build renders it; when the document is fixed, the next publish renders it and forgets the
- * failure. `pressroom build` builds the rest, names the route and exits non-zero. Real Redis, the
+ * failure. `pressroom build` builds the rest, names the route and exits non-zero. A content API
+ * that is down still fails the build, deleting nothing (not a route's failure). Real Redis, the
  * real worker, receiver and `pressroom` command, the local content service behind a real HTTP
  * proxy that breaks that one document (as route-failure.test.ts does).
  */
@@ -47,6 +48,7 @@ let redis: Redis;
 let store: SiteStore;
 let config: PublisherConfig;
 let breakIt = false;
+let apiDown = false;
 
 async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string) {
   const deadline = Date.now() + timeoutMs;
@@ -96,6 +98,10 @@ beforeAll(async () => {
   content = await startLocalPrismic({ webhookUrl: `${webhook.url}/webhooks/prismic`, webhookSecret: SECRET });
   // Forwards every request; while `breakIt`, the broken page comes back with slices the render cannot read.
   proxy = await startHttpFixture(async (request, response) => {
+    if (apiDown) {
+      response.writeHead(503, { "content-type": "application/json" }).end('{"message":"down"}');
+      return;
+    }
     const upstream = await fetch(`${content.url}${request.url}`, {
       headers: { accept: "application/json" },
     });
@@ -244,4 +250,26 @@ describe("a document that fails to render, in a diff build", () => {
       await folder.remove();
     }
   }, 180_000);
+
+  it("still fails, deleting nothing, when the content API is down (not a route's failure)", async () => {
+    const before = await siteObjects(store);
+    const manifest = (await store.get(MANIFEST_KEY))?.body.toString();
+    apiDown = true;
+    try {
+      await expect(
+        fullBuild({
+          client: localContentClient(config.prismic.endpoint),
+          store,
+          siteUrl: config.siteUrl,
+          logger,
+          ref: content.store.masterRef,
+          renderThreads: 0,
+        }),
+      ).rejects.toThrow();
+    } finally {
+      apiDown = false;
+    }
+    expect(await siteObjects(store)).toEqual(before);
+    expect((await store.get(MANIFEST_KEY))?.body.toString()).toBe(manifest);
+  }, 60_000);
 });
