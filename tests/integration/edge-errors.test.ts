@@ -120,9 +120,11 @@ describe("log volume", () => {
       await new Promise((resolve) => setImmediate(resolve));
       const perRequest = lines.filter((line) => line.reqId !== undefined && line.level === 30);
       expect(perRequest).toHaveLength(10);
-      // This folder holds no 404.html: said once, not once per request.
+      // This folder holds no 404.html: said at most once a minute (other tests of this process may
+      // have said it already), never once per request.
       const problems = lines.filter((line) => (line.level as number) >= 40);
-      expect(problems.map((line) => line.msg)).toEqual(["the stored 404 page is missing; built-in fallback"]);
+      expect(problems.length).toBeLessThanOrEqual(1);
+      for (const line of problems) expect(line.msg).toBe("the stored 404 page is missing; built-in fallback");
       for (const line of perRequest) {
         expect(line).toMatchObject({ level: 30, msg: "request answered", method: "GET", statusCode: 404 });
         expect(JSON.stringify(line)).not.toContain("secret-");

@@ -269,7 +269,12 @@ describe("queue dashboard", () => {
     const api = await fetch(`${url}/api/queues`, { headers: auth });
     expect(api.status).toBe(200);
     const names = ((await api.json()) as { queues: { name: string }[] }).queues.map((queue) => queue.name);
-    expect(names.sort()).toEqual(["pressroom", "pressroom-render"]);
+    expect(names.sort()).toEqual([
+      "pressroom",
+      "pressroom-contact",
+      "pressroom-reconcile",
+      "pressroom-render",
+    ]);
     // Never on the public port.
     expect((await fetch(`${webhook.url}/_pressroom/queues`, { headers: auth })).status).toBe(404);
   });

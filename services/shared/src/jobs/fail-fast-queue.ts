@@ -46,6 +46,10 @@ export function createFailFastQueue(options: FailFastQueueOptions): FailFastQueu
   const redis = new Redis(options.redisUrl, {
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
+    // No INFO ready check: closing a client without an offline queue while that check is in flight
+    // (a server stopped right after it started) leaves an unhandled rejection inside ioredis. A Redis
+    // still loading its data answers LOADING, which fails fast like any other error: a 503.
+    enableReadyCheck: false,
     connectTimeout: 1000,
     commandTimeout: timeoutMs,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),

@@ -33,6 +33,9 @@ export function meteredStore(store: SiteStore): SiteStore {
     list: (prefix) => meteredList(() => store.list(prefix)),
     keys: (prefix) => meteredList(() => store.keys(prefix)),
     close: () => store.close(),
+    // Optional capabilities pass through as they are (a wrapper that dropped one would silently
+    // turn it off: the folder store's temp-file cleanup was lost this way once).
+    ...(store.removeStaleTemp ? { removeStaleTemp: store.removeStaleTemp.bind(store) } : {}),
   };
 }
 
