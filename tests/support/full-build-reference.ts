@@ -29,6 +29,8 @@ export async function expectEqualsFullBuild(
   endpoint: string,
   ref: string,
   siteUrl: string,
+  /** Build options the site was published with (a lowered sitemap URL limit). */
+  options: { sitemapUrlLimit?: number } = {},
 ): Promise<void> {
   const reference = createSiteStore({ url: "memory:", s3Endpoint: undefined, s3Region: "us-east-1" });
   const client = localContentClient(endpoint);
@@ -45,6 +47,7 @@ export async function expectEqualsFullBuild(
     logger: pino({ level: "silent" }),
     ref,
     renderThreads: 0,
+    ...options,
   });
   const [expected, actual] = await Promise.all([siteObjects(reference), siteObjects(store)]);
   expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());

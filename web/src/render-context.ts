@@ -18,6 +18,8 @@ export interface RenderContext {
   assets: SiteAssets;
   mode: RenderMode;
   logger?: RenderLogger;
+  /** URLs per sitemap file before `/sitemap.xml` becomes an index (default SITEMAP_URL_LIMIT, 50,000; tests lower it). */
+  sitemapUrlLimit?: number;
 }
 
 export interface RenderResult {
@@ -29,6 +31,8 @@ export interface RenderResult {
   dependencies: string[];
   /** The document the route shows, when there is one. */
   documentId?: string;
+  /** `/sitemap.xml` as an index: the routes of its parts, which must be rendered (and stored) with it. */
+  parts?: string[];
 }
 
 export const HTML_CONTENT_TYPE = "text/html; charset=utf-8";
@@ -36,4 +40,6 @@ export const HTML_CONTENT_TYPE = "text/html; charset=utf-8";
 /** Filled by a route handler once it knows its document, so that a failure can name it. */
 export interface RenderTrace {
   documentId?: string;
+  /** `/sitemap.xml` as an index: the routes of its parts, which must be rendered (and stored) with it. */
+  parts?: string[];
 }

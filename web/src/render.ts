@@ -5,7 +5,7 @@ import { renderNotFound } from "./handlers/render-not-found.tsx";
 import { renderPage } from "./handlers/render-page.tsx";
 import { renderPriceList, renderPriceListIndex } from "./handlers/render-price-list.tsx";
 import { renderRobots } from "./handlers/render-robots.ts";
-import { renderSitemap } from "./handlers/render-sitemap.ts";
+import { renderSitemap, renderSitemapPart } from "./handlers/render-sitemap.ts";
 import type { RenderContext, RenderResult, RenderTrace } from "./render-context.ts";
 import { RenderError } from "./render-error.ts";
 import { HOME_UID, parseRoute, pathForRoute } from "./routes.ts";
@@ -35,6 +35,9 @@ export async function renderRoute(path: string, ctx: RenderContext): Promise<Ren
         return await renderPriceListIndex(ctx);
       case "sitemap":
         return await renderSitemap(ctx);
+      case "sitemap-part":
+        // A part the content does not need (fewer URLs now): 404, so a publish deletes it.
+        return (await renderSitemapPart(ctx, route.part)) ?? (await renderNotFound(ctx));
       case "robots":
         return await renderRobots(ctx);
       case "not-found":

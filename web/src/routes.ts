@@ -14,6 +14,8 @@ export type Route =
   | { kind: "price-list"; uid: string }
   | { kind: "price-list-index" }
   | { kind: "sitemap" }
+  /** `/sitemap-N.xml` (N ≥ 1): one part of a sitemap split into an index (render-sitemap.ts). */
+  | { kind: "sitemap-part"; part: number }
   | { kind: "robots" }
   | { kind: "not-found" }
   | { kind: "error"; status: ServerErrorStatus };
@@ -41,6 +43,18 @@ export const ERROR_PAGE_ROUTES: readonly string[] = [NOT_FOUND_ROUTE, ...SERVER_
 export const PRICE_LIST_INDEX_ROUTE = "/price-list/";
 export const SITEMAP_ROUTE = "/sitemap.xml";
 export const ROBOTS_ROUTE = "/robots.txt";
+/** `/sitemap-1.xml`, `/sitemap-2.xml`, …: canonical spelling only (no leading zero). */
+const SITEMAP_PART = /^\/sitemap-([1-9][0-9]{0,8})\.xml$/;
+
+/** The route of part `part` (1-based) of a sitemap split into an index. */
+export function sitemapPartRoute(part: number): string {
+  return `/sitemap-${part}.xml`;
+}
+
+/** `/sitemap.xml` or one of its parts: the routes rendered from every document's route and date. */
+export function isSitemapRoute(path: string): boolean {
+  return path === SITEMAP_ROUTE || SITEMAP_PART.test(path);
+}
 
 const RESERVED = new Set(RESERVED_PAGE_UIDS);
 
@@ -63,6 +77,8 @@ export function parseRoute(rawPath: string): Route {
   if (errorStatus !== undefined) return { kind: "error", status: errorStatus };
   if (path === SITEMAP_ROUTE) return { kind: "sitemap" };
   if (path === ROBOTS_ROUTE) return { kind: "robots" };
+  const part = SITEMAP_PART.exec(path);
+  if (part) return { kind: "sitemap-part", part: Number(part[1]) };
   if (path === "/price-list" || path === PRICE_LIST_INDEX_ROUTE) return { kind: "price-list-index" };
   const segments = (path.endsWith("/") ? path.slice(0, -1) : path).split("/");
   // A leading "/" gives an empty first segment.
@@ -92,6 +108,8 @@ export function pathForRoute(route: Route): string {
       return PRICE_LIST_INDEX_ROUTE;
     case "sitemap":
       return SITEMAP_ROUTE;
+    case "sitemap-part":
+      return sitemapPartRoute(route.part);
     case "robots":
       return ROBOTS_ROUTE;
     case "not-found":
@@ -115,6 +133,8 @@ export function keyForRoute(path: string): string {
       return "price-list/index.html";
     case "sitemap":
       return "sitemap.xml";
+    case "sitemap-part":
+      return `sitemap-${route.part}.xml`;
     case "robots":
       return "robots.txt";
     case "not-found":

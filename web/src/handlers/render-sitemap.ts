@@ -3,7 +3,14 @@ import { recordingSource } from "../content/index.ts";
 import { absoluteUrl } from "../lib/site-url.ts";
 import { sitemapDate } from "../lib/sitemap-date.ts";
 import type { RenderContext, RenderResult } from "../render-context.ts";
-import { PRICE_LIST_INDEX_ROUTE, routeForDocument, SITEMAP_ROUTE } from "../routes.ts";
+import { PRICE_LIST_INDEX_ROUTE, routeForDocument, SITEMAP_ROUTE, sitemapPartRoute } from "../routes.ts";
+import {
+  SITEMAP_URL_LIMIT,
+  type SitemapEntry,
+  sitemapIndexXml,
+  sitemapParts,
+  urlsetXml,
+} from "./sitemap-split.ts";
 
 const XML_ESCAPES: Record<string, string> = {
   "&": "&amp;",
@@ -19,8 +26,23 @@ const XML_ESCAPES: Record<string, string> = {
  * `routes:page` and `routes:price_list` only: the planner re-renders it when a
  * document joins, leaves, moves or changes its lastmod day. Not on what those
  * documents link to.
+ *
+ * Above `ctx.sitemapUrlLimit` URLs (50,000, the protocol's limit) `/sitemap.xml` is a sitemap index
+ * of `/sitemap-1.xml` … `/sitemap-N.xml`, consecutive slices of the same sorted list; the result's
+ * `parts` names them, so the build and a publish render them too. `part` renders one of them; a part
+ * the content does not need (any, at or below the limit) gives undefined: the caller answers 404.
+ * Parts read exactly what the sitemap reads, so they share its dependencies and are re-rendered with it.
  */
 export async function renderSitemap(ctx: RenderContext): Promise<RenderResult> {
+  return (await render(ctx)) as RenderResult; // without a part there is always a result
+}
+
+/** `/sitemap-N.xml`; undefined when the sitemap has no part `part` (it is not split, or has fewer). */
+export function renderSitemapPart(ctx: RenderContext, part: number): Promise<RenderResult | undefined> {
+  return render(ctx, part);
+}
+
+async function render(ctx: RenderContext, part?: number): Promise<RenderResult | undefined> {
   const recorder = recordingSource(ctx.source, { routesOnly: true });
   const [pages, priceLists] = await Promise.all([
     recorder.source.getAllByType("page"),
@@ -45,23 +67,34 @@ export async function renderSitemap(ctx: RenderContext): Promise<RenderResult> {
     newest(priceLists.map((doc) => sitemapDate(doc.last_publication_date))),
   );
 
-  const urls = [...entries.keys()].sort().map((path) => {
-    const lastmod = entries.get(path);
-    const loc = escapeXml(absoluteUrl(ctx.siteUrl, path));
-    return `<url><loc>${loc}</loc>${lastmod ? `<lastmod>${lastmod}</lastmod>` : ""}</url>`;
-  });
-  const xml = [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
-    ...urls,
-    "</urlset>",
-    "",
-  ].join("\n");
+  const all: SitemapEntry[] = [...entries.keys()].sort().map((path) => ({
+    loc: escapeXml(absoluteUrl(ctx.siteUrl, path)),
+    lastmod: entries.get(path),
+  }));
+  const parts = sitemapParts(all.length, ctx.sitemapUrlLimit ?? SITEMAP_URL_LIMIT);
+  let xml: string;
+  if (part !== undefined) {
+    const slice = parts[part - 1];
+    if (!slice) return undefined;
+    xml = urlsetXml(all.slice(slice.start, slice.end));
+  } else if (parts.length === 0) {
+    xml = urlsetXml(all);
+  } else {
+    xml = sitemapIndexXml(
+      parts.map((slice, i) => ({
+        loc: escapeXml(absoluteUrl(ctx.siteUrl, sitemapPartRoute(i + 1))),
+        lastmod: newest(all.slice(slice.start, slice.end).map((e) => e.lastmod)),
+      })),
+    );
+  }
   return {
     status: 200,
     html: xml,
     contentType: "application/xml; charset=utf-8",
     dependencies: recorder.dependencies(),
+    ...(part === undefined && parts.length > 0
+      ? { parts: parts.map((_, i) => sitemapPartRoute(i + 1)) }
+      : {}),
   };
 }
 

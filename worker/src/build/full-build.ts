@@ -51,6 +51,8 @@ export interface BuildOptions {
    * back is found and rewritten even where its metadata still claims the old hash.
    */
   storedHashes?: ReadonlyMap<string, string>;
+  /** URLs per sitemap file before `/sitemap.xml` becomes an index (default 50,000, the protocol's; tests lower it). */
+  sitemapUrlLimit?: number;
 }
 
 export interface BuildSummary {
@@ -205,7 +207,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
       progress?.tick();
     }
     await mapLimit(rendered, UPLOADS_IN_FLIGHT, async (result) => {
-      const { route, html, contentType, ...entry } = result;
+      const { route, html, contentType, parts: _parts, ...entry } = result;
       manifest.routes[route] = entry;
       counts.rendered++;
       if (contentType.startsWith("text/html")) javascript.add(route, html);
@@ -225,6 +227,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
     siteUrl: options.siteUrl,
     assets: built.assets,
     documents: [settings, ...priceLists],
+    ...(options.sitemapUrlLimit ? { sitemapUrlLimit: options.sitemapUrlLimit } : {}),
   };
   const pool = await createRenderPool(shared, log, options.renderThreads);
   // Listings need every page's route and dates, not its content.
@@ -249,7 +252,11 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
       (total) => progress?.setTotal(total),
     );
     progress?.done();
-    await commit(await pool.render(pageStubs, LISTING_ROUTES));
+    const listings = await pool.render(pageStubs, LISTING_ROUTES);
+    await commit(listings);
+    // A sitemap above the URL limit is an index: its parts; a part no longer needed is an orphan below.
+    const parts = listings.rendered.flatMap((result) => result.parts ?? []);
+    if (parts.length > 0) await commit(await pool.render(pageStubs, parts));
   } finally {
     await pool.close();
   }

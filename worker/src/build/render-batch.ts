@@ -11,6 +11,8 @@ export interface SharedContent {
   assets: SiteAssets;
   /** Documents every batch may need: settings and every price list. */
   documents: PrismicDocument[];
+  /** URLs per sitemap file (default: the protocol's 50,000; tests lower it). */
+  sitemapUrlLimit?: number;
 }
 
 export interface RenderedRoute {
@@ -22,6 +24,8 @@ export interface RenderedRoute {
   contentType: string;
   dependencies: string[];
   documentId?: string;
+  /** The sitemap's parts when it is an index: to render too (never stored in the manifest). */
+  parts?: string[];
 }
 
 /** A route whose render threw: the build keeps its stored page and goes on with the others. */
@@ -62,6 +66,7 @@ export async function renderBatch(
         siteUrl: shared.siteUrl,
         assets: shared.assets,
         mode: "production",
+        ...(shared.sitemapUrlLimit ? { sitemapUrlLimit: shared.sitemapUrlLimit } : {}),
         ...(logger ? { logger } : {}),
       });
     } catch (error) {
@@ -85,6 +90,7 @@ export async function renderBatch(
       contentType: result.contentType,
       dependencies: result.dependencies,
       ...(result.documentId ? { documentId: result.documentId } : {}),
+      ...(result.parts ? { parts: result.parts } : {}),
     });
   }
   return { rendered: results, failed };

@@ -19,6 +19,8 @@ export interface PublishContext {
   fanOutThreshold?: number;
   /** Routes per child job (default FAN_OUT_BATCH). */
   fanOutBatch?: number;
+  /** URLs per sitemap file before `/sitemap.xml` becomes an index (default 50,000, the protocol's; tests lower it). */
+  sitemapUrlLimit?: number;
   /** Renders batches of routes as child jobs that every worker process shares; resolves when all are done. */
   fanOut?: (
     ref: string,

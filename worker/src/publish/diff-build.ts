@@ -38,6 +38,7 @@ export async function rebuild(
     logger: ctx.logger,
     ref,
     ...(storedHashes ? { storedHashes } : {}),
+    ...(ctx.sitemapUrlLimit ? { sitemapUrlLimit: ctx.sitemapUrlLimit } : {}),
   });
   const routes = new Map<string, IndexedRoute>(Object.entries(outcome.manifest.routes));
   const { failed } = outcome.summary;

@@ -3,6 +3,7 @@ import { redisKeys } from "../../../services/shared/src/jobs/catalog.ts";
 import { createClientSource } from "../../../web/src/content/index.ts";
 import {
   ERROR_PAGE_ROUTES,
+  isSitemapRoute,
   keyForRoute,
   PRICE_LIST_INDEX_ROUTE,
   ROBOTS_ROUTE,
@@ -24,6 +25,8 @@ import { recordRouteFailures } from "./route-failures.ts";
 import { StepTimer } from "./step-timer.ts";
 
 const LAST = new Set([PRICE_LIST_INDEX_ROUTE, SITEMAP_ROUTE, ROBOTS_ROUTE, ...ERROR_PAGE_ROUTES]);
+/** Listings, rendered last: LAST and the sitemap's parts (`/sitemap-N.xml`). */
+const isLast = (route: string) => LAST.has(route) || isSitemapRoute(route);
 
 /**
  * One publish: take every pending id (a burst of webhooks is one publish), read the master ref now
@@ -85,7 +88,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     timer.time("masterRef", ctx.client.fetchMasterRef()),
     meta.ref === undefined
       ? undefined
-      : timer.time("indexRead", index.prior(ids, { maxRoutes: threshold, isListing: (r) => LAST.has(r) })),
+      : timer.time("indexRead", index.prior(ids, { maxRoutes: threshold, isListing: isLast })),
   ]);
   const log = ctx.logger.child({ ref, generation });
   if (prior === undefined) {
@@ -223,5 +226,5 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
 
 function rank(route: string, own: ReadonlySet<string | null>): number {
   if (own.has(route)) return 0;
-  return LAST.has(route) ? 2 : 1;
+  return isLast(route) ? 2 : 1;
 }

@@ -5,7 +5,7 @@ import { CACHE_CONTROL } from "../../../services/shared/src/site/manifest.ts";
 import { sha256 } from "../../../services/shared/src/storage/index.ts";
 import { type ContentSource, createClientSource } from "../../../web/src/content/index.ts";
 import { renderRoute } from "../../../web/src/render.ts";
-import { keyForRoute, NOT_FOUND_ROUTE, SITEMAP_ROUTE } from "../../../web/src/routes.ts";
+import { isSitemapRoute, keyForRoute, NOT_FOUND_ROUTE } from "../../../web/src/routes.ts";
 import { stub } from "../build/full-build.ts";
 import { mapLimit } from "../build/map-limit.ts";
 import { fetchBatchContent } from "./batch-content.ts";
@@ -18,8 +18,10 @@ import type { StepTimer } from "./step-timer.ts";
 
 /**
  * Renders `routes` at `ref` and writes the ones whose bytes changed; `source` reads at `ref` (the
- * documents a publish already fetched answer first). The sitemap reads every document's route and dates from the
- * index, with this publish's `overlay` laid over it, and only if it is rendered.
+ * documents a publish already fetched answer first). The sitemap (and each of its parts) reads every
+ * document's route and dates from the index, with this publish's `overlay` laid over it, once, and only
+ * if it is rendered. A sitemap that renders as an index names its parts: those not among `routes`
+ * (parts it did not have before) are rendered after; parts it no longer has render 404 and are deleted.
  */
 export async function renderRoutes(
   ctx: PublishContext,
@@ -42,7 +44,13 @@ export async function renderRoutes(
     if (job.timings) job.timings.timer.add(job.timings[step], since);
   };
   const outcome: BatchOutcome = { written: [], gone: [], rendered: 0, changed: 0, unchanged: 0 };
-  const sitemapSource = async () => {
+  let sitemapSource: ReturnType<typeof readSitemapSource> | undefined;
+  /** Read once however many sitemap routes (the sitemap and its parts) are rendered. */
+  const sharedSitemapSource = () => {
+    sitemapSource ??= readSitemapSource();
+    return sitemapSource;
+  };
+  const readSitemapSource = async () => {
     const allDocs = await job.index.allDocuments();
     for (const [id, doc] of job.overlay) {
       if (doc) allDocs.set(id, doc);
@@ -53,13 +61,16 @@ export async function renderRoutes(
       price_list: listingStubs(allDocs, "price_list"),
     });
   };
-  await mapLimit(job.routes, 4, async (route) => {
+  // The sitemap as an index names its parts: the ones not planned (new parts) are rendered after.
+  const parts = new Set<string>();
+  const renderOne = async (route: string) => {
     const renderStarted = performance.now();
     let result: Awaited<ReturnType<typeof renderRoute>>;
     try {
       result = await renderRoute(route, {
-        source: route === SITEMAP_ROUTE ? await sitemapSource() : job.source,
+        source: isSitemapRoute(route) ? await sharedSitemapSource() : job.source,
         siteUrl: ctx.siteUrl,
+        ...(ctx.sitemapUrlLimit ? { sitemapUrlLimit: ctx.sitemapUrlLimit } : {}),
         assets: ctx.assets,
         mode: "production",
         logger: job.log,
@@ -80,6 +91,7 @@ export async function renderRoutes(
     add("render", renderStarted);
     observeRender("worker", renderStarted);
     outcome.rendered++;
+    for (const part of result.parts ?? []) parts.add(part);
     if (result.status === 404 && route !== NOT_FOUND_ROUTE) {
       // Its document is gone though no webhook said so (a lost delivery): remove the route.
       outcome.gone.push(route);
@@ -117,7 +129,14 @@ export async function renderRoutes(
     });
     add("write", writeStarted);
     outcome.changed++;
-  });
+  };
+  await mapLimit(job.routes, 4, renderOne);
+  const planned = new Set(job.routes);
+  await mapLimit(
+    [...parts].filter((part) => !planned.has(part)),
+    4,
+    renderOne,
+  );
   return outcome;
 }
 
