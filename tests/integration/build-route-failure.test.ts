@@ -168,7 +168,8 @@ describe("a document that fails to render, in a diff build", () => {
     }
     expect(await page("pricing/index.html")).toContain("Pricing, edited");
     expect(await page(SERVICES)).toBe(lastGood);
-    expect(seen.map((f) => [f.route, f.documentId])).toEqual([["/services", BROKEN_ID]]);
+    // Once per diff build that met it (reconcile may run one too, as the index is gone): one route.
+    expect([...new Set(seen.map((f) => `${f.route} ${f.documentId}`))]).toEqual([`/services ${BROKEN_ID}`]);
 
     // Every other object is what a full build at this ref writes (the reference reads the content
     // through the proxy no longer breaking the document, which renders there: only its page differs).

@@ -7,7 +7,7 @@ import { edgeErrorOptions } from "../../shared/src/http/edge-errors.ts";
 // Request ids unique across restarts and replicas: an error page shows one to find its log line.
 import { newRequestId } from "../../shared/src/http/error-pages.ts";
 import { listeningUrl } from "../../shared/src/http/listening-url.ts";
-import { logOneLinePerRequest } from "../../shared/src/http/request-log.ts";
+import { logOneLinePerRequest, quietRequests } from "../../shared/src/http/request-log.ts";
 import type { Logger } from "../../shared/src/logger.ts";
 import { type RunningOps, startOpsServer } from "../../shared/src/ops/ops-server.ts";
 import { previewApp, previewReadiness } from "./app.ts";
@@ -53,7 +53,7 @@ export async function startPreview(options: PreviewOptions, logger: Logger): Pro
     genReqId: newRequestId,
     trustProxy: true,
     ...edgeErrorOptions(securityHeaders({ toolbar: false, simulator: false })),
-    disableRequestLogging: true,
+    ...quietRequests(),
   });
   logOneLinePerRequest(app);
   await app.register(previewApp, {

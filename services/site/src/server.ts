@@ -5,7 +5,7 @@ import { edgeErrorOptions } from "../../shared/src/http/edge-errors.ts";
 // Request ids unique across restarts and replicas: an error page shows one to find its log line.
 import { newRequestId } from "../../shared/src/http/error-pages.ts";
 import { listeningUrl } from "../../shared/src/http/listening-url.ts";
-import { logOneLinePerRequest } from "../../shared/src/http/request-log.ts";
+import { logOneLinePerRequest, quietRequests } from "../../shared/src/http/request-log.ts";
 import type { Logger } from "../../shared/src/logger.ts";
 import { type RunningOps, startOpsServer } from "../../shared/src/ops/ops-server.ts";
 import { createSiteStore, type SiteStore } from "../../shared/src/storage/index.ts";
@@ -37,7 +37,7 @@ export async function startSite(
     genReqId: newRequestId,
     trustProxy: config.trustProxy,
     ...edgeErrorOptions(SECURITY_HEADERS),
-    disableRequestLogging: true,
+    ...quietRequests(),
   });
   logOneLinePerRequest(app);
   try {

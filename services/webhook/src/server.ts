@@ -5,6 +5,7 @@ import { BARE_SECURITY_HEADERS, edgeErrorOptions } from "../../shared/src/http/e
 // Request ids unique across restarts and replicas: an error page shows one to find its log line.
 import { newRequestId } from "../../shared/src/http/error-pages.ts";
 import { listeningUrl } from "../../shared/src/http/listening-url.ts";
+import { quietRequests } from "../../shared/src/http/request-log.ts";
 import { type Logger, REDACTED_PATHS } from "../../shared/src/logger.ts";
 import { WEBHOOK_AJV_OPTIONS, WEBHOOK_REDACT_PATHS, webhookApp } from "./app.ts";
 import { createPublishEnqueuer, type PublishEnqueuer } from "./enqueue.ts";
@@ -48,7 +49,7 @@ export async function startWebhook(
     trustProxy: true,
     ajv: WEBHOOK_AJV_OPTIONS,
     genReqId: newRequestId,
-    disableRequestLogging: true,
+    ...quietRequests(),
     ...edgeErrorOptions(BARE_SECURITY_HEADERS),
   });
   app.addHook("onSend", async (_request, reply) => {

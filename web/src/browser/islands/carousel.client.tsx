@@ -64,7 +64,9 @@ export default function CarouselIsland(props: CarouselProps): ReactNode {
     };
     setSwipeDistance();
     swiper.on("resize", setSwipeDistance);
-    swiper.on("slideChange", () => {
+    // The slide a visitor sees changed (not Swiper's own loop re-positioning, which also fires
+    // slideChange, e.g. when late images resize the track): that starts the 500 ms throttle.
+    swiper.on("realIndexChange", () => {
       lastChange.current = performance.now();
     });
     swiper.on("autoplayStart", () => setPlaying(true));
