@@ -7,9 +7,11 @@ import {
   jsonError,
   prefersJson,
   statusForFailure,
+  statusText,
   withRequestId,
 } from "../../services/shared/src/http/error-pages.ts";
 import { StorageError } from "../../services/shared/src/storage/index.ts";
+import { ERROR_PAGE_TEXT } from "../../web/src/pages/error-view.tsx";
 
 describe("prefersJson", () => {
   it.each<[string | undefined, boolean]>([
@@ -75,5 +77,11 @@ describe("the built-in page", () => {
       error: "This site is briefly unavailable",
       requestId: "abc",
     });
+  });
+});
+
+describe("the stored error pages and the built-in fallback", () => {
+  it("say the same words (web/ and services/shared may not import each other, so each keeps a copy)", () => {
+    for (const status of [500, 503] as const) expect(statusText(status)).toEqual(ERROR_PAGE_TEXT[status]);
   });
 });
