@@ -6,8 +6,9 @@
  * worker is SIGKILLed in the middle. The other must finish, the bucket must equal a fresh full
  * build, and the site server must serve it.
  *
- * About a minute and a half (BullMQ's stalled-job check runs every 30 s): run it with
- * `npm run test:topology` (PRESSROOM_TOPOLOGY=1); `npm test` skips it with a note.
+ * About 80 s on a quiet machine (BullMQ's stalled-job check runs every 30 s). Part of `npm test`,
+ * as the operators' issue asks; `npm run test:topology` runs it alone, and PRESSROOM_TOPOLOGY=0
+ * skips it in a quick local run.
  */
 import { join } from "node:path";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
@@ -25,8 +26,8 @@ import { removeKeysUnder } from "../support/redis-keys.ts";
 import { type S3Server, startS3rver } from "../support/s3rver.ts";
 import { tempDir } from "../support/temp-dir.ts";
 
-const RUN = process.env.PRESSROOM_TOPOLOGY === "1";
-if (!RUN) console.log("topology.test.ts skipped: run it with `npm run test:topology` (about 90 s)");
+const RUN = process.env.PRESSROOM_TOPOLOGY !== "0";
+if (!RUN) console.log("topology.test.ts skipped (PRESSROOM_TOPOLOGY=0): `npm run test:topology` runs it");
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 /** 300 pages: three child jobs of 100 routes (a publish splits above 200). */
