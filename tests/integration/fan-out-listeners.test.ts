@@ -4,10 +4,12 @@
  * on every large publish. One listener per event now, whatever the number of children.
  */
 import { readFileSync } from "node:fs";
+import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublisherConfig } from "../../services/shared/src/config/index.ts";
+import { RECONCILE_QUEUE_NAME } from "../../services/shared/src/jobs/catalog.ts";
 import { startWebhook } from "../../services/webhook/src/server.ts";
 import { type RunningWorker, startWorker } from "../../worker/src/worker.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
@@ -80,6 +82,18 @@ beforeAll(async () => {
     60_000,
     "the first build",
   );
+  // The start's reconcile rounds (the scheduler's first and the explicit one) done: none of them
+  // can then take the edit below as a diff build, so the webhook's publish is the one that fans out.
+  const reconcileQueue = new Queue(RECONCILE_QUEUE_NAME, { connection: redis, prefix: PREFIX });
+  await until(
+    async () => {
+      const counts = await reconcileQueue.getJobCounts("waiting", "active");
+      return (counts.waiting ?? 0) + (counts.active ?? 0) === 0;
+    },
+    60_000,
+    "the start's reconcile rounds",
+  );
+  await reconcileQueue.close();
 }, 90_000);
 
 afterAll(async () => {
