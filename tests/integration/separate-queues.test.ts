@@ -123,7 +123,7 @@ afterAll(async () => {
   await removeKeysUnder(redis, PREFIX);
   await redis.quit();
   await site?.remove();
-});
+}, 120_000); // the worker's close waits for the held publish to notice; once > 30 s on a loaded CI run
 
 describe("contact messages on their own queue", () => {
   it("are delivered while a long publish and a stream of duplicate deliveries hold the main queue", async () => {
