@@ -64,7 +64,18 @@ const elements = (html: string, name: string) =>
   ) as Record<string, string>[];
 /** Documents a render showed (`doc:`) and documents it only linked to (`url:`). */
 const deps = (...ids: string[]) => ids.map((id) => `doc:${id}`);
-const urls = (...ids: string[]) => ids.map((id) => `url:${id}`);
+/** Where the demo's links point: a link records its target (`url:`) and where it pointed (`sees:`). */
+const ROUTE: Record<string, string> = {
+  [ID.about]: "/about",
+  [ID.services]: "/services",
+  [ID.pricing]: "/pricing",
+  [ID.faq]: "/faq",
+  [ID.contact]: "/contact",
+  [ID.privacy]: "/privacy",
+  [ID.carePlans]: "/price-list/care-plans",
+  [ID.workshops]: "/price-list/workshops",
+};
+const urls = (...ids: string[]) => ids.flatMap((id) => [`url:${id}`, `sees:${id}:${ROUTE[id]}`]);
 /** The footer's copyright year: every render with the layout records it (re-rendered when it turns). */
 const YEAR = `year:${new Date().getUTCFullYear()}`;
 /** What the navigation and footer (settings) link to: every route with the layout records them. */

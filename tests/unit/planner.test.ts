@@ -48,7 +48,11 @@ const KNOWN: Record<string, KnownDocument> = {
   websites: known("/price-list/websites", "price_list"),
 };
 
-function plan(changed: string[], now: Record<string, FetchedDocument | undefined>) {
+function plan(
+  changed: string[],
+  now: Record<string, FetchedDocument | undefined>,
+  linkedElsewhere?: (id: string, route: string | null) => readonly string[],
+) {
   const fetched = new Map(
     Object.entries(now).filter((e): e is [string, FetchedDocument] => e[1] !== undefined),
   );
@@ -57,6 +61,7 @@ function plan(changed: string[], now: Record<string, FetchedDocument | undefined
     fetched,
     known: new Map(Object.entries(KNOWN)),
     dependents: (dep) => DEPENDENTS[dep] ?? [],
+    ...(linkedElsewhere ? { linkedElsewhere } : {}),
   });
   return {
     render: [...result.render.keys()].sort(),
@@ -86,6 +91,19 @@ describe("planner: a page the navigation links to (url: dependents)", () => {
     const result = plan(["about"], { about: fetched("about", "/about") });
     expect(result).toMatchObject({ render: ["/about"], delete: [] });
     expect(result.why.get("/about")).toBe("document about changed");
+  });
+
+  it("content-only edit after routes were rendered with it gone (its unpublication's webhook had not arrived): those routes too", () => {
+    // The index still knows /about, so nothing moved; but two routes were rendered at a ref where
+    // about was unpublished, and show a broken link: they saw it elsewhere than /about.
+    const asked: [string, string | null][] = [];
+    const result = plan(["about"], { about: fetched("about", "/about") }, (id, route) => {
+      asked.push([id, route]);
+      return id === "about" ? ["/contact", "/"] : [];
+    });
+    expect(asked).toEqual([["about", "/about"]]);
+    expect(result.render).toEqual(["/", "/about", "/contact"]);
+    expect(result.why.get("/contact")).toBe("links to about, shown elsewhere than /about when rendered");
   });
 
   it("content edit on a new day: its route and the sitemap (its lastmod day moved)", () => {

@@ -50,6 +50,12 @@ describe("recordingSource: what a render depends on, at the grain of what it sho
       "doc:settings",
       "doc:team", // the link carries the target's data
       "doc:websites", // linked from the slice AND read: shown wins
+      // Where each link pointed when rendered: the planner compares it with the target's route now.
+      "sees:about:/about",
+      "sees:contact:/contact",
+      "sees:faq:/faq",
+      "sees:pricing:/pricing",
+      "sees:privacy:/privacy",
       "url:about", // navigation and a link field, once
       "url:contact", // a rich-text hyperlink
       "url:faq", // a link inside the embedded price list
@@ -62,7 +68,14 @@ describe("recordingSource: what a render depends on, at the grain of what it sho
   it("a listing records its type and its members' links, not each member", async () => {
     const recorder = recordingSource(SOURCE);
     await recorder.source.getAllByType("price_list");
-    expect(recorder.dependencies()).toEqual(["type:price_list", "url:faq"]);
+    expect(recorder.dependencies()).toEqual(["sees:faq:/faq", "type:price_list", "url:faq"]);
+  });
+
+  it("a broken link is recorded as pointing nowhere, so its target's return re-renders the page", async () => {
+    const broken = { link_type: "Document", id: "gone", type: "broken_type", isBroken: true, url: null };
+    const recorder = recordingSource(createMemorySource([doc("p", "page", "p", { cta: broken })]));
+    await recorder.source.getPageByUID("p");
+    expect(recorder.dependencies()).toEqual(["doc:p", "sees:gone:", "url:gone"]);
   });
 
   it("a listing of routes and dates (the sitemap) records routes:<type> and no links", async () => {

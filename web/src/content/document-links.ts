@@ -1,4 +1,5 @@
 import type { PrismicDocument } from "@prismicio/client";
+import { routeForDocument } from "../routes.ts";
 
 /** The documents a document's data links to, by what a render can show of each. */
 export interface DocumentLinks {
@@ -6,6 +7,11 @@ export interface DocumentLinks {
   shown: readonly string[];
   /** Targets linked by id only: a render shows their `url` (their route) and nothing else of them. */
   linked: readonly string[];
+  /**
+   * Where each target of `linked` pointed in this document (its route, "" when the link is broken or
+   * the target has none): what a render that links to it shows of it.
+   */
+  pointsTo: ReadonlyMap<string, string>;
 }
 
 const cache = new WeakMap<object, DocumentLinks>();
@@ -26,16 +32,16 @@ export function documentLinks(doc: PrismicDocument): DocumentLinks {
   let links = cache.get(doc);
   if (!links) {
     const shown = new Set<string>();
-    const linked = new Set<string>();
+    const linked = new Map<string, string>();
     collect(doc.data, shown, linked);
     for (const id of shown) linked.delete(id);
-    links = { shown: [...shown], linked: [...linked] };
+    links = { shown: [...shown], linked: [...linked.keys()], pointsTo: linked };
     cache.set(doc, links);
   }
   return links;
 }
 
-function collect(value: unknown, shown: Set<string>, linked: Set<string>): void {
+function collect(value: unknown, shown: Set<string>, linked: Map<string, string>): void {
   if (typeof value !== "object" || value === null) return;
   if (Array.isArray(value)) {
     for (const item of value) collect(item, shown, linked);
@@ -43,7 +49,14 @@ function collect(value: unknown, shown: Set<string>, linked: Set<string>): void 
   }
   const record = value as Record<string, unknown>;
   if (record.link_type === "Document" && typeof record.id === "string") {
-    (record.data !== undefined ? shown : linked).add(record.id);
+    if (record.data !== undefined) shown.add(record.id);
+    else linked.set(record.id, linkedRoute(record));
   }
   for (const key in record) collect(record[key], shown, linked);
+}
+
+/** The route a link points to as the API returned it ("" for a broken link: `broken_type` has none). */
+function linkedRoute(link: Record<string, unknown>): string {
+  if (link.isBroken === true || typeof link.type !== "string") return "";
+  return routeForDocument({ type: link.type, uid: typeof link.uid === "string" ? link.uid : null }) ?? "";
 }

@@ -2,4 +2,9 @@ export { createClientSource } from "./client-source.ts";
 export * from "./content-source.ts";
 export { type DocumentLinks, documentLinks } from "./document-links.ts";
 export { createMemorySource } from "./memory-source.ts";
-export { type RecordingOptions, type RecordingSource, recordingSource } from "./recording-source.ts";
+export {
+  type RecordingOptions,
+  type RecordingSource,
+  recordingSource,
+  seesDependency,
+} from "./recording-source.ts";

@@ -28,6 +28,9 @@ export interface RecordingSource {
  *   - `url:<id>`: the render only linked to it (hyperlinks, link fields,
  *     navigation items): its markup changes only when the target's route does
  *     (renamed, unpublished, first published, type changed);
+ *     With it, `sees:<id>:<route>`: where the link pointed when the render ran ("" when broken),
+ *     since that can differ from what the index knows of the target (a webhook not arrived yet: the
+ *     publish read a newer ref); the planner re-renders the linking routes that saw anything else.
  *   - `type:<type>` (`routes:<type>` for the sitemap, `routesOnly`): a listing
  *     of every document of the type. Its members are not `doc:` dependencies:
  *     the planner re-renders a listing when a member joins, leaves, moves or
@@ -40,14 +43,14 @@ export interface RecordingSource {
 export function recordingSource(source: ContentSource, options: RecordingOptions = {}): RecordingSource {
   const routesOnly = options.routesOnly ?? false;
   const shown = new Set<string>();
-  const linked = new Set<string>();
+  const linked = new Map<string, string>();
   const types = new Set<string>();
   const other = new Set<string>();
   const links = (doc: PrismicDocument) => {
     if (routesOnly) return;
     const found = documentLinks(doc);
     for (const id of found.shown) shown.add(id);
-    for (const id of found.linked) linked.add(id);
+    for (const [id, route] of found.pointsTo) linked.set(id, route);
   };
   const record = <T extends PrismicDocument | undefined>(doc: T): T => {
     if (doc) {
@@ -77,9 +80,16 @@ export function recordingSource(source: ContentSource, options: RecordingOptions
     dependencies: () =>
       [
         ...[...shown].map((id) => `doc:${id}`),
-        ...[...linked].filter((id) => !shown.has(id)).map((id) => `url:${id}`),
+        ...[...linked]
+          .filter(([id]) => !shown.has(id))
+          .flatMap(([id, route]) => [`url:${id}`, seesDependency(id, route)]),
         ...types,
         ...other,
       ].sort(),
   };
+}
+
+/** The dependency of a render that linked to `id` and showed it at `route` ("" for a broken link). */
+export function seesDependency(id: string, route: string | null | undefined): string {
+  return `sees:${id}:${route ?? ""}`;
 }

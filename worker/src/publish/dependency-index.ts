@@ -1,12 +1,14 @@
 import type { ChainableCommander, Redis } from "ioredis";
+import { seesDependency } from "../../../web/src/content/index.ts";
 import type { BuiltRoute } from "../build/full-build.ts";
 import type { KnownDocument } from "./planner.ts";
 
 /**
  * Bump when the layout below changes: a publish that finds another version runs a diff build.
  * 3: links recorded as `url:<id>` (not `doc:`), listings as `type:<type>` without their members.
+ * 4: with each link, where it pointed when rendered (`sees:<id>:<route>`).
  */
-export const INDEX_VERSION = "3";
+export const INDEX_VERSION = "4";
 
 /** What the index keeps of each document: enough to plan, and to list it in the sitemap. */
 export interface IndexedDocument extends KnownDocument {
@@ -129,6 +131,26 @@ export class DependencyIndex {
       });
     }
     return { known, dependents, entries };
+  }
+
+  /**
+   * For each `[id, route now]`, the routes that link to `id` and saw it elsewhere when rendered
+   * (`url:<id>` minus `sees:<id>:<route>`), computed by Redis in one pipelined round trip.
+   */
+  async linkedElsewhere(
+    targets: readonly (readonly [string, string | null])[],
+  ): Promise<Map<string, string[]>> {
+    const found = new Map<string, string[]>();
+    if (targets.length === 0) return found;
+    const pipeline = this.redis.pipeline();
+    for (const [id, route] of targets)
+      pipeline.sdiff(this.key(`dep:url:${id}`), this.key(`dep:${seesDependency(id, route)}`));
+    const answers = (await pipeline.exec()) ?? [];
+    targets.forEach(([id], i) => {
+      const routes = ((answers[i]?.[1] as string[] | undefined) ?? []).sort();
+      if (routes.length > 0) found.set(id, routes);
+    });
+    return found;
   }
 
   /** The copyright years routes recorded (`year:<n>`, web/src/lib/copyright-year.ts) that some route still shows. */

@@ -52,11 +52,17 @@ export async function planIds(
   const dependents = new Map(prior.dependents);
   if (unread.length > 0)
     for (const [dep, routes] of await index.dependents(unread)) dependents.set(dep, routes);
+  // Links to a changed id that, when rendered, saw it elsewhere than where it is now.
+  const linking = ids.filter((id) => (dependents.get(`url:${id}`) ?? []).length > 0);
+  const elsewhere = await index.linkedElsewhere(
+    linking.map((id) => [id, fetched.get(id)?.route ?? null] as const),
+  );
   const plan = planPublish({
     changedIds: ids,
     fetched,
     known: known as Map<string, KnownDocument>,
     dependents: (dep) => dependents.get(dep) ?? [],
+    linkedElsewhere: (id) => elsewhere.get(id) ?? [],
   });
   timer?.lap("plan");
   return { plan, documents: [...all.values()], fetchedDocs, gone, fetched };

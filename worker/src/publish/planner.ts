@@ -39,6 +39,11 @@ export interface PlanInput {
   known: ReadonlyMap<string, KnownDocument>;
   /** Routes that recorded a dependency (`doc:<id>`, `url:<id>`, `type:<type>`, `routes:<type>`), from the index. */
   dependents: (dependency: string) => readonly string[];
+  /**
+   * Routes that link to `id` (`url:<id>`) and, when rendered, saw it anywhere but at `route` (its
+   * route now, null: gone): `url:<id>` without `sees:<id>:<route>`. Absent: none.
+   */
+  linkedElsewhere?: (id: string, route: string | null) => readonly string[];
 }
 
 export interface Plan {
@@ -84,6 +89,10 @@ export function planPublish(input: PlanInput): Plan {
     // Links to it: only where it points, or whether it exists, changes their markup.
     const moved = routeChange(before, now);
     if (moved) addDependents(`url:${id}`, `links to ${id}, which ${moved}`);
+    // Links rendered at a ref where it stood elsewhere than the index knew (a publish reads the
+    // newest ref, so it can render a change whose webhook has not arrived yet).
+    for (const route of input.linkedElsewhere?.(id, now?.route ?? null) ?? [])
+      addRender(route, `links to ${id}, shown elsewhere than ${now?.route ?? "gone"} when rendered`);
     // Listings: a member joining, leaving or moving, or a field they show changing. `type:` listings
     // show their members' content (the price-list index), `routes:` listings their routes and
     // lastmod days only (the sitemap).
