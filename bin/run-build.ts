@@ -4,7 +4,8 @@ import type { Logger } from "../services/shared/src/logger.ts";
 import { createSiteStore } from "../services/shared/src/storage/index.ts";
 import { type BuildSummary, fullBuild } from "../worker/src/build/full-build.ts";
 
-export interface RunBuildOptions extends Pick<PublisherConfig, "prismic" | "storage" | "siteUrl"> {
+export interface RunBuildOptions
+  extends Pick<PublisherConfig, "prismic" | "storage" | "siteUrl" | "renderThreads"> {
   rootDir: string;
   logger: Logger;
 }
@@ -24,6 +25,7 @@ export async function runBuild(options: RunBuildOptions): Promise<BuildSummary> 
       logger: options.logger,
       ref: await client.fetchMasterRef(),
       progress: true,
+      ...(options.renderThreads === undefined ? {} : { renderThreads: options.renderThreads }),
     });
   } finally {
     await store.close();

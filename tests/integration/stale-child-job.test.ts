@@ -12,7 +12,7 @@ import type { PublisherConfig } from "../../services/shared/src/config/index.ts"
 import { RENDER_QUEUE_NAME, redisKeys } from "../../services/shared/src/jobs/catalog.ts";
 import { createSiteStore, type SiteStore } from "../../services/shared/src/storage/index.ts";
 import { startWebhook } from "../../services/webhook/src/server.ts";
-import { claimWrite, nextGeneration } from "../../worker/src/publish/generation.ts";
+import { claimWrite, claimWrites, nextGeneration } from "../../worker/src/publish/generation.ts";
 import { type RunningWorker, startWorker } from "../../worker/src/worker.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
@@ -135,5 +135,23 @@ describe("a child job of a superseded publish", () => {
     expect(await claimWrite(redis, PREFIX, "/about", newer)).toBe(true);
     expect(await claimWrite(redis, PREFIX, "/about", older)).toBe(false);
     expect(await claimWrite(redis, PREFIX, "/contact", older)).toBe(false);
+  });
+
+  it("claims a child job's writes in one round trip, by the same rule per route", async () => {
+    const older = await nextGeneration(redis, PREFIX);
+    const newer = await nextGeneration(redis, PREFIX);
+    // The newer generation wrote /pricing; the older one, still running, may not write anything.
+    expect(await claimWrites(redis, PREFIX, ["/pricing"], newer)).toEqual(new Set(["/pricing"]));
+    expect(await claimWrites(redis, PREFIX, ["/pricing", "/services"], older)).toEqual(new Set());
+    // The newest generation may write every route, those an older one wrote before it too.
+    const newest = await nextGeneration(redis, PREFIX);
+    expect(await claimWrites(redis, PREFIX, ["/pricing", "/services", "/"], newest)).toEqual(
+      new Set(["/pricing", "/services", "/"]),
+    );
+    // A route written by a generation newer than the claimer's (which started after it) is refused
+    // even to a claimer that is itself current again (no newer start since): per route, not only globally.
+    await redis.hset(redisKeys(PREFIX).routeGenerations, "/about", String(newest + 1));
+    expect(await claimWrites(redis, PREFIX, ["/about", "/contact"], newest)).toEqual(new Set(["/contact"]));
+    expect(await claimWrites(redis, PREFIX, [], newest)).toEqual(new Set());
   });
 });

@@ -124,8 +124,17 @@ describe("loadConfig", () => {
     ],
     ["content", "CONTENT_REF_HISTORY", "-1", /not an integer from 1 to 10000/],
     ["publisher", "S3_ENDPOINT", "minio:9000", /S3_ENDPOINT="minio:9000" is not an http\(s\) URL/],
+    ["publisher", "RENDER_THREADS", "two", /RENDER_THREADS="two" is not an integer from 0 to 64/],
+    ["worker", "RENDER_THREADS", "65", /not an integer from 0 to 64.*number of cores − 1/],
   ] as const)("%s: refuses %s=%s and says how to fix it", (process, name, value, message) => {
     expect(problemsOf(() => loadConfig(process, { [name]: value })).join("\n")).toMatch(message);
+  });
+
+  it("sizes the render threads only when told to (a container's CPU quota is not what Node counts)", () => {
+    expect(loadConfig("publisher", {}).renderThreads).toBeUndefined();
+    expect(loadConfig("publisher", { RENDER_THREADS: "" }).renderThreads).toBeUndefined();
+    expect(loadConfig("worker", { RENDER_THREADS: "2" }).renderThreads).toBe(2);
+    expect(loadConfig("publisher", { RENDER_THREADS: "0" }).renderThreads).toBe(0);
   });
 
   it("reports every bad value at once", () => {

@@ -31,8 +31,9 @@ export function createJavaScriptMeter(manifest: BrowserManifest) {
   let heaviest: PageJavaScript | undefined;
   let plain: PageJavaScript | undefined;
   return {
-    add(route: string, html: string): void {
-      const islands = islandsIn(html);
+    /** Counts a page, from its HTML or from the islands already found in it (a render thread's). */
+    add(route: string, html: string | Iterable<string>): void {
+      const islands = typeof html === "string" ? islandsIn(html) : new Set(html);
       const page = { route, bytes: javascriptBytes(manifest, islands) };
       if (!heaviest || page.bytes > heaviest.bytes) heaviest = page;
       const isPlain = ![...islands].some((name) => HEAVY_ISLANDS.has(name));

@@ -13,6 +13,9 @@ import {
 import type { Logger } from "../../services/shared/src/logger.ts";
 import { createSiteStore } from "../../services/shared/src/storage/index.ts";
 import { buildSiteAssets } from "../../web/src/assets.ts";
+import { idleRenderPool } from "./build/idle-render-pool.ts";
+import { sharedDocumentsCache } from "./build/list-documents.ts";
+import { createRenderPool, defaultRenderThreads } from "./build/render-pool.ts";
 import { deliverContact } from "./contact/deliver.ts";
 import { replayContactArchives } from "./contact/replay.ts";
 import { observePublish } from "./ops/publish-metrics.ts";
@@ -33,8 +36,17 @@ export interface WorkerOptions {
   fanOutThreshold?: number;
   /** Routes per child job of a fan-out (default 100). */
   fanOutBatch?: number;
-  /** Child jobs this process renders at once (default 1; 0: none, this process only publishes). */
+  /**
+   * Child jobs this process renders at once (0: none, this process only publishes). Default: its
+   * render threads + 1, so one batch is fetched and written while the threads render another.
+   */
   renderConcurrency?: number;
+  /**
+   * Render threads for child jobs and diff builds (default: `RENDER_THREADS`, else cores − 1, as the
+   * full build; 0: on the main thread, child jobs through the content source). A fan-out's threads
+   * start on its first batch and close when idle.
+   */
+  renderThreads?: number;
 }
 
 export interface RunningWorker {
@@ -88,6 +100,15 @@ export async function startWorker(
     ...(options.fanOutThreshold !== undefined ? { fanOutThreshold: options.fanOutThreshold } : {}),
     ...(options.fanOutBatch !== undefined ? { fanOutBatch: options.fanOutBatch } : {}),
   };
+  const renderThreads = options.renderThreads ?? config.renderThreads ?? defaultRenderThreads();
+  context.renderThreads = renderThreads;
+  const renderPool = idleRenderPool(() =>
+    createRenderPool({ siteUrl: config.siteUrl, assets: built.assets, documents: [] }, logger, renderThreads),
+  );
+  if (renderThreads > 0) {
+    context.renderPool = () => renderPool.get();
+    context.sharedDocuments = sharedDocumentsCache(client);
+  }
   const {
     publishLock: lockKey,
     pendingIds: pendingKey,
@@ -137,7 +158,7 @@ export async function startWorker(
     {
       connection,
       prefix: config.queuePrefix,
-      concurrency: Math.max(1, options.renderConcurrency ?? 1),
+      concurrency: Math.max(1, options.renderConcurrency ?? renderThreads + 1),
       autorun: options.renderConcurrency !== 0,
     },
   );
@@ -234,6 +255,7 @@ export async function startWorker(
       lossWatch.stop();
       for (const w of workers) await w.close();
       await renderWorker.close();
+      await renderPool.close();
       await renderEvents.close();
       await eventsConnection.quit().catch(() => undefined);
       await renderQueue.close();

@@ -22,7 +22,7 @@ import {
   SITEMAP_ROUTE,
 } from "../../../web/src/routes.ts";
 import { buildRedirects, redirectHashes } from "../publish/redirects-stage.ts";
-import { forEachPage, listDocuments } from "./list-documents.ts";
+import { forEachPage, readSharedDocuments } from "./list-documents.ts";
 import { mapLimit } from "./map-limit.ts";
 import { createProgress, type Progress } from "./progress.ts";
 import type { BatchResult, FailedRender, SharedContent } from "./render-batch.ts";
@@ -148,12 +148,12 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
   const ref = options.ref ?? (await client.fetchMasterRef());
   const log = logger.child({ ref });
 
-  const [previous, built, settings, priceLists] = await Promise.all([
+  const [previous, built, [settings, ...priceLists]] = await Promise.all([
     store.get(MANIFEST_KEY).then((object) => parseManifest(object?.body)),
     buildSiteAssets(),
-    client.getSingle("settings", { ref }),
-    listDocuments(client, ref, [filter.at("document.type", "price_list")]),
+    readSharedDocuments(client, ref),
   ]);
+  if (!settings) throw new Error(`no settings document at ref ${ref}`);
   // What storage holds decides what must be written: which keys exist, and each one's hash, from
   // the previous manifest (cheap) or, when verifying or without one, from storage itself. Where
   // storage reports no hash (S3 listings), the manifest's stands in.
@@ -207,11 +207,11 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
       progress?.tick();
     }
     await mapLimit(rendered, UPLOADS_IN_FLIGHT, async (result) => {
-      const { route, html, contentType, parts: _parts, ...entry } = result;
+      const { route, body, contentType, parts: _parts, renderMs: _renderMs, islands, ...entry } = result;
       manifest.routes[route] = entry;
       counts.rendered++;
-      if (contentType.startsWith("text/html")) javascript.add(route, html);
-      await write(result.key, html, result.hash, contentType, CACHE_CONTROL.html);
+      if (islands) javascript.add(route, islands);
+      await write(result.key, asBuffer(body), result.hash, contentType, CACHE_CONTROL.html);
       progress?.tick();
     });
   };
@@ -338,6 +338,11 @@ function routesOf(documents: readonly PrismicDocument[], logger: Logger): string
     else routes.push(route);
   }
   return routes;
+}
+
+/** The bytes a render thread handed over, as a Buffer over the same memory (no copy). */
+export function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** What listings read of a document: its identity, route and dates, without its content. */

@@ -1,6 +1,7 @@
 import type { PrismicDocument } from "@prismicio/client";
 import { sha256 } from "../../../services/shared/src/storage/index.ts";
 import type { SiteAssets } from "../../../web/src/assets.ts";
+import { islandsIn } from "../../../web/src/browser-bundle.ts";
 import { createMemorySource } from "../../../web/src/content/index.ts";
 import { type RenderLogger, renderRoute } from "../../../web/src/render.ts";
 import { keyForRoute, routeForDocument } from "../../../web/src/routes.ts";
@@ -18,7 +19,12 @@ export interface SharedContent {
 export interface RenderedRoute {
   route: string;
   key: string;
-  html: string;
+  /**
+   * The bytes to store (UTF-8), encoded and hashed where they were rendered: a render thread
+   * transfers them to the thread that writes them without a copy, and that thread never holds the
+   * page as a (two-byte) string nor encodes it again to write it.
+   */
+  body: Uint8Array;
   hash: string;
   status: number;
   contentType: string;
@@ -26,7 +32,13 @@ export interface RenderedRoute {
   documentId?: string;
   /** The sitemap's parts when it is an index: to render too (never stored in the manifest). */
   parts?: string[];
+  /** How long the render took on its thread (the route's render-time metric; not in the manifest). */
+  renderMs: number;
+  /** The islands an HTML page hydrates (the build's JavaScript budget); absent for other types. */
+  islands?: string[];
 }
+
+const utf8 = new TextEncoder();
 
 /** A route whose render threw: the build keeps its stored page and goes on with the others. */
 export interface FailedRender {
@@ -59,6 +71,7 @@ export async function renderBatch(
   const results: RenderedRoute[] = [];
   const failed: FailedRender[] = [];
   for (const route of routes) {
+    const started = performance.now();
     let result: Awaited<ReturnType<typeof renderRoute>>;
     try {
       result = await renderRoute(route, {
@@ -81,16 +94,19 @@ export async function renderBatch(
       });
       continue;
     }
+    const body = utf8.encode(result.html);
     results.push({
       route,
       key: keyForRoute(route),
-      html: result.html,
-      hash: sha256(result.html),
+      body,
+      hash: sha256(body),
       status: result.status,
       contentType: result.contentType,
       dependencies: result.dependencies,
       ...(result.documentId ? { documentId: result.documentId } : {}),
       ...(result.parts ? { parts: result.parts } : {}),
+      renderMs: performance.now() - started,
+      ...(result.contentType.startsWith("text/html") ? { islands: [...islandsIn(result.html)] } : {}),
     });
   }
   return { rendered: results, failed };

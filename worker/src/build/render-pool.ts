@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
+import { type ResourceLimits, Worker } from "node:worker_threads";
 import type { PrismicDocument } from "@prismicio/client";
 import type { Logger } from "../../../services/shared/src/logger.ts";
 import type { BatchResult, FailedRender, RenderedRoute, SharedContent } from "./render-batch.ts";
@@ -9,6 +9,11 @@ export interface RenderPool {
   readonly threads: number;
   /** Renders a batch; a route whose render throws is answered in `failed`, the others in `rendered`. */
   render(documents: readonly PrismicDocument[], routes: readonly string[]): Promise<BatchResult>;
+  /**
+   * A render thread has died (out of memory, a crash): every later batch fails at once instead of
+   * waiting for it. A long-lived owner (a worker's pool) replaces the pool.
+   */
+  readonly broken?: boolean;
   close(): Promise<void>;
 }
 
@@ -36,6 +41,7 @@ export async function createRenderPool(
   shared: SharedContent,
   logger: Logger,
   threads = defaultRenderThreads(),
+  heap: ResourceLimits = RENDER_THREAD_HEAP,
 ): Promise<RenderPool> {
   if (threads === 0) {
     // Loaded here, not at the top: with render threads, the main thread never loads React.
@@ -52,9 +58,12 @@ export async function createRenderPool(
     () =>
       new Worker(entry, {
         workerData: { shared, logLevel: logger.level },
-        resourceLimits: RENDER_THREAD_HEAP,
+        resourceLimits: heap,
       }),
   );
+  // A thread that exits is never given another batch: its `exit` event has fired once and for all.
+  const dead = new Map<Worker, number>();
+  for (const worker of workers) worker.once("exit", (code) => dead.set(worker, code));
   const idle = [...workers];
   const waiting: ((worker: Worker) => void)[] = [];
   let nextId = 0;
@@ -71,8 +80,15 @@ export async function createRenderPool(
 
   return {
     threads,
+    get broken() {
+      return dead.size > 0;
+    },
     async render(documents, routes) {
       const worker = await acquire();
+      if (dead.has(worker)) {
+        release(worker);
+        throw new Error(`render thread exited with code ${dead.get(worker)}`);
+      }
       const id = nextId++;
       try {
         return await new Promise<BatchResult>((resolve, reject) => {

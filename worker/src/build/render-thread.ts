@@ -23,7 +23,11 @@ parentPort?.on("message", async (request: BatchRequest) => {
       request.routes,
       logger,
     );
-    parentPort?.postMessage({ id: request.id, results: rendered, failed });
+    // The pages' bytes move to the main thread (transferred, not copied).
+    parentPort?.postMessage(
+      { id: request.id, results: rendered, failed },
+      rendered.map((result) => result.body.buffer as ArrayBuffer),
+    );
   } catch (error) {
     const failure = error as Error;
     parentPort?.postMessage({ id: request.id, error: { message: failure.message, stack: failure.stack } });

@@ -1,8 +1,16 @@
-import type { Client } from "@prismicio/client";
+import type { Client, PrismicDocument } from "@prismicio/client";
 import type { Redis } from "ioredis";
 import type { Logger } from "../../../services/shared/src/logger.ts";
 import type { SiteStore } from "../../../services/shared/src/storage/index.ts";
 import type { SiteAssets } from "../../../web/src/assets.ts";
+import {
+  ERROR_PAGE_ROUTES,
+  isSitemapRoute,
+  PRICE_LIST_INDEX_ROUTE,
+  ROBOTS_ROUTE,
+  SITEMAP_ROUTE,
+} from "../../../web/src/routes.ts";
+import type { RenderPool } from "../build/render-pool.ts";
 import type { IndexedDocument, IndexedRoute } from "./dependency-index.ts";
 import type { PublishTimings } from "./step-timer.ts";
 
@@ -28,7 +36,24 @@ export interface PublishContext {
     overlay: [string, IndexedDocument | null][],
     generation: number,
   ) => Promise<BatchOutcome[]>;
+  /**
+   * The worker process's render threads (the full build's pool, created on first use): a child job
+   * renders its pages there, from memory, while the main thread fetches and writes other batches.
+   * Absent: child jobs render on the calling thread through the content source.
+   */
+  renderPool?: () => Promise<RenderPool>;
+  /** Render threads of a diff build (`RENDER_THREADS`); undefined: cores − 1. */
+  renderThreads?: number;
+  /** Settings and every price list at a ref, read once per ref by this process (`sharedDocumentsCache`). */
+  sharedDocuments?: (ref: string) => Promise<PrismicDocument[]>;
 }
+
+const LISTINGS = new Set([PRICE_LIST_INDEX_ROUTE, SITEMAP_ROUTE, ROBOTS_ROUTE, ...ERROR_PAGE_ROUTES]);
+/**
+ * Routes that list other documents or show the site's frame only (the price-list index, the sitemap
+ * and its parts, robots.txt, the error pages): rendered last in a publish, from the index.
+ */
+export const isListingRoute = (route: string) => LISTINGS.has(route) || isSitemapRoute(route);
 
 /** Routes per child job of a large fan-out. */
 export const FAN_OUT_BATCH = 100;

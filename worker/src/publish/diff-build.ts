@@ -39,6 +39,7 @@ export async function rebuild(
     ref,
     ...(storedHashes ? { storedHashes } : {}),
     ...(ctx.sitemapUrlLimit ? { sitemapUrlLimit: ctx.sitemapUrlLimit } : {}),
+    ...(ctx.renderThreads === undefined ? {} : { renderThreads: ctx.renderThreads }),
   });
   const routes = new Map<string, IndexedRoute>(Object.entries(outcome.manifest.routes));
   const { failed } = outcome.summary;

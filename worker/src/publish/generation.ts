@@ -27,6 +27,24 @@ if written > mine then return 0 end
 redis.call("hset", KEYS[2], ARGV[1], ARGV[2])
 return 1`;
 
+/** CLAIM for many routes in one round trip: answers, per route (ARGV[2..]), 1 granted or 0 refused. */
+const CLAIM_MANY = `
+local current = tonumber(redis.call("get", KEYS[1]) or "0")
+local mine = tonumber(ARGV[1])
+local answers = {}
+for i = 2, #ARGV do
+  local granted = 0
+  if current <= mine then
+    local written = tonumber(redis.call("hget", KEYS[2], ARGV[i]) or "0")
+    if written <= mine then
+      redis.call("hset", KEYS[2], ARGV[i], ARGV[1])
+      granted = 1
+    end
+  end
+  answers[i - 1] = granted
+end
+return answers`;
+
 /** Starts a new generation: call under the publish lock, before anything is rendered. */
 export async function nextGeneration(redis: Redis, prefix: string): Promise<number> {
   return redis.incr(redisKeys(prefix).generation);
@@ -55,6 +73,29 @@ export async function claimWrite(
     String(generation),
   );
   return granted === 1;
+}
+
+/**
+ * `claimWrite` for a batch of routes (a fan-out's child job writes up to 100): one script, one round
+ * trip, the same rule per route. Answers the routes granted.
+ */
+export async function claimWrites(
+  redis: Redis,
+  prefix: string,
+  routes: readonly string[],
+  generation: number,
+): Promise<Set<string>> {
+  if (routes.length === 0) return new Set();
+  const keys = redisKeys(prefix);
+  const answers = (await redis.eval(
+    CLAIM_MANY,
+    2,
+    keys.generation,
+    keys.routeGenerations,
+    String(generation),
+    ...routes,
+  )) as number[];
+  return new Set(routes.filter((_, i) => answers[i] === 1));
 }
 
 /** Thrown where a superseded publish would commit: its newer successor commits instead. */

@@ -1,17 +1,15 @@
 import type { PrismicDocument } from "@prismicio/client";
 import { redisKeys } from "../../../services/shared/src/jobs/catalog.ts";
 import { createClientSource } from "../../../web/src/content/index.ts";
-import {
-  ERROR_PAGE_ROUTES,
-  isSitemapRoute,
-  keyForRoute,
-  PRICE_LIST_INDEX_ROUTE,
-  ROBOTS_ROUTE,
-  routeProblem,
-  SITEMAP_ROUTE,
-} from "../../../web/src/routes.ts";
+import { keyForRoute, routeProblem } from "../../../web/src/routes.ts";
 import { updateManifest } from "./commit.ts";
-import { type BatchOutcome, FAN_OUT_BATCH, type PublishContext, type PublishSummary } from "./context.ts";
+import {
+  type BatchOutcome,
+  FAN_OUT_BATCH,
+  isListingRoute,
+  type PublishContext,
+  type PublishSummary,
+} from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
 import { diffBuild, indexed } from "./diff-build.ts";
 import { fetchPagesByUid, pageUidsOf } from "./fetch-documents.ts";
@@ -23,10 +21,6 @@ import { publishRedirects } from "./redirects-stage.ts"; // redirects (issue 13 
 import { renderRoutes } from "./render-routes.ts";
 import { recordRouteFailures } from "./route-failures.ts";
 import { StepTimer } from "./step-timer.ts";
-
-const LAST = new Set([PRICE_LIST_INDEX_ROUTE, SITEMAP_ROUTE, ROBOTS_ROUTE, ...ERROR_PAGE_ROUTES]);
-/** Listings, rendered last: LAST and the sitemap's parts (`/sitemap-N.xml`). */
-const isLast = (route: string) => LAST.has(route) || isSitemapRoute(route);
 
 /**
  * One publish: take every pending id (a burst of webhooks is one publish), read the master ref now
@@ -88,7 +82,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     timer.time("masterRef", ctx.client.fetchMasterRef()),
     meta.ref === undefined
       ? undefined
-      : timer.time("indexRead", index.prior(ids, { maxRoutes: threshold, isListing: isLast })),
+      : timer.time("indexRead", index.prior(ids, { maxRoutes: threshold, isListing: isListingRoute })),
   ]);
   const log = ctx.logger.child({ ref, generation });
   if (prior === undefined) {
@@ -226,5 +220,5 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
 
 function rank(route: string, own: ReadonlySet<string | null>): number {
   if (own.has(route)) return 0;
-  return isLast(route) ? 2 : 1;
+  return isListingRoute(route) ? 2 : 1;
 }

@@ -1,17 +1,18 @@
 import type { PrismicDocument } from "@prismicio/client";
 import type { Logger } from "../../../services/shared/src/logger.ts";
-import { observeRender } from "../../../services/shared/src/metrics/metrics.ts";
+import { observeRender, observeRenderMs } from "../../../services/shared/src/metrics/metrics.ts";
 import { CACHE_CONTROL } from "../../../services/shared/src/site/manifest.ts";
 import { sha256 } from "../../../services/shared/src/storage/index.ts";
 import { type ContentSource, createClientSource } from "../../../web/src/content/index.ts";
 import { renderRoute } from "../../../web/src/render.ts";
 import { isSitemapRoute, keyForRoute, NOT_FOUND_ROUTE } from "../../../web/src/routes.ts";
-import { stub } from "../build/full-build.ts";
+import { asBuffer, stub } from "../build/full-build.ts";
 import { mapLimit } from "../build/map-limit.ts";
 import { fetchBatchContent } from "./batch-content.ts";
-import type { BatchOutcome, PublishContext } from "./context.ts";
+import { type BatchOutcome, isListingRoute, type PublishContext } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
-import { claimWrite, isCurrent } from "./generation.ts";
+import { fetchPagesByUid, pageUidsOf } from "./fetch-documents.ts";
+import { claimWrite, claimWrites, isCurrent } from "./generation.ts";
 import { layeredSource } from "./layered-source.ts";
 import { isTransient } from "./route-failures.ts";
 import type { StepTimer } from "./step-timer.ts";
@@ -141,8 +142,11 @@ export async function renderRoutes(
 }
 
 /**
- * A child job of a large fan-out: fetches the pages and price lists its routes need in a request or
- * two (not one per route, nor one per price list; `fetchBatchContent`), renders and writes them.
+ * A child job of a large fan-out. With the process's render threads (`ctx.renderPool`), as the full
+ * build renders: the batch's pages in one request per 100, settings and price lists once per ref for
+ * the whole fan-out, rendered from memory on a render thread while the main thread fetches and writes
+ * other batches, the writes claimed in one round trip. Listings (rare: the last batch) and a process
+ * without render threads read through the content source (`fetchBatchContent`: a request or two).
  */
 export async function renderBatchJob(
   ctx: PublishContext,
@@ -162,10 +166,113 @@ export async function renderBatchJob(
   }
   const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
   const previous = await index.routes(routes);
-  const { documents, gone } = await fetchBatchContent(ctx, ref, routes, previous);
-  const source = layeredSource(documents, gone, createClientSource(ctx.client, ref));
   const log = ctx.logger.child({ ref, generation });
-  return renderRoutes(ctx, { ref, routes, source, overlay, previous, index, log, generation });
+  const onThreads = ctx.renderPool && ctx.sharedDocuments ? routes.filter((r) => !isListingRoute(r)) : [];
+  const onSource = routes.filter((r) => !onThreads.includes(r));
+  const threaded = await renderOnThreads(ctx, { ref, routes: onThreads, previous, log, generation });
+  if (onSource.length === 0) return threaded;
+  const { documents, gone } = await fetchBatchContent(ctx, ref, onSource, previous);
+  const source = layeredSource(documents, gone, createClientSource(ctx.client, ref));
+  const rest = await renderRoutes(ctx, {
+    ref,
+    routes: onSource,
+    source,
+    overlay,
+    previous,
+    index,
+    log,
+    generation,
+  });
+  return {
+    written: [...threaded.written, ...rest.written],
+    gone: [...threaded.gone, ...rest.gone],
+    rendered: threaded.rendered + rest.rendered,
+    changed: threaded.changed + rest.changed,
+    unchanged: threaded.unchanged + rest.unchanged,
+    refused: (threaded.refused ?? 0) + (rest.refused ?? 0),
+    failed: [...(threaded.failed ?? []), ...(rest.failed ?? [])],
+  };
+}
+
+/** Writes in flight per batch (the full build's figure). */
+const WRITES_IN_FLIGHT = 16;
+
+/** Pages and price lists (no listings) of one batch, rendered on a render thread from memory. */
+async function renderOnThreads(
+  ctx: PublishContext,
+  job: {
+    ref: string;
+    routes: readonly string[];
+    previous: ReadonlyMap<string, IndexedRoute>;
+    log: Logger;
+    generation: number;
+  },
+): Promise<BatchOutcome> {
+  const outcome: BatchOutcome = { written: [], gone: [], rendered: 0, changed: 0, unchanged: 0 };
+  if (job.routes.length === 0 || !ctx.renderPool || !ctx.sharedDocuments) return outcome;
+  const [pool, shared, pages] = await Promise.all([
+    ctx.renderPool(),
+    ctx.sharedDocuments(job.ref),
+    fetchPagesByUid(ctx.client, job.ref, pageUidsOf(job.routes)),
+  ]);
+  const { rendered, failed } = await pool.render([...shared, ...pages], job.routes);
+  for (const failure of failed) {
+    job.log.error(
+      { route: failure.route, documentId: failure.documentId, err: failure.error },
+      "render failed: the route keeps its last good page",
+    );
+  }
+  if (failed.length > 0) outcome.failed = failed;
+  const changed: typeof rendered = [];
+  for (const result of rendered) {
+    observeRenderMs("worker", result.renderMs);
+    outcome.rendered++;
+    if (result.status === 404 && result.route !== NOT_FOUND_ROUTE) {
+      outcome.gone.push(result.route); // its document is gone though no webhook said so
+      continue;
+    }
+    outcome.written.push([
+      result.route,
+      {
+        key: result.key,
+        hash: result.hash,
+        status: result.status,
+        dependencies: result.dependencies,
+        ...(result.documentId ? { documentId: result.documentId } : {}),
+      },
+    ]);
+    const before = job.previous.get(result.route);
+    if (before?.hash === result.hash && before.key === result.key) outcome.unchanged++;
+    else changed.push(result);
+  }
+  // A newer publish started or already wrote a route: older bytes must never replace it.
+  const granted = await claimWrites(
+    ctx.redis,
+    ctx.queuePrefix,
+    changed.map((result) => result.route),
+    job.generation,
+  );
+  const refused = changed.length - granted.size;
+  if (refused > 0) {
+    outcome.refused = refused;
+    job.log.warn(
+      { refused, generation: job.generation },
+      "writes refused: a newer publish owns these routes",
+    );
+  }
+  await mapLimit(
+    changed.filter((result) => granted.has(result.route)),
+    WRITES_IN_FLIGHT,
+    async (result) => {
+      await ctx.store.put(result.key, asBuffer(result.body), {
+        contentType: result.contentType,
+        cacheControl: CACHE_CONTROL.html,
+        contentHash: result.hash,
+      });
+      outcome.changed++;
+    },
+  );
+  return outcome;
 }
 
 /** The id of the document this publish changed whose route is `route`, if any. */

@@ -87,6 +87,11 @@ export interface PublisherConfig extends ContentReaderConfig {
   siteUrl: string;
   /** Always set by loadConfig; optional so that hosts building a config by hand need not care. */
   contact?: ContactMailConfig;
+  /**
+   * Render threads of a build, a diff build and a worker's fan-out (`RENDER_THREADS`); undefined:
+   * the number of cores − 1, which in a container limited by CPU quota overcounts (it sees the host's).
+   */
+  renderThreads?: number;
 }
 
 export interface WebhookConfig extends ServerConfig {
@@ -247,6 +252,7 @@ const loaders = {
   },
   /** `pressroom build` and the worker: read content, render, write to storage, queue in Redis. */
   publisher(read: EnvReader): PublisherConfig {
+    const renderThreads = read.get("RENDER_THREADS");
     return {
       logLevel: read.get("LOG_LEVEL"),
       prismic: prismicConfig(read),
@@ -255,6 +261,7 @@ const loaders = {
       storage: storageConfig(read),
       siteUrl: read.get("SITE_URL"),
       contact: contactMailConfig(read),
+      ...(renderThreads === undefined ? {} : { renderThreads }),
     };
   },
   /** `pressroom serve webhook`: refuses to start without the secret it must check. */

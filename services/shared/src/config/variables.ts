@@ -170,6 +170,17 @@ export const variables = {
       .refine((v) => /^[a-zA-Z0-9][\w.-]{0,63}$/.test(v), "not a plain name"),
     fix: "Set QUEUE_PREFIX to a short name (letters, digits, . _ -) that prefixes every Redis key Pressroom writes; give each site sharing a Redis its own.",
   },
+  RENDER_THREADS: {
+    schema: optionalString().pipe(
+      z
+        .string()
+        .regex(/^\d+$/, "not an integer from 0 to 64")
+        .transform(Number)
+        .refine((n) => n <= 64, "not an integer from 0 to 64")
+        .optional(),
+    ),
+    fix: "Set RENDER_THREADS to the number of render threads of a build or worker (0 to 64; 0 renders on the main thread), or unset it for the number of cores − 1.",
+  },
   STORAGE_URL: {
     schema: trimmed()
       .default("file://./data/site")

@@ -89,5 +89,10 @@ export const failedRoutes = new Counter({
 
 /** Observes one route's render time, from `performance.now()` at its start. */
 export function observeRender(process: "worker" | "preview", since: number): void {
-  renderDuration.observe({ process }, (performance.now() - since) / 1000);
+  observeRenderMs(process, performance.now() - since);
+}
+
+/** Observes one route's render time measured elsewhere (on a render thread), in milliseconds. */
+export function observeRenderMs(process: "worker" | "preview", ms: number): void {
+  renderDuration.observe({ process }, ms / 1000);
 }

@@ -45,14 +45,17 @@ export async function writeFileAtomic(target: string, data: Buffer | string): Pr
 }
 
 async function openCreatingFolders(folder: string, temp: string) {
-  // A concurrent delete may prune the folder between mkdir and open: try again a few times.
+  // The folder usually exists (a site has few folders and many files): open first, and create the
+  // folder only when it is missing, rather than a recursive mkdir per write (8 % of a 10,000-page
+  // build's main thread, measured with --cpu-prof). A concurrent delete may prune the folder between
+  // mkdir and open: try again a few times.
   for (let attempt = 1; ; attempt++) {
-    await mkdir(folder, { recursive: true });
     try {
       return await open(temp, "wx");
     } catch (error) {
       if (errorCode(error) !== "ENOENT" || attempt >= 5) throw error;
     }
+    await mkdir(folder, { recursive: true });
   }
 }
 
