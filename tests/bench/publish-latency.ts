@@ -12,7 +12,6 @@
  *
  *   npm run bench:publish-latency        (PAGES=2000 EDITS=50 npm run bench:publish-latency for a quick run)
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Queue } from "bullmq";
@@ -25,6 +24,7 @@ import { keyForRoute } from "../../web/src/routes.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
+import { startPressroom, stopAll } from "./processes.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PAGES = Number(process.env.PAGES ?? 10_000);
@@ -34,33 +34,15 @@ const repo = join(work, "repo");
 const siteDir = join(work, "publish-site");
 const prefix = `bench-publish-${process.pid}`;
 const secret = "bench-publish-latency-secret";
-const BIN = join(ROOT, "bin/pressroom.js");
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const children: ChildProcess[] = [];
-process.on("exit", () => {
-  for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
-});
 
 ensureGeneratedRepository(repo, PAGES, 20);
 rmSync(join(work, "publish-content"), { recursive: true, force: true });
 rmSync(siteDir, { recursive: true, force: true });
 
-function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<string> {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...process.env, LOG_LEVEL: "info", NODE_ENV: "production", ...env },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  children.push(child);
-  let out = "";
-  return new Promise((resolve, reject) => {
-    child.stdout?.on("data", (chunk: Buffer) => {
-      out += chunk;
-      const match = ready.exec(out);
-      if (match) resolve(match[1] ?? "");
-    });
-    child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}`)));
-  });
-}
+/** Starts a pressroom process; resolves with what its ready line captured (processes.ts). */
+const start = async (args: string[], env: Record<string, string>, ready: RegExp) =>
+  (await startPressroom(args, env, ready)).match;
 
 const common = {
   QUEUE_PREFIX: prefix,
@@ -339,7 +321,7 @@ console.log(
 await queue.close();
 await removeKeysUnder(redis, prefix);
 await redis.quit();
-for (const child of children) child.kill("SIGTERM");
+await stopAll();
 
 /**
  * The three kinds of edited document, found in the index the worker built: a page no route links

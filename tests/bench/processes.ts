@@ -1,0 +1,74 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+
+const BIN = join(new URL("../../", import.meta.url).pathname, "bin/pressroom.js");
+const started: ChildProcess[] = [];
+process.on("exit", () => {
+  for (const child of started) if (child.exitCode === null) child.kill("SIGTERM");
+});
+
+export interface StartedProcess {
+  pid: number;
+  /** The first group of `ready`'s match in its output (e.g. the address it listens on). */
+  match: string;
+  child: ChildProcess;
+}
+
+/**
+ * Starts `pressroom <args>` as its own OS process (production mode) and resolves when its standard
+ * output matches `ready` (an info-level line: LOG_LEVEL must let it through); rejects if it exits
+ * first or prints no such line within 5 minutes. Every process started is stopped by `stopAll`
+ * (and on exit).
+ */
+export function startPressroom(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<StartedProcess> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, LOG_LEVEL: "info", NODE_ENV: "production", ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  started.push(child);
+  let out = "";
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`pressroom ${args.join(" ")} printed no ${ready} within 5 minutes`)),
+      300_000,
+    );
+    const onData = (chunk: Buffer) => {
+      out += chunk;
+      const match = ready.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        child.stdout?.off("data", onData);
+        child.stdout?.resume(); // keep draining: a full pipe would stall the process
+        out = "";
+        resolve({ pid: child.pid as number, match: match[1] ?? "", child });
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`pressroom ${args.join(" ")} exited with ${code}`)));
+  });
+}
+
+/** SIGTERM to one process, waiting (up to 10 s, then SIGKILL) for it to exit. */
+export function stopProcess(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      resolve();
+    }, 10_000);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill("SIGTERM");
+  });
+}
+
+/** Stops every process `startPressroom` started. */
+export async function stopAll(): Promise<void> {
+  await Promise.all(started.map(stopProcess));
+}
