@@ -4,17 +4,16 @@
  * on every large publish. One listener per event now, whatever the number of children.
  */
 import { readFileSync } from "node:fs";
-import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublisherConfig } from "../../services/shared/src/config/index.ts";
-import { RECONCILE_QUEUE_NAME } from "../../services/shared/src/jobs/catalog.ts";
 import { startWebhook } from "../../services/webhook/src/server.ts";
 import { type RunningWorker, startWorker } from "../../worker/src/worker.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { untilWorkerSettled } from "../support/worker-settled.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PREFIX = `test-listeners-${process.pid}-${Date.now()}`;
@@ -77,23 +76,9 @@ beforeAll(async () => {
     fanOutBatch: 1,
     reconcileEveryMs: 3_600_000,
   });
-  await until(
-    async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
-    60_000,
-    "the first build",
-  );
-  // The start's reconcile rounds (the scheduler's first and the explicit one) done: none of them
-  // can then take the edit below as a diff build, so the webhook's publish is the one that fans out.
-  const reconcileQueue = new Queue(RECONCILE_QUEUE_NAME, { connection: redis, prefix: PREFIX });
-  await until(
-    async () => {
-      const counts = await reconcileQueue.getJobCounts("waiting", "active");
-      return (counts.waiting ?? 0) + (counts.active ?? 0) === 0;
-    },
-    60_000,
-    "the start's reconcile rounds",
-  );
-  await reconcileQueue.close();
+  // The start's reconcile rounds done too: none of them can then take the edit below as a diff
+  // build, so the webhook's publish is the one that fans out.
+  await untilWorkerSettled(redis, PREFIX, content.store.masterRef);
 }, 90_000);
 
 afterAll(async () => {

@@ -6,12 +6,10 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublisherConfig } from "../../services/shared/src/config/index.ts";
-import { RECONCILE_QUEUE_NAME } from "../../services/shared/src/jobs/catalog.ts";
 import { createSiteStore, type SiteStore } from "../../services/shared/src/storage/index.ts";
 import { statusCommand } from "../../worker/src/inspect.ts";
 import { verifyCommand } from "../../worker/src/verify-command.ts";
@@ -20,6 +18,7 @@ import { expectEqualsFullBuild } from "../support/full-build-reference.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { untilWorkerSettled } from "../support/worker-settled.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PREFIX = `test-verify-${process.pid}-${Date.now()}`;
@@ -66,18 +65,8 @@ beforeAll(async () => {
   };
   worker = await startWorker(config, logger, { rootDir: ROOT, reconcileEveryMs: 3_600_000 });
   store = createSiteStore(config.storage);
-  const deadline = Date.now() + 60_000;
   // The start's reconcile rounds (the first builds, the next samples storage) are over before any test corrupts.
-  const queue = new Queue(RECONCILE_QUEUE_NAME, { connection: redis, prefix: PREFIX });
-  const busy = async () => {
-    const counts = await queue.getJobCounts("active", "waiting");
-    return (counts.active ?? 0) + (counts.waiting ?? 0) > 0;
-  };
-  while ((await redis.hget(`${PREFIX}:index:meta`, "ref")) !== content.store.masterRef || (await busy())) {
-    if (Date.now() > deadline) throw new Error("timed out waiting for the first build");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  await queue.close();
+  await untilWorkerSettled(redis, PREFIX, content.store.masterRef);
 }, 90_000);
 
 afterAll(async () => {
