@@ -108,6 +108,26 @@ describe("content client: response cache", () => {
     ]);
   });
 
+  it("does not store an answer asked for with cache: no-store (a publish's batch reads)", async () => {
+    const fixture = await api(() => ({ status: 200 }));
+    const client = createContentClient(config(fixture.url), { schema });
+    const query = { ref: "MASTERREF0000001", filters: [prismic.filter.at("document.type", "page")] };
+    await client.get({ ...query, fetchOptions: { cache: "no-store" } });
+    expect(client.contentFetch.cache.size).toBe(0);
+    await client.get(query);
+    expect(searches(fixture)).toHaveLength(2);
+  });
+
+  it("drops expired answers when a new one is stored, not only when the same query comes back", async () => {
+    const fixture = await api(() => ({ status: 200 }));
+    const client = createContentClient(config(fixture.url, { cacheTtlMs: 100 }), { schema });
+    for (const page of [1, 2]) await client.get({ ref: "MASTERREF0000001", page });
+    expect(client.contentFetch.cache.size).toBeGreaterThanOrEqual(2);
+    await new Promise((resolve) => setTimeout(resolve, 1_100)); // past the TTL and the once-a-second sweep
+    await client.get({ ref: "MASTERREF0000001", page: 3 });
+    expect(client.contentFetch.cache.size).toBe(1);
+  });
+
   it("never caches an error answer", async () => {
     const fixture = await api((_r, n) =>
       n === 1 ? { status: 500, body: { message: "boom" } } : { status: 200 },

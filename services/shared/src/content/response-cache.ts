@@ -11,6 +11,8 @@ export interface CachedResponse {
 
 export class ResponseCache {
   readonly #entries = new Map<string, { value: CachedResponse; expiresAt: number }>();
+  /** When expired entries are next looked for. */
+  #nextSweep = 0;
 
   constructor(
     private readonly maxEntries: number,
@@ -33,6 +35,7 @@ export class ResponseCache {
 
   set(key: string, value: CachedResponse, ttlMs: number): void {
     if (ttlMs <= 0 || this.maxEntries <= 0) return;
+    this.#dropExpired();
     this.#entries.delete(key);
     this.#entries.set(key, { value, expiresAt: this.now() + ttlMs });
     while (this.#entries.size > this.maxEntries) {
@@ -40,6 +43,17 @@ export class ResponseCache {
       if (oldest === undefined) break;
       this.#entries.delete(oldest);
     }
+  }
+
+  /**
+   * Expired entries go when the next answer is stored, not when the same key is asked again (which
+   * may be never: an answer names its ref). At most once a second, and bounded by `maxEntries`.
+   */
+  #dropExpired(): void {
+    const now = this.now();
+    if (now < this.#nextSweep) return;
+    this.#nextSweep = now + 1_000;
+    for (const [key, entry] of this.#entries) if (entry.expiresAt <= now) this.#entries.delete(key);
   }
 
   clear(): void {
