@@ -1,6 +1,7 @@
 import type { ChainableCommander, Redis } from "ioredis";
 import { seesDependency } from "../../../web/src/content/index.ts";
 import type { BuiltRoute } from "../build/full-build.ts";
+import { execTransaction, type RedisCommand } from "./chunked-transaction.ts";
 import type { KnownDocument } from "./planner.ts";
 
 /**
@@ -55,7 +56,8 @@ export interface PriorState {
  *   docs          hash    document id → {route, type, uid, lang, dates, hash of the document}
  *   dep:<dep>     set     routes that recorded dependency <dep> (doc:<id>, url:<id>, type:<type>,
  *                         routes:<type>, year:<n>)
- * Writes go in one MULTI, so a reader never sees half a publish.
+ * Writes go in one MULTI, so a reader never sees half a publish (sent in chunks when large:
+ * chunked-transaction.ts).
  */
 export class DependencyIndex {
   constructor(
@@ -232,31 +234,46 @@ export class DependencyIndex {
     previous: ReadonlyMap<string, IndexedRoute>;
     documents: ReadonlyMap<string, IndexedDocument | null>;
   }): Promise<void> {
-    const multi = this.redis.multi();
+    await execTransaction(this.redis, this.commitCommands(change));
+  }
+
+  private *commitCommands(change: {
+    ref: string;
+    written: ReadonlyMap<string, IndexedRoute>;
+    deleted: readonly string[];
+    previous: ReadonlyMap<string, IndexedRoute>;
+    documents: ReadonlyMap<string, IndexedDocument | null>;
+  }): Generator<RedisCommand> {
+    const routesKey = this.key("routes");
+    const docsKey = this.key("docs");
     // Only the dependencies that changed are touched: the sitemap depends on every document, and
     // removing and re-adding all of them on every publish cost 20,000 commands for nothing.
     for (const route of change.deleted) {
       for (const dependency of change.previous.get(route)?.dependencies ?? [])
-        multi.srem(this.key(`dep:${dependency}`), route);
-      multi.hdel(this.key("routes"), route);
+        yield ["srem", this.key(`dep:${dependency}`), route];
+      yield ["hdel", routesKey, route];
     }
     for (const [route, entry] of change.written) {
       const before = new Set(change.previous.get(route)?.dependencies ?? []);
       const now = new Set(entry.dependencies);
       for (const dependency of before)
-        if (!now.has(dependency)) multi.srem(this.key(`dep:${dependency}`), route);
+        if (!now.has(dependency)) yield ["srem", this.key(`dep:${dependency}`), route];
       for (const dependency of now)
-        if (!before.has(dependency)) multi.sadd(this.key(`dep:${dependency}`), route);
-      multi.hset(this.key("routes"), route, JSON.stringify(entry));
+        if (!before.has(dependency)) yield ["sadd", this.key(`dep:${dependency}`), route];
     }
-    for (const [id, doc] of change.documents) {
-      if (doc) multi.hset(this.key("docs"), id, JSON.stringify(doc));
-      else multi.hdel(this.key("docs"), id);
-    }
-    multi.hset(this.key("meta"), "version", INDEX_VERSION, "ref", change.ref);
+    yield* hsetInGroups(
+      routesKey,
+      mapEntries(change.written, (entry) => JSON.stringify(entry)),
+    );
+    yield* hsetInGroups(
+      docsKey,
+      mapEntries(change.documents, (doc) => (doc ? JSON.stringify(doc) : undefined)),
+    );
+    const gone = [...change.documents].flatMap(([id, doc]) => (doc ? [] : [id]));
+    if (gone.length > 0) yield ["hdel", docsKey, ...gone];
+    yield ["hset", this.key("meta"), "version", INDEX_VERSION, "ref", change.ref];
     for (const [id, doc] of change.documents)
-      if (doc?.type === "settings") multi.hset(this.key("meta"), "settings", id);
-    await multi.exec();
+      if (doc?.type === "settings") yield ["hset", this.key("meta"), "settings", id];
   }
 
   /** Replaces the whole index (after a full or diff build). */
@@ -266,22 +283,61 @@ export class DependencyIndex {
     documents: ReadonlyMap<string, IndexedDocument>,
   ): Promise<void> {
     const stale = await this.redis.keys(`${this.key("dep:")}*`);
-    const multi = this.redis.multi();
-    multi.del(this.key("routes"), this.key("docs"), this.key("meta"), ...stale);
+    await execTransaction(this.redis, this.replaceCommands(ref, routes, documents, stale));
+  }
+
+  private *replaceCommands(
+    ref: string,
+    routes: ReadonlyMap<string, IndexedRoute>,
+    documents: ReadonlyMap<string, IndexedDocument>,
+    stale: readonly string[],
+  ): Generator<RedisCommand> {
+    yield ["del", this.key("routes"), this.key("docs"), this.key("meta")];
+    for (let i = 0; i < stale.length; i += GROUP) yield ["del", ...stale.slice(i, i + GROUP)];
+    yield* hsetInGroups(
+      this.key("routes"),
+      mapEntries(routes, (entry) => JSON.stringify(entry)),
+    );
     const reverse = new Map<string, string[]>();
     for (const [route, entry] of routes) {
-      multi.hset(this.key("routes"), route, JSON.stringify(entry));
       for (const dependency of entry.dependencies) {
         const list = reverse.get(dependency);
         if (list) list.push(route);
         else reverse.set(dependency, [route]);
       }
     }
-    for (const [dependency, list] of reverse) multi.sadd(this.key(`dep:${dependency}`), ...list);
-    for (const [id, doc] of documents) multi.hset(this.key("docs"), id, JSON.stringify(doc));
-    multi.hset(this.key("meta"), "version", INDEX_VERSION, "ref", ref);
+    for (const [dependency, list] of reverse) yield ["sadd", this.key(`dep:${dependency}`), ...list];
+    yield* hsetInGroups(
+      this.key("docs"),
+      mapEntries(documents, (doc) => JSON.stringify(doc)),
+    );
+    yield ["hset", this.key("meta"), "version", INDEX_VERSION, "ref", ref];
     for (const [id, doc] of documents)
-      if (doc.type === "settings") multi.hset(this.key("meta"), "settings", id);
-    await multi.exec();
+      if (doc.type === "settings") yield ["hset", this.key("meta"), "settings", id];
   }
+}
+
+/** Fields per HSET (and keys per DEL): fewer, larger commands, each still small. */
+const GROUP = 100;
+
+/** HSETs of `fields` in groups of GROUP; a field whose value is undefined is skipped. */
+function* hsetInGroups(key: string, fields: Iterable<[string, string | undefined]>): Generator<RedisCommand> {
+  let group: string[] = [];
+  for (const [field, value] of fields) {
+    if (value === undefined) continue;
+    group.push(field, value);
+    if (group.length >= GROUP * 2) {
+      yield ["hset", key, ...group];
+      group = [];
+    }
+  }
+  if (group.length > 0) yield ["hset", key, ...group];
+}
+
+/** The entries of `map`, each value turned into a string when the generator reaches it. */
+function* mapEntries<T>(
+  map: ReadonlyMap<string, T>,
+  value: (item: T) => string | undefined,
+): Generator<[string, string | undefined]> {
+  for (const [key, item] of map) yield [key, value(item)];
 }
