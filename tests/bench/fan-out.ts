@@ -11,6 +11,9 @@
  * Redis comes from REDIS_URL, like every process; the queue prefix is this run's own.
  *
  *   npm run bench:fan-out              (PAGES=2000 npm run bench:fan-out for a quick run)
+ *
+ * WORKER_NODE_OPTIONS is given to the worker processes as their NODE_OPTIONS (e.g. V8's heap flags,
+ * to compare their peak RSS with the same run's defaults).
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -20,7 +23,7 @@ import { Redis } from "ioredis";
 import { localContentClient } from "../support/content-client.ts";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
-import { startPressroom, stopAll, stopProcess } from "./processes.ts";
+import { type StartedProcess, startPressroom, stopAll, stopProcess } from "./processes.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PAGES = Number(process.env.PAGES ?? 10_000);
@@ -30,7 +33,8 @@ const siteDir = join(work, "fan-out-site");
 const buildDir = join(work, "fan-out-build");
 const prefix = `bench-fan-out-${process.pid}`;
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const COMMAND = `${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}npm run bench:fan-out`;
+const WORKER_NODE_OPTIONS = process.env.WORKER_NODE_OPTIONS ?? "";
+const COMMAND = `${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${WORKER_NODE_OPTIONS ? `WORKER_NODE_OPTIONS='${WORKER_NODE_OPTIONS}' ` : ""}npm run bench:fan-out`;
 
 ensureGeneratedRepository(repo, PAGES, 20);
 for (const dir of [join(work, "fan-out-content"), siteDir, buildDir])
@@ -65,9 +69,15 @@ try {
   const client = localContentClient(endpoint, { timeoutMs: 30_000, rateLimitRetries: 3 });
   const masterRef = async () =>
     ((await (await fetch(`${content.match}/admin/stats`)).json()) as { masterRef: string }).masterRef;
-  const untilIndexAt = async (ref: string) => {
+  /** Waits for the index to reach `ref`; fails at once if a worker process exits meanwhile. */
+  const untilIndexAt = async (ref: string, watched: readonly StartedProcess[]) => {
     const deadline = Date.now() + 600_000;
     while ((await redis.hget(`${prefix}:index:meta`, "ref")) !== ref) {
+      const dead = watched.find(({ child }) => child.exitCode !== null || child.signalCode !== null);
+      if (dead)
+        throw new Error(
+          `worker ${dead.pid} exited (${dead.child.exitCode ?? dead.child.signalCode}) before the index reached ${ref}`,
+        );
       if (Date.now() > deadline) throw new Error(`index never reached ${ref}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -91,11 +101,15 @@ try {
   // 2. Worker processes: the first one builds the site and its index at start (a diff build: a full
   // build inside the worker). It is then replaced by a fresh process, so that the peak RSS of the
   // fan-out is the fan-out's own, not what V8 kept of the diff build's heap.
-  const startWorker = () =>
-    startPressroom(["serve", "worker"], { ...common, PRISMIC_ENDPOINT: endpoint }, /(worker started)/);
+  const workerEnv = {
+    ...common,
+    PRISMIC_ENDPOINT: endpoint,
+    ...(WORKER_NODE_OPTIONS ? { NODE_OPTIONS: WORKER_NODE_OPTIONS } : {}),
+  };
+  const startWorker = () => startPressroom(["serve", "worker"], workerEnv, /(worker started)/);
   const first = await startWorker();
   const diffBuildStarted = performance.now();
-  await untilIndexAt(await masterRef());
+  await untilIndexAt(await masterRef(), [first]);
   const diffBuild = { ms: performance.now() - diffBuildStarted, peakRssMB: peakRssMB(first.pid) };
   await stopProcess(first.child);
   const workers = [await startWorker()];
@@ -117,7 +131,7 @@ try {
     });
     if (!published.ok) throw new Error(`publish answered ${published.status}: ${await published.text()}`);
     const ref = await masterRef();
-    await untilIndexAt(ref);
+    await untilIndexAt(ref, workers);
     const ms = performance.now() - started;
     // The publish's summary follows its commit by a round trip.
     let last: {
@@ -134,9 +148,7 @@ try {
     return { ms, ...last, peakRssMB: workers.map((worker) => peakRssMB(worker.pid)), peakReset };
   };
   const one = await settingsChange("one worker");
-  workers.push(
-    await startPressroom(["serve", "worker"], { ...common, PRISMIC_ENDPOINT: endpoint }, /(worker started)/),
-  );
+  workers.push(await startWorker());
   const two = await settingsChange("two workers");
 
   const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;

@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 export type RedisCommand = [name: string, ...args: string[]];
 
 /** Commands built and queued at a time: what the client holds of a transaction, whatever its size. */
-export const TRANSACTION_CHUNK = 2_000;
+export const TRANSACTION_CHUNK = 500;
 
 /**
  * Runs `commands` as one MULTI … EXEC: a reader sees all of them or none. A small transaction is one
