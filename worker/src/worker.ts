@@ -22,6 +22,7 @@ import { observePublish } from "./ops/publish-metrics.ts";
 import type { BatchOutcome, PublishContext } from "./publish/context.ts";
 import type { IndexedDocument } from "./publish/dependency-index.ts";
 import { diffBuild } from "./publish/diff-build.ts";
+import { fetchPageAnswers } from "./publish/fetch-documents.ts";
 import { withLock } from "./publish/lock.ts";
 import { publish } from "./publish/publish.ts";
 import { renderBatchJob } from "./publish/render-routes.ts";
@@ -108,6 +109,7 @@ export async function startWorker(
   if (renderThreads > 0) {
     context.renderPool = () => renderPool.get();
     context.sharedDocuments = sharedDocumentsCache(client);
+    context.pageAnswers = (ref, uids) => fetchPageAnswers(client, ref, uids);
   }
   const {
     publishLock: lockKey,

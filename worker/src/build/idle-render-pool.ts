@@ -60,12 +60,12 @@ export function idleRenderPool(create: () => Promise<RenderPool>, idleMs = 30_00
       const { threads } = await ensure();
       return {
         threads,
-        async render(documents, routes) {
+        async render(documents, routes, answers) {
           busy++;
           if (timer) clearTimeout(timer);
           try {
             // The pool of now: the one `get` saw may have closed for idleness since.
-            return await (await ensure()).render(documents, routes);
+            return await (await ensure()).render(documents, routes, answers);
           } finally {
             busy--;
             if (busy === 0) idleLater();

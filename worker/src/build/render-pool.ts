@@ -4,11 +4,22 @@ import type { PrismicDocument } from "@prismicio/client";
 import type { Logger } from "../../../services/shared/src/logger.ts";
 import type { BatchResult, FailedRender, RenderedRoute, SharedContent } from "./render-batch.ts";
 import { renderThreadBundle } from "./render-thread-bundle.ts";
+import { documentsOfAnswers } from "./search-answers.ts";
 
 export interface RenderPool {
   readonly threads: number;
-  /** Renders a batch; a route whose render throws is answered in `failed`, the others in `rendered`. */
-  render(documents: readonly PrismicDocument[], routes: readonly string[]): Promise<BatchResult>;
+  /**
+   * Renders a batch; a route whose render throws is answered in `failed`, the others in `rendered`.
+   * `answers`: content API search answers as their bytes, unparsed; their `results` are documents of
+   * the batch too. They are parsed on the render thread (and moved there, not copied), so the main
+   * thread never builds those documents: a fan-out's main thread no longer parses 100 pages and
+   * copies them again for every child job.
+   */
+  render(
+    documents: readonly PrismicDocument[],
+    routes: readonly string[],
+    answers?: readonly ArrayBuffer[],
+  ): Promise<BatchResult>;
   /**
    * A render thread has died (out of memory, a crash): every later batch fails at once instead of
    * waiting for it. A long-lived owner (a worker's pool) replaces the pool.
@@ -48,7 +59,8 @@ export async function createRenderPool(
     const rendering = import("./render-batch.ts");
     return {
       threads,
-      render: async (documents, routes) => (await rendering).renderBatch(shared, documents, routes, logger),
+      render: async (documents, routes, answers = []) =>
+        (await rendering).renderBatch(shared, [...documents, ...documentsOfAnswers(answers)], routes, logger),
       close: async () => {},
     };
   }
@@ -83,7 +95,7 @@ export async function createRenderPool(
     get broken() {
       return dead.size > 0;
     },
-    async render(documents, routes) {
+    async render(documents, routes, answers = []) {
       const worker = await acquire();
       if (dead.has(worker)) {
         release(worker);
@@ -120,7 +132,7 @@ export async function createRenderPool(
           worker.on("message", onMessage);
           worker.on("error", onError);
           worker.on("exit", onExit);
-          worker.postMessage({ id, documents, routes });
+          worker.postMessage({ id, documents, routes, answers }, [...answers]);
         });
       } finally {
         release(worker);

@@ -5,11 +5,14 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { pino } from "pino";
 import { renderBatch, type SharedContent } from "./render-batch.ts";
+import { documentsOfAnswers } from "./search-answers.ts";
 
 export interface BatchRequest {
   id: number;
   documents: unknown[];
   routes: string[];
+  /** Search answers as bytes, parsed here (render-pool.ts). */
+  answers?: ArrayBuffer[];
 }
 
 const { shared, logLevel } = workerData as { shared: SharedContent; logLevel: string };
@@ -17,12 +20,11 @@ const logger = pino({ name: "render", level: logLevel });
 
 parentPort?.on("message", async (request: BatchRequest) => {
   try {
-    const { rendered, failed } = await renderBatch(
-      shared,
-      request.documents as SharedContent["documents"],
-      request.routes,
-      logger,
-    );
+    const documents = [
+      ...(request.documents as SharedContent["documents"]),
+      ...documentsOfAnswers(request.answers ?? []),
+    ];
+    const { rendered, failed } = await renderBatch(shared, documents, request.routes, logger);
     // The pages' bytes move to the main thread (transferred, not copied).
     parentPort?.postMessage(
       { id: request.id, results: rendered, failed },

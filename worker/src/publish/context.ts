@@ -46,6 +46,11 @@ export interface PublishContext {
   renderThreads?: number;
   /** Settings and every price list at a ref, read once per ref by this process (`sharedDocumentsCache`). */
   sharedDocuments?: (ref: string) => Promise<PrismicDocument[]>;
+  /**
+   * The pages behind `uids` at `ref` as the API's answers, unparsed (100 a request), for the render
+   * threads to parse. Absent: the pages are fetched and parsed here (`fetchPagesByUid`).
+   */
+  pageAnswers?: (ref: string, uids: readonly string[]) => Promise<ArrayBuffer[]>;
 }
 
 const LISTINGS = new Set([PRICE_LIST_INDEX_ROUTE, SITEMAP_ROUTE, ROBOTS_ROUTE, ...ERROR_PAGE_ROUTES]);

@@ -1,4 +1,5 @@
 import { type Client, filter, type PrismicDocument } from "@prismicio/client";
+import type { ContentClient } from "../../../services/shared/src/content/content-client.ts";
 import { parseRoute } from "../../../web/src/routes.ts";
 
 /**
@@ -46,6 +47,28 @@ export async function fetchPagesByUid(
     pages.push(...answer.results);
   }
   return pages;
+}
+
+/**
+ * The same requests as `fetchPagesByUid`, their answers kept as bytes for a render thread to parse
+ * (render-pool.ts): the main thread of a fan-out neither parses nor copies the pages.
+ */
+export async function fetchPageAnswers(
+  client: ContentClient,
+  ref: string,
+  uids: readonly string[],
+): Promise<ArrayBuffer[]> {
+  const answers: ArrayBuffer[] = [];
+  for (let i = 0; i < uids.length; i += 100) {
+    const url = await client.buildQueryURL({
+      ref,
+      filters: [filter.in("my.page.uid", uids.slice(i, i + 100))],
+      pageSize: 100,
+    });
+    const response = await client.contentFetch(url, { cache: "no-store" });
+    answers.push(await response.arrayBuffer());
+  }
+  return answers;
 }
 
 /** Page uids of routes (`/` is the page `home`). */

@@ -210,12 +210,18 @@ async function renderOnThreads(
 ): Promise<BatchOutcome> {
   const outcome: BatchOutcome = { written: [], gone: [], rendered: 0, changed: 0, unchanged: 0 };
   if (job.routes.length === 0 || !ctx.renderPool || !ctx.sharedDocuments) return outcome;
+  const uids = pageUidsOf(job.routes);
   const [pool, shared, pages] = await Promise.all([
     ctx.renderPool(),
     ctx.sharedDocuments(job.ref),
-    fetchPagesByUid(ctx.client, job.ref, pageUidsOf(job.routes)),
+    // Bytes for the render thread to parse where the worker can fetch them so; else documents.
+    ctx.pageAnswers
+      ? ctx.pageAnswers(job.ref, uids)
+      : fetchPagesByUid(ctx.client, job.ref, uids).then((documents) => ({ documents })),
   ]);
-  const { rendered, failed } = await pool.render([...shared, ...pages], job.routes);
+  const { rendered, failed } = Array.isArray(pages)
+    ? await pool.render(shared, job.routes, pages)
+    : await pool.render([...shared, ...pages.documents], job.routes);
   for (const failure of failed) {
     job.log.error(
       { route: failure.route, documentId: failure.documentId, err: failure.error },
