@@ -107,9 +107,11 @@ export async function startWorker(
     createRenderPool({ siteUrl: config.siteUrl, assets: built.assets, documents: [] }, logger, renderThreads),
   );
   if (renderThreads > 0) {
-    context.renderPool = () => renderPool.get();
-    context.sharedDocuments = sharedDocumentsCache(client);
-    context.pageAnswers = (ref, uids) => fetchPageAnswers(client, ref, uids);
+    context.threads = {
+      pool: () => renderPool.get(),
+      sharedDocuments: sharedDocumentsCache(client),
+      pageAnswers: (ref, uids) => fetchPageAnswers(client, ref, uids),
+    };
   }
   const {
     publishLock: lockKey,

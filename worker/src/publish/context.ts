@@ -37,20 +37,28 @@ export interface PublishContext {
     generation: number,
   ) => Promise<BatchOutcome[]>;
   /**
-   * The worker process's render threads (the full build's pool, created on first use): a child job
-   * renders its pages there, from memory, while the main thread fetches and writes other batches.
-   * Absent: child jobs render on the calling thread through the content source.
+   * How a child job renders on the worker process's render threads. Absent: child jobs render on
+   * the calling thread through the content source.
    */
-  renderPool?: () => Promise<RenderPool>;
+  threads?: ThreadedRendering;
   /** Render threads of a diff build (`RENDER_THREADS`); undefined: cores − 1. */
   renderThreads?: number;
+}
+
+/** What a child job needs to render as the full build does (render-routes.ts, `renderOnThreads`). */
+export interface ThreadedRendering {
+  /**
+   * The full build's pool, created on first use: a child job renders its pages there, from memory,
+   * while the main thread fetches and writes other batches.
+   */
+  pool: () => Promise<RenderPool>;
   /** Settings and every price list at a ref, read once per ref by this process (`sharedDocumentsCache`). */
-  sharedDocuments?: (ref: string) => Promise<PrismicDocument[]>;
+  sharedDocuments: (ref: string) => Promise<PrismicDocument[]>;
   /**
    * The pages behind `uids` at `ref` as the API's answers, unparsed (100 a request), for the render
-   * threads to parse. Absent: the pages are fetched and parsed here (`fetchPagesByUid`).
+   * threads to parse (`fetchPageAnswers`).
    */
-  pageAnswers?: (ref: string, uids: readonly string[]) => Promise<ArrayBuffer[]>;
+  pageAnswers: (ref: string, uids: readonly string[]) => Promise<ArrayBuffer[]>;
 }
 
 const LISTINGS = new Set([PRICE_LIST_INDEX_ROUTE, SITEMAP_ROUTE, ROBOTS_ROUTE, ...ERROR_PAGE_ROUTES]);

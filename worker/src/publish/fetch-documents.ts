@@ -30,20 +30,23 @@ export async function fetchByIds(
   return found;
 }
 
-/** The pages behind `uids` at `ref`, 100 per request (a route each would cost a request each). */
+/** The queries for the pages behind `uids` at `ref`: 100 per request (a route each would cost a request each). */
+function pageQueries(ref: string, uids: readonly string[]) {
+  const queries = [];
+  for (let i = 0; i < uids.length; i += 100)
+    queries.push({ ref, filters: [filter.in("my.page.uid", uids.slice(i, i + 100))], pageSize: 100 });
+  return queries;
+}
+
+/** The pages behind `uids` at `ref`, parsed. */
 export async function fetchPagesByUid(
   client: Client,
   ref: string,
   uids: readonly string[],
 ): Promise<PrismicDocument[]> {
   const pages: PrismicDocument[] = [];
-  for (let i = 0; i < uids.length; i += 100) {
-    const answer = await client.get({
-      ref,
-      filters: [filter.in("my.page.uid", uids.slice(i, i + 100))],
-      pageSize: 100,
-      fetchOptions: { cache: "no-store" },
-    });
+  for (const query of pageQueries(ref, uids)) {
+    const answer = await client.get({ ...query, fetchOptions: { cache: "no-store" } });
     pages.push(...answer.results);
   }
   return pages;
@@ -59,13 +62,8 @@ export async function fetchPageAnswers(
   uids: readonly string[],
 ): Promise<ArrayBuffer[]> {
   const answers: ArrayBuffer[] = [];
-  for (let i = 0; i < uids.length; i += 100) {
-    const url = await client.buildQueryURL({
-      ref,
-      filters: [filter.in("my.page.uid", uids.slice(i, i + 100))],
-      pageSize: 100,
-    });
-    const response = await client.contentFetch(url, { cache: "no-store" });
+  for (const query of pageQueries(ref, uids)) {
+    const response = await client.contentFetch(await client.buildQueryURL(query), { cache: "no-store" });
     answers.push(await response.arrayBuffer());
   }
   return answers;

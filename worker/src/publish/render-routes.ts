@@ -9,9 +9,9 @@ import { isSitemapRoute, keyForRoute, NOT_FOUND_ROUTE } from "../../../web/src/r
 import { asBuffer, stub } from "../build/full-build.ts";
 import { mapLimit } from "../build/map-limit.ts";
 import { fetchBatchContent } from "./batch-content.ts";
-import { type BatchOutcome, isListingRoute, type PublishContext } from "./context.ts";
+import { type BatchOutcome, isListingRoute, type PublishContext, type ThreadedRendering } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
-import { fetchPagesByUid, pageUidsOf } from "./fetch-documents.ts";
+import { pageUidsOf } from "./fetch-documents.ts";
 import { claimWrite, claimWrites, isCurrent } from "./generation.ts";
 import { layeredSource } from "./layered-source.ts";
 import { isTransient } from "./route-failures.ts";
@@ -44,7 +44,7 @@ export async function renderRoutes(
   const add = (step: "render" | "write", since: number) => {
     if (job.timings) job.timings.timer.add(job.timings[step], since);
   };
-  const outcome: BatchOutcome = { written: [], gone: [], rendered: 0, changed: 0, unchanged: 0 };
+  const outcome = emptyOutcome();
   let sitemapSource: ReturnType<typeof readSitemapSource> | undefined;
   /** Read once however many sitemap routes (the sitemap and its parts) are rendered. */
   const sharedSitemapSource = () => {
@@ -142,7 +142,7 @@ export async function renderRoutes(
 }
 
 /**
- * A child job of a large fan-out. With the process's render threads (`ctx.renderPool`), as the full
+ * A child job of a large fan-out. With the process's render threads (`ctx.threads`), as the full
  * build renders: the batch's pages in one request per 100, settings and price lists once per ref for
  * the whole fan-out, rendered from memory on a render thread while the main thread fetches and writes
  * other batches, the writes claimed in one round trip. Listings (rare: the last batch) and a process
@@ -162,14 +162,16 @@ export async function renderBatchJob(
       { ref, generation, routes: routes.length },
       "dropping a child job of a superseded publish",
     );
-    return { written: [], gone: [], rendered: 0, changed: 0, unchanged: 0, superseded: true };
+    return { ...emptyOutcome(), superseded: true };
   }
   const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
   const previous = await index.routes(routes);
   const log = ctx.logger.child({ ref, generation });
-  const onThreads = ctx.renderPool && ctx.sharedDocuments ? routes.filter((r) => !isListingRoute(r)) : [];
+  const onThreads = ctx.threads ? routes.filter((r) => !isListingRoute(r)) : [];
   const onSource = routes.filter((r) => !onThreads.includes(r));
-  const threaded = await renderOnThreads(ctx, { ref, routes: onThreads, previous, log, generation });
+  const threaded = ctx.threads
+    ? await renderOnThreads(ctx, ctx.threads, { ref, routes: onThreads, previous, log, generation })
+    : emptyOutcome();
   if (onSource.length === 0) return threaded;
   const { documents, gone } = await fetchBatchContent(ctx, ref, onSource, previous);
   const source = layeredSource(documents, gone, createClientSource(ctx.client, ref));
@@ -194,12 +196,18 @@ export async function renderBatchJob(
   };
 }
 
+/** A batch outcome with nothing rendered yet. */
+function emptyOutcome(): BatchOutcome {
+  return { written: [], gone: [], rendered: 0, changed: 0, unchanged: 0 };
+}
+
 /** Writes in flight per batch (the full build's figure). */
 const WRITES_IN_FLIGHT = 16;
 
 /** Pages and price lists (no listings) of one batch, rendered on a render thread from memory. */
 async function renderOnThreads(
   ctx: PublishContext,
+  threads: ThreadedRendering,
   job: {
     ref: string;
     routes: readonly string[];
@@ -208,20 +216,14 @@ async function renderOnThreads(
     generation: number;
   },
 ): Promise<BatchOutcome> {
-  const outcome: BatchOutcome = { written: [], gone: [], rendered: 0, changed: 0, unchanged: 0 };
-  if (job.routes.length === 0 || !ctx.renderPool || !ctx.sharedDocuments) return outcome;
-  const uids = pageUidsOf(job.routes);
-  const [pool, shared, pages] = await Promise.all([
-    ctx.renderPool(),
-    ctx.sharedDocuments(job.ref),
-    // Bytes for the render thread to parse where the worker can fetch them so; else documents.
-    ctx.pageAnswers
-      ? ctx.pageAnswers(job.ref, uids)
-      : fetchPagesByUid(ctx.client, job.ref, uids).then((documents) => ({ documents })),
+  const outcome = emptyOutcome();
+  if (job.routes.length === 0) return outcome;
+  const [pool, shared, answers] = await Promise.all([
+    threads.pool(),
+    threads.sharedDocuments(job.ref),
+    threads.pageAnswers(job.ref, pageUidsOf(job.routes)),
   ]);
-  const { rendered, failed } = Array.isArray(pages)
-    ? await pool.render(shared, job.routes, pages)
-    : await pool.render([...shared, ...pages.documents], job.routes);
+  const { rendered, failed } = await pool.render(shared, job.routes, answers);
   for (const failure of failed) {
     job.log.error(
       { route: failure.route, documentId: failure.documentId, err: failure.error },
