@@ -9,7 +9,8 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WorkerConfig } from "../../services/shared/src/config/index.ts";
-import { acceptedKey } from "../../services/shared/src/metrics/publish-latency.ts";
+import { redisKeys } from "../../services/shared/src/jobs/catalog.ts";
+import { acceptedKey, recordAccepted } from "../../services/shared/src/metrics/publish-latency.ts";
 import { createMemoryStore } from "../../services/shared/src/storage/memory-store.ts";
 import { startSite } from "../../services/site/src/server.ts";
 import { type RunningWebhook, startWebhook } from "../../services/webhook/src/server.ts";
@@ -18,6 +19,7 @@ import { type RunningWorker, startWorker } from "../../worker/src/worker.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { untilWorkerSettled } from "../support/worker-settled.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const SECRET = "ops-endpoints-test-secret";
@@ -167,6 +169,33 @@ describe("metrics", () => {
     expect(delta("pressroom_content_api_requests_total", 'status="200"')).toBeGreaterThanOrEqual(1);
     expect(total(after, "pressroom_reconcile_runs_total", 'action="diff-build"')).toBeGreaterThanOrEqual(1);
     // The publish claimed its delivery's acceptance time: nothing left to be counted twice.
+    expect(await redis.zcard(acceptedKey(PREFIX))).toBe(0);
+  }, 90_000);
+});
+
+describe("metrics of a publish reconcile runs", () => {
+  it("count a webhook's edit that a reconcile round published, once, and leave no acceptance behind", async () => {
+    await untilWorkerSettled(redis, PREFIX, content.store.masterRef);
+    const before = await scrape(workerOps.url);
+    const services = JSON.parse(
+      readFileSync(`${ROOT}services/local-prismic/demo/documents/${SERVICES}.json`, "utf8"),
+    ) as { data: Record<string, unknown> };
+    // Published without a webhook; then recorded as the receiver records a delivery (pending id and
+    // acceptance time in one transaction) whose job never runs: a reconcile round publishes it.
+    await content.store.publish({
+      upsert: [{ ...services, data: { ...services.data, meta_title: "Services, reconciled" } }],
+    });
+    const accepted = redis.multi().sadd(redisKeys(PREFIX).pendingIds, SERVICES);
+    recordAccepted(accepted, PREFIX);
+    await accepted.exec();
+    const outcome = await worker.reconcileNow();
+    expect(outcome.action).toBe("publish");
+
+    const after = await scrape(workerOps.url);
+    const delta = (name: string, labels = "") => total(after, name, labels) - total(before, name, labels);
+    expect(delta("pressroom_publish_to_live_seconds_count")).toBe(1);
+    expect(delta("pressroom_publish_duration_seconds_count", 'mode="incremental"')).toBe(1);
+    expect(delta("pressroom_routes_total", 'outcome="written"')).toBeGreaterThanOrEqual(1);
     expect(await redis.zcard(acceptedKey(PREFIX))).toBe(0);
   }, 90_000);
 });

@@ -2,10 +2,10 @@ import { filter } from "@prismicio/client";
 import { redisKeys } from "../../services/shared/src/jobs/catalog.ts";
 import { MANIFEST_KEY, parseManifest } from "../../services/shared/src/site/manifest.ts";
 import { documentHash, SITE_TYPES } from "./build/full-build.ts";
+import { publishObserved } from "./ops/publish-metrics.ts";
 import type { PublishContext } from "./publish/context.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
 import { diffBuild } from "./publish/diff-build.ts";
-import { publish } from "./publish/publish.ts";
 import { republishPastYears } from "./publish/year-turn.ts";
 import { sampleStorage } from "./verify.ts";
 
@@ -80,7 +80,7 @@ async function reconcileRefs(ctx: PublishContext, assetKeys: readonly string[]):
   if (indexRef !== undefined && pending + processing > 0) {
     // Ids whose job is gone (a redelivery deduplicated against a finished job, a job that ran out of attempts).
     ctx.logger.info({ pending, processing }, "reconcile: publishing ids left pending");
-    const result = await publish(ctx);
+    const result = await publishObserved(ctx);
     return { action: "publish", reason: "ids were pending with no job", ref: result.ref };
   }
   let reason: string | undefined;
@@ -179,7 +179,7 @@ async function checkPublications(
   );
   // As the webhook receiver would have: recorded, then published with whatever else is pending.
   await ctx.redis.sadd(keys.pendingIds, ...confirmed);
-  const result = await publish(ctx);
+  const result = await publishObserved(ctx);
   return {
     outcome: {
       action: "publish",

@@ -18,13 +18,12 @@ import { sharedDocumentsCache } from "./build/list-documents.ts";
 import { createRenderPool, defaultRenderThreads } from "./build/render-pool.ts";
 import { deliverContact } from "./contact/deliver.ts";
 import { replayContactArchives } from "./contact/replay.ts";
-import { observePublish } from "./ops/publish-metrics.ts";
+import { publishObserved } from "./ops/publish-metrics.ts";
 import type { BatchOutcome, PublishContext } from "./publish/context.ts";
 import type { IndexedDocument } from "./publish/dependency-index.ts";
 import { diffBuild } from "./publish/diff-build.ts";
 import { fetchPageAnswers } from "./publish/fetch-documents.ts";
 import { withLock } from "./publish/lock.ts";
-import { publish } from "./publish/publish.ts";
 import { renderBatchJob } from "./publish/render-routes.ts";
 import { waitForChildren } from "./publish/wait-for-children.ts";
 import { type ReconcileOutcome, reconcile, removeStaleTemp } from "./reconcile.ts";
@@ -179,9 +178,8 @@ export async function startWorker(
           return { mode: "nothing-pending" };
         return withLock(connection, lockKey, async () => {
           // Ids that arrived while this publish ran are published now, not after a queue round trip.
-          let result = await observePublish(ctx, await publish(ctx));
-          while ((await connection.scard(pendingKey)) > 0)
-            result = await observePublish(ctx, await publish(ctx));
+          let result = await publishObserved(ctx);
+          while ((await connection.scard(pendingKey)) > 0) result = await publishObserved(ctx);
           return result;
         });
       case "build":

@@ -2,6 +2,8 @@ import type { Redis } from "ioredis";
 import type { Logger } from "../../../services/shared/src/logger.ts";
 import { publishDuration, publishedRoutes } from "../../../services/shared/src/metrics/metrics.ts";
 import { observeLive } from "../../../services/shared/src/metrics/publish-latency.ts";
+import type { PublishContext, PublishSummary } from "../publish/context.ts";
+import { publish } from "../publish/publish.ts";
 
 /** What a publish or build reports that metrics read (PublishSummary and diffBuild's answer both fit). */
 export interface ObservedSummary {
@@ -36,6 +38,16 @@ export async function observePublish<S extends ObservedSummary>(ctx: ObserveCont
     await observeLiveSafely(ctx, summary.startedAt, liveAt);
   }
   return summary;
+}
+
+/**
+ * A publish, observed as every publish is, wherever it runs: the publish job, and reconcile when it
+ * publishes ids left pending, documents whose webhook never came, or the year's turn. A reconcile
+ * round that took a webhook's ids used to make the edit live uncounted, and the next publish then
+ * claimed its acceptance and reported the two edits' latency as its own.
+ */
+export async function publishObserved(ctx: PublishContext): Promise<PublishSummary> {
+  return observePublish(ctx, await publish(ctx));
 }
 
 export function countRoutes(

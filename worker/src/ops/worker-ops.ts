@@ -80,8 +80,9 @@ export function countJobs(running: Pick<RunningWorker, "workers" | "context">, l
       case "reconcile": {
         const action = (result as { action?: string } | undefined)?.action ?? "none";
         reconcileRuns.inc({ action });
-        // A reconcile that published or rebuilt made every delivery accepted before it live.
-        if (action !== "none") void observeLiveSafely(ctx, started, finished);
+        // A reconcile that rebuilt made every delivery accepted before it live (one that published
+        // observed its publish as every publish is: publishObserved).
+        if (action === "diff-build") void observeLiveSafely(ctx, started, finished);
         return;
       }
       case "build":

@@ -1,8 +1,8 @@
 import { redisKeys } from "../../../services/shared/src/jobs/catalog.ts";
 import { copyrightYear } from "../../../web/src/lib/copyright-year.ts";
+import { publishObserved } from "../ops/publish-metrics.ts";
 import type { PublishContext } from "./context.ts";
 import type { DependencyIndex } from "./dependency-index.ts";
-import { publish } from "./publish.ts";
 
 /**
  * The copyright year turned (issue 13): routes recorded `year:<n>` for a year before today's
@@ -25,6 +25,6 @@ export async function republishPastYears(
     "reconcile: the year turned; re-rendering the routes that show the copyright year",
   );
   await ctx.redis.sadd(redisKeys(ctx.queuePrefix).pendingIds, settingsId);
-  const result = await publish(ctx);
+  const result = await publishObserved(ctx);
   return { action: "publish", reason: `the year turned (${past.join(", ")} → ${year})`, ref: result.ref };
 }
