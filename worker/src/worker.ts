@@ -130,7 +130,7 @@ export async function startWorker(
   });
   await renderEvents.waitUntilReady();
   const renderSpec = jobCatalog["render-batch"];
-  context.fanOut = async (ref, batches, documents, generation) => {
+  context.fanOut = async (ref, batches, documents, generation, keep) => {
     const jobs = await renderQueue.addBulk(
       batches.map((routes) => ({
         name: "render-batch",
@@ -143,7 +143,7 @@ export async function startWorker(
         },
       })),
     );
-    return waitForChildren<BatchOutcome>(renderQueue, renderEvents, jobs);
+    return waitForChildren<BatchOutcome>(renderQueue, renderEvents, jobs, keep ? { keep } : {});
   };
   const renderWorker = new Worker(
     RENDER_QUEUE_NAME,

@@ -29,12 +29,16 @@ export interface PublishContext {
   fanOutBatch?: number;
   /** URLs per sitemap file before `/sitemap.xml` becomes an index (default 50,000, the protocol's; tests lower it). */
   sitemapUrlLimit?: number;
-  /** Renders batches of routes as child jobs that every worker process shares; resolves when all are done. */
+  /**
+   * Renders batches of routes as child jobs that every worker process shares; resolves when all are
+   * done. `keep` is applied to each outcome as it arrives, while the others are still rendering.
+   */
   fanOut?: (
     ref: string,
     batches: string[][],
     overlay: [string, IndexedDocument | null][],
     generation: number,
+    keep?: (outcome: BatchOutcome) => BatchOutcome,
   ) => Promise<BatchOutcome[]>;
   /**
    * How a child job renders on the worker process's render threads. Absent: child jobs render on

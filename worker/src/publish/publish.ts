@@ -11,6 +11,7 @@ import {
   type PublishSummary,
 } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
+import { dependencyPool } from "./dependency-pool.ts";
 import { diffBuild, indexed } from "./diff-build.ts";
 import { fetchPagesByUid, pageUidsOf } from "./fetch-documents.ts";
 import { isCurrent, nextGeneration, SupersededError } from "./generation.ts";
@@ -121,6 +122,13 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   const overlay = new Map<string, IndexedDocument | null>(
     ids.map((id) => [id, fetchedDocs.has(id) ? indexed(fetchedDocs.get(id) as PrismicDocument) : null]),
   );
+  // The entries held until the commit (previous and new, 2 × 10,000 in a fan-out of every route)
+  // share their dependency strings instead of each holding its own copies.
+  const pooled = dependencyPool();
+  const keep = (outcome: BatchOutcome) => {
+    for (const [, entry] of outcome.written) pooled(entry);
+    return outcome;
+  };
   const collect = (outcome: BatchOutcome) => {
     for (const [route, entry] of outcome.written) written.set(route, entry);
     deleted.push(...outcome.gone);
@@ -131,10 +139,10 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   };
   // Every route written or deleted needs its previous entry (unchanged bytes are not written again;
   // the commit replaces its dependencies). The index read most of them before anything was fetched.
-  const previous = new Map(prior.entries);
+  const previous = new Map([...prior.entries].map(([route, entry]) => [route, pooled(entry)]));
   const readPrevious = async (wanted: readonly string[]) => {
     const missing = wanted.filter((route) => !previous.has(route));
-    for (const [route, entry] of await index.routes(missing)) previous.set(route, entry);
+    for (const [route, entry] of await index.routes(missing)) previous.set(route, pooled(entry));
   };
 
   if (plan.render.size > threshold && ctx.fanOut) {
@@ -146,7 +154,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     for (let i = 0; i < routes.length; i += size) batches.push(routes.slice(i, i + size));
     log.info({ routes: routes.length, batches: batches.length }, "large fan-out: rendering in child jobs");
     counts.batches = batches.length;
-    for (const outcome of await ctx.fanOut(ref, batches, [...overlay], generation)) collect(outcome);
+    for (const outcome of await ctx.fanOut(ref, batches, [...overlay], generation, keep)) collect(outcome);
     timer.lap("fanOut");
   } else {
     const fallback = createClientSource(ctx.client, ref);

@@ -19,8 +19,13 @@ export async function waitForChildren<T>(
   queue: Queue,
   events: QueueEvents,
   jobs: readonly Job[],
-  timeoutMs = 10 * 60_000,
+  options: {
+    timeoutMs?: number;
+    /** Applied to each result as it arrives (it may shrink it: the others are still to come). */
+    keep?: (result: T) => T;
+  } = {},
 ): Promise<T[]> {
+  const { timeoutMs = 10 * 60_000, keep = (result: T) => result } = options;
   const results = new Map<string, T>();
   const ids = jobs.map((job) => job.id as string);
   return new Promise<T[]>((resolve, reject) => {
@@ -46,7 +51,7 @@ export async function waitForChildren<T>(
           if (state === "completed") {
             const job = await queue.getJob(id);
             if (!job) return finish(new ChildJobsVanishedError(`child job ${id} vanished from Redis`));
-            results.set(id, job.returnvalue as T);
+            results.set(id, keep(job.returnvalue as T));
           } else if (state === "failed") {
             const job = await queue.getJob(id);
             return finish(new Error(`child job ${id} failed: ${job?.failedReason ?? "unknown reason"}`));
