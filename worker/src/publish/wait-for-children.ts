@@ -51,7 +51,14 @@ export async function waitForChildren<T>(
           if (state === "completed") {
             const job = await queue.getJob(id);
             if (!job) return finish(new ChildJobsVanishedError(`child job ${id} vanished from Redis`));
-            results.set(id, keep(job.returnvalue as T));
+            // Not the Redis error the catch below waits out: a result `keep` cannot take fails the wait.
+            let kept: T;
+            try {
+              kept = keep(job.returnvalue as T);
+            } catch (error) {
+              return finish(error instanceof Error ? error : new Error(String(error)));
+            }
+            results.set(id, kept);
           } else if (state === "failed") {
             const job = await queue.getJob(id);
             return finish(new Error(`child job ${id} failed: ${job?.failedReason ?? "unknown reason"}`));

@@ -1,0 +1,72 @@
+/**
+ * waitForChildren on real Redis and BullMQ: the publish of a large fan-out waits for its child jobs
+ * with it, and shrinks each child's outcome as it arrives (`keep`: the dependency pool).
+ */
+import { Queue, QueueEvents, Worker } from "bullmq";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitForChildren } from "../../worker/src/publish/wait-for-children.ts";
+import { removeKeysUnder } from "../support/redis-keys.ts";
+
+const PREFIX = `test-wait-children-${process.pid}-${Date.now()}`;
+const NAME = "children";
+const connection = new Redis({ maxRetriesPerRequest: null });
+const eventsConnection = new Redis({ maxRetriesPerRequest: null });
+let queue: Queue;
+let events: QueueEvents;
+let worker: Worker;
+
+beforeAll(async () => {
+  queue = new Queue(NAME, { connection, prefix: PREFIX });
+  events = new QueueEvents(NAME, { connection: eventsConnection, prefix: PREFIX });
+  await events.waitUntilReady();
+  // Each child returns its routes, the last one after the others (results arrive out of order).
+  worker = new Worker(
+    NAME,
+    async (job) => {
+      if (job.data.slow) await new Promise((resolve) => setTimeout(resolve, 300));
+      return { routes: job.data.routes as string[] };
+    },
+    { connection: connection.duplicate(), prefix: PREFIX, concurrency: 4 },
+  );
+});
+
+afterAll(async () => {
+  await worker.close();
+  await events.close();
+  await queue.close();
+  await removeKeysUnder(connection, `${PREFIX}:`);
+  connection.disconnect();
+  eventsConnection.disconnect();
+});
+
+describe("waitForChildren", () => {
+  it("passes each result through keep as it arrives and answers them in the jobs' order", async () => {
+    const jobs = await queue.addBulk([
+      { name: "batch", data: { routes: ["/a"], slow: true } },
+      { name: "batch", data: { routes: ["/b", "/c"] } },
+      { name: "batch", data: { routes: [] } },
+    ]);
+    const kept: string[][] = [];
+    const results = await waitForChildren<{ routes: string[] }>(queue, events, jobs, {
+      keep: (result) => {
+        kept.push(result.routes);
+        return { routes: result.routes.map((route) => route.toUpperCase()) };
+      },
+    });
+    expect(results).toEqual([{ routes: ["/A"] }, { routes: ["/B", "/C"] }, { routes: [] }]);
+    expect(kept).toHaveLength(3);
+  });
+
+  it("fails with keep's error on a result keep cannot take, instead of waiting out the time limit", async () => {
+    const jobs = await queue.addBulk([{ name: "batch", data: { routes: ["/a"] } }]);
+    await expect(
+      waitForChildren<{ routes: string[] }>(queue, events, jobs, {
+        timeoutMs: 60_000,
+        keep: () => {
+          throw new Error("not a batch outcome");
+        },
+      }),
+    ).rejects.toThrow("not a batch outcome"); // the time limit says "child jobs not finished after"
+  });
+});
