@@ -206,9 +206,9 @@ export class DependencyIndex {
     return found;
   }
 
-  async allRoutes(): Promise<Map<string, IndexedRoute>> {
-    const all = await this.redis.hgetall(this.key("routes"));
-    return new Map(Object.entries(all).map(([route, value]) => [route, JSON.parse(value) as IndexedRoute]));
+  /** Every route the index holds, without its entry (reconcile's sample picks from them). */
+  async routeNames(): Promise<string[]> {
+    return this.redis.hkeys(this.key("routes"));
   }
 
   /** Routes that recorded each dependency. */
