@@ -58,6 +58,27 @@ describe("waitForChildren", () => {
     expect(kept).toHaveLength(3);
   });
 
+  it("still gets every result when no completion event arrives (the poll's sweep, in queue order)", async () => {
+    // Events of another queue: none of these children's events ever reach the wait.
+    const deafConnection = eventsConnection.duplicate();
+    const deaf = new QueueEvents(`${NAME}-other`, {
+      connection: deafConnection,
+      prefix: PREFIX,
+    });
+    await deaf.waitUntilReady();
+    try {
+      const jobs = await queue.addBulk([
+        { name: "batch", data: { routes: ["/x"], slow: true } },
+        { name: "batch", data: { routes: ["/y"] } },
+      ]);
+      const results = await waitForChildren<{ routes: string[] }>(queue, deaf, jobs);
+      expect(results).toEqual([{ routes: ["/x"] }, { routes: ["/y"] }]);
+    } finally {
+      await deaf.close();
+      deafConnection.disconnect();
+    }
+  });
+
   it("fails with keep's error on a result keep cannot take, instead of waiting out the time limit", async () => {
     const jobs = await queue.addBulk([{ name: "batch", data: { routes: ["/a"] } }]);
     await expect(
