@@ -143,7 +143,7 @@ export async function startWorker(
         },
       })),
     );
-    return waitForChildren<BatchOutcome>(renderQueue, renderEvents, jobs, keep ? { keep } : {});
+    return waitForChildren<BatchOutcome>(renderQueue, renderEvents, jobs, { keep });
   };
   const renderWorker = new Worker(
     RENDER_QUEUE_NAME,
