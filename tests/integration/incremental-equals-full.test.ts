@@ -5,6 +5,7 @@
  * and webhook receiver, the real worker.
  */
 import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -324,7 +325,12 @@ describe("incremental ≡ full", () => {
     // whose navigation links to it.
     await publish({ upsert: [{ ...target, data: { ...target.data, meta_description: "Content only" } }] });
     await expectEqualsFullBuild();
-    expect(await lastPublish()).toMatchObject({ mode: "incremental", rendered: expect.any(Number) });
+    // `by` names the worker process that ran it (here, this one), for `pressroom inspect`.
+    expect(await lastPublish()).toMatchObject({
+      mode: "incremental",
+      rendered: expect.any(Number),
+      by: `${hostname()}:${process.pid}`,
+    });
     expect((await lastPublish()).rendered).toBeLessThanOrEqual(2);
 
     await publish({ remove: [target.id] });
