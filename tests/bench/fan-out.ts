@@ -2,15 +2,23 @@
  * Fan-out against the full build, in one run (issue 12 §2): on the generated repository (default
  * 10,000 pages, 20 price lists), served by the local content service in its own process,
  *  1. the full build (its own process, `cores − 1` render threads) into an empty folder, then again
- *     over its own output (nothing to write): the figures a fan-out is held to;
- *  2. a settings change (the footer's copyright holder: every route's bytes change) published
- *     through the real webhook receiver and worker process(es) writing into a folder, timed from the
- *     publish request until the index commits the new ref; once with 1 worker process, once with 2;
- *  3. each worker's peak RSS during its fan-out (VmHWM, reset before the change where the kernel lets
- *     us: /proc/<pid>/clear_refs), beside the build's.
- * Redis comes from REDIS_URL, like every process; the queue prefix is this run's own.
+ *     over its own output (nothing to write);
+ *  2. the worker's diff build at start (a full build inside a worker process), in a process then
+ *     replaced by a fresh one;
+ *  3. ROUNDS rounds (default 3) with 1 worker process, then as many with 2: a settings change (the
+ *     footer's copyright holder: every route's bytes change) published through the real webhook
+ *     receiver and worker(s) writing into a folder, timed from the publish request until the index
+ *     commits the new ref; then the full build at that ref over its own folder (every page written
+ *     again, as the fan-out writes every page). Each change is compared with its round's build: the
+ *     machine's speed drifts between minutes, and the median of the rounds' ratios is the figure;
+ *  4. peak RSS: each worker's during each fan-out (VmHWM, reset before the change where the kernel
+ *     lets us: /proc/<pid>/clear_refs), the publishing worker's first (the last publish's `by`);
+ *     each build's own;
+ *  5. CPU seconds of every process involved (/proc), against what the cores could give meanwhile.
+ * Redis comes from REDIS_URL, like every process; the queue prefix is this run's own. Workers and
+ * builds run with MALLOC_ARENA_MAX=2, as infra/Dockerfile sets it, unless the environment sets it.
  *
- *   npm run bench:fan-out              (PAGES=2000 npm run bench:fan-out for a quick run)
+ *   npm run bench:fan-out              (PAGES=2000 ROUNDS=1 npm run bench:fan-out for a quick run)
  *
  * WORKER_NODE_OPTIONS is given to the worker processes as their NODE_OPTIONS (e.g. V8's heap flags,
  * to compare their peak RSS with the same run's defaults).
@@ -23,7 +31,8 @@ import { Redis } from "ioredis";
 import { localContentClient } from "../support/content-client.ts";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
-import { type StartedProcess, startPressroom, stopAll, stopProcess } from "./processes.ts";
+import { untilWorkerSettled } from "../support/worker-settled.ts";
+import { childResult, type StartedProcess, startPressroom, stopAll, stopProcess } from "./processes.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PAGES = Number(process.env.PAGES ?? 10_000);
@@ -34,7 +43,10 @@ const buildDir = join(work, "fan-out-build");
 const prefix = `bench-fan-out-${process.pid}`;
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const WORKER_NODE_OPTIONS = process.env.WORKER_NODE_OPTIONS ?? "";
-const COMMAND = `${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${WORKER_NODE_OPTIONS ? `WORKER_NODE_OPTIONS='${WORKER_NODE_OPTIONS}' ` : ""}npm run bench:fan-out`;
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
+/** As infra/Dockerfile sets it for every process (docs/operations.md); the environment's value wins. */
+const MALLOC = { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2" };
+const COMMAND = `${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${ROUNDS === 3 ? "" : `ROUNDS=${ROUNDS} `}${process.env.MALLOC_ARENA_MAX === undefined ? "" : `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX} `}${WORKER_NODE_OPTIONS ? `WORKER_NODE_OPTIONS='${WORKER_NODE_OPTIONS}' ` : ""}npm run bench:fan-out`;
 
 ensureGeneratedRepository(repo, PAGES, 20);
 for (const dir of [join(work, "fan-out-content"), siteDir, buildDir])
@@ -83,26 +95,44 @@ try {
     }
   };
 
-  // 1. The full build, twice, in its own process (its peak RSS is its own).
-  const build = () => {
+  const redisPid = await localRedisPid(redis);
+  const services = { "content service": content.pid, webhook: webhook.pid, Redis: redisPid };
+  const rows: Run[] = [];
+
+  // 1. The full build in its own process (its peak RSS is its own), into its own folder.
+  const build = (label: string, round: number): Run => {
+    const used = cpuMeter(services);
     const out = execFileSync(
       process.execPath,
       ["--import", "tsx", join(ROOT, "tests/bench/full-build-child.ts"), "build", endpoint, buildDir],
-      { encoding: "utf8", env: { ...process.env, LOG_LEVEL: "warn", NODE_ENV: "production" } },
+      { encoding: "utf8", env: { ...process.env, ...MALLOC, LOG_LEVEL: "warn", NODE_ENV: "production" } },
     );
-    return JSON.parse(out.trim().split("\n").pop() ?? "{}") as {
+    const result = childResult<{
       summary: { durationMs: number; rendered: number; written: number; pagesPerSecond: number };
       maxRssMB: number;
+      cpuSeconds: number;
+    }>(out);
+    const run: Run = {
+      label,
+      round,
+      ms: result.summary.durationMs,
+      rendered: result.summary.rendered,
+      written: result.summary.written,
+      peakRssMB: [result.maxRssMB],
+      cpu: { build: result.cpuSeconds, ...used() },
     };
+    rows.push(run);
+    return run;
   };
-  const fullBuild = build();
-  const rebuild = build();
+  build("first build (empty folder)", 0);
+  const rebuild = build("rebuild (nothing changed)", 0);
 
   // 2. Worker processes: the first one builds the site and its index at start (a diff build: a full
   // build inside the worker). It is then replaced by a fresh process, so that the peak RSS of the
   // fan-out is the fan-out's own, not what V8 kept of the diff build's heap.
   const workerEnv = {
     ...common,
+    ...MALLOC,
     PRISMIC_ENDPOINT: endpoint,
     ...(WORKER_NODE_OPTIONS ? { NODE_OPTIONS: WORKER_NODE_OPTIONS } : {}),
   };
@@ -112,27 +142,41 @@ try {
   await untilIndexAt(await masterRef(), [first]);
   const diffBuild = { ms: performance.now() - diffBuildStarted, peakRssMB: peakRssMB(first.pid) };
   await stopProcess(first.child);
-  const workers = [await startWorker()];
+  /** A started worker, once its start's reconcile rounds are over: a publish is then the fan-out alone. */
+  const settledWorker = async () => {
+    const worker = await startWorker();
+    await untilWorkerSettled(redis, prefix, await masterRef());
+    return worker;
+  };
+  const workers = [await settledWorker()];
 
-  const settingsChange = async (label: string) => {
+  let changes = 0;
+  const settingsChange = async (label: string, round: number): Promise<Run> => {
     const peakReset = workers.every((worker) => resetPeakRss(worker.pid));
     const settings = (await client.getSingle("settings", {
       ref: await client.fetchMasterRef(),
     })) as unknown as {
       data: Record<string, unknown>;
     };
+    const cpuUsed = cpuMeter({
+      ...Object.fromEntries(workers.map((worker, i) => [`worker ${i + 1}`, worker.pid])),
+      ...services,
+    });
     const started = performance.now();
     const published = await fetch(`${content.match}/admin/publish`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
-        upsert: [{ ...settings, data: { ...settings.data, copyright_holder: `Northwind Studio, ${label}` } }],
+        upsert: [
+          { ...settings, data: { ...settings.data, copyright_holder: `Northwind Studio, ${++changes}` } },
+        ],
       }),
     });
     if (!published.ok) throw new Error(`publish answered ${published.status}: ${await published.text()}`);
     const ref = await masterRef();
     await untilIndexAt(ref, workers);
     const ms = performance.now() - started;
+    const cpu = cpuUsed();
     // The publish's summary follows its commit by a round trip.
     let last: {
       ref?: string;
@@ -140,47 +184,100 @@ try {
       written?: number;
       batches?: number;
       timings?: Record<string, number>;
+      by?: string;
     } = {};
     while (last.ref !== ref) {
       last = JSON.parse((await redis.get(`${prefix}:last-publish`)) ?? "{}");
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    return { ms, ...last, peakRssMB: workers.map((worker) => peakRssMB(worker.pid)), peakReset };
+    const publisher = Number(last.by?.split(":").pop());
+    const run: Run = {
+      label: `${label} (${last.batches ?? 0} child jobs)`,
+      round,
+      ms,
+      rendered: last.rendered ?? 0,
+      written: last.written ?? 0,
+      // The worker that ran the publish first (`by`: host:pid), then the others.
+      peakRssMB: [...workers]
+        .sort((a, b) => Number(b.pid === publisher) - Number(a.pid === publisher))
+        .map((worker) => peakRssMB(worker.pid)),
+      ...(peakReset ? {} : { peakNote: "since start: the peak could not be reset" }),
+      cpu,
+      ...(last.timings ? { timings: last.timings } : {}),
+    };
+    rows.push(run);
+    return run;
   };
-  const one = await settingsChange("one worker");
-  workers.push(await startWorker());
-  const two = await settingsChange("two workers");
+
+  // 3. Rounds, each a settings change and then a full build at its ref over the previous round's
+  // output, so that both meet the same machine (its load drifts from minute to minute) and both write
+  // every page over the page before, with 1 worker, then with 2. (Not a build into an emptied folder:
+  // on this machine's ext4, creating 20,000 folders again after deleting them costs more system time
+  // each time, +1.2 s a round, measured with plain mkdir too.)
+  const pairs: { workers: number; build: Run; change: Run }[] = [];
+  for (const count of [1, 2]) {
+    while (workers.length < count) workers.push(await settledWorker());
+    for (let round = 1; round <= ROUNDS; round++) {
+      const change = await settingsChange(`settings change, ${count} worker${count > 1 ? "s" : ""}`, round);
+      const fullBuild = build("full build (every page changed)", round);
+      pairs.push({ workers: count, build: fullBuild, change });
+    }
+  }
 
   const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-  const vsBuild = (ms: number) => `${(ms / fullBuild.summary.durationMs).toFixed(2)}×`;
+  const cores = availableParallelism();
   console.log(
-    `\nFan-out against the full build, ${PAGES} pages, ${availableParallelism()} cores, Node ${process.version}`,
-  );
-  console.log("| run | routes rendered / written | time | vs full build | peak RSS |");
-  console.log("|---|---|---|---|---|");
-  console.log(
-    `| full build (empty folder) | ${fullBuild.summary.rendered} / ${fullBuild.summary.written} | ${s(fullBuild.summary.durationMs)} · ${fullBuild.summary.pagesPerSecond} pages/s | 1.00× | ${fullBuild.maxRssMB} MB |`,
+    `\nFan-out against the full build, ${PAGES} pages, ${cores} cores, Node ${process.version}, ${ROUNDS} rounds, MALLOC_ARENA_MAX=${MALLOC.MALLOC_ARENA_MAX || "unset"}`,
   );
   console.log(
-    `| rebuild (nothing changed) | ${rebuild.summary.rendered} / ${rebuild.summary.written} | ${s(rebuild.summary.durationMs)} · ${rebuild.summary.pagesPerSecond} pages/s | ${vsBuild(rebuild.summary.durationMs)} | ${rebuild.maxRssMB} MB |`,
+    `the worker's diff build at start (a full build in the worker, into an empty folder; from its ready line): ${s(diffBuild.ms)}, peak RSS ${diffBuild.peakRssMB ?? "?"} MB`,
   );
   console.log(
-    `| the worker's diff build at start (a full build in the worker, into an empty folder; from its ready line) | ${PAGES} pages | ${s(diffBuild.ms)} | ${vsBuild(diffBuild.ms)} | ${diffBuild.peakRssMB ?? "?"} MB |`,
+    "| round | run | routes rendered / written | time | vs the round's full build | peak RSS | CPU s used (all processes) |",
   );
-  for (const [name, run] of [
-    ["settings change, 1 worker", one],
-    ["settings change, 2 workers", two],
-  ] as const) {
+  console.log("|---|---|---|---|---|---|---|");
+  for (const run of rows) {
+    const pair = pairs.find((candidate) => candidate.change === run);
+    const versus = pair
+      ? `${(run.ms / pair.build.ms).toFixed(2)}×`
+      : run === rebuild || run.round === 0
+        ? ""
+        : "1.00×";
     console.log(
-      `| ${name} (${run.batches ?? 0} child jobs) | ${run.rendered} / ${run.written} | ${s(run.ms)} · ${Math.round(((run.rendered ?? 0) / run.ms) * 1000)} routes/s | ${vsBuild(run.ms)} | ${run.peakRssMB.map((mb) => `${mb ?? "?"} MB`).join(", ")}${run.peakReset ? "" : " (since start: the peak could not be reset)"} |`,
+      `| ${run.round || "–"} | ${run.label} | ${run.rendered} / ${run.written} | ${s(run.ms)} · ${Math.round((run.rendered / run.ms) * 1000)} routes/s | ${versus} | ${run.peakRssMB.map((mb) => `${mb ?? "?"} MB`).join(", ")}${run.peakNote ? ` (${run.peakNote})` : ""} | ${cpuTotal(run.cpu).toFixed(1)} of ${((cores * run.ms) / 1000).toFixed(1)} |`,
     );
   }
-  for (const [name, run] of [
-    ["1 worker", one],
-    ["2 workers", two],
-  ] as const)
+  console.log("");
+  for (const count of [1, 2]) {
+    const mine = pairs.filter((pair) => pair.workers === count);
+    const ratios = mine.map((pair) => pair.change.ms / pair.build.ms);
     console.log(
-      `where the settings change's time went, ${name} (ms): ${Object.entries(run.timings ?? {})
+      `settings change, ${count} worker${count > 1 ? "s" : ""}: median ${s(median(mine.map((pair) => pair.change.ms)))} against the full builds' ${s(median(mine.map((pair) => pair.build.ms)))}; each round's ratio ${ratios.map((ratio) => `${ratio.toFixed(2)}×`).join(", ")} (median ${median(ratios).toFixed(2)}×)`,
+    );
+  }
+  const publishing = pairs
+    .map((pair) => pair.change.peakRssMB[0])
+    .filter((mb): mb is number => mb !== undefined);
+  const rendering = pairs
+    .flatMap((pair) => pair.change.peakRssMB.slice(1))
+    .filter((mb): mb is number => mb !== undefined);
+  const builds = pairs.map((pair) => pair.build.peakRssMB[0]).filter((mb): mb is number => mb !== undefined);
+  console.log(
+    `peak RSS: the publishing worker's first fan-out ${publishing[0] ?? "?"} MB, its later ones ${publishing.slice(1).join(", ")} MB (max ${Math.max(...publishing.slice(1))}); a worker rendering child jobs only ${rendering.join(", ")} MB; the full builds ${Math.min(...builds)}–${Math.max(...builds)} MB`,
+  );
+  for (const run of pairs
+    .filter((pair) => pair.build.round === 1)
+    .flatMap((pair) => [pair.build, pair.change]))
+    console.log(
+      `CPU s by process, round 1, ${run.label}: ${Object.entries(run.cpu)
+        .map(([name, seconds]) => `${name} ${seconds === undefined ? "?" : seconds.toFixed(2)}`)
+        .join(", ")}`,
+    );
+  for (const pair of pairs.filter((candidate) => candidate.build.round === 1))
+    console.log(
+      `where the settings change's time went, ${pair.workers} worker(s), round 1 (ms): ${Object.entries(
+        pair.change.timings ?? {},
+      )
         .map(([step, ms]) => `${step} ${Math.round(ms)}`)
         .join(", ")}`,
     );
@@ -198,6 +295,73 @@ function resetPeakRss(pid: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** One measured run: a full build, or a settings change published through the worker(s). */
+interface Run {
+  label: string;
+  round: number;
+  ms: number;
+  rendered: number;
+  written: number;
+  /** The build process's, or each worker's (the publishing one first). */
+  peakRssMB: (number | undefined)[];
+  peakNote?: string;
+  cpu: Record<string, number | undefined>;
+  timings?: Record<string, number>;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** CPU seconds of every process that /proc could tell of. */
+function cpuTotal(cpu: Record<string, number | undefined>): number {
+  return Object.values(cpu).reduce<number>((sum, seconds) => sum + (seconds ?? 0), 0);
+}
+
+/**
+ * Starts counting the CPU seconds (user + system, every thread) each named process uses, from /proc;
+ * the function returned tells them so far (undefined for a process /proc cannot tell of).
+ */
+function cpuMeter(processes: Record<string, number | undefined>): () => Record<string, number | undefined> {
+  const before = Object.entries(processes).map(([name, pid]) => [name, pid, cpuSeconds(pid)] as const);
+  return () =>
+    Object.fromEntries(
+      before.map(([name, pid, then]) => {
+        const now = cpuSeconds(pid);
+        return [name, now === undefined || then === undefined ? undefined : now - then];
+      }),
+    );
+}
+
+/** CPU seconds `pid` has used so far: utime + stime of /proc/<pid>/stat, in clock ticks (USER_HZ, 100). */
+function cpuSeconds(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The pid of the Redis server when it runs on this machine (INFO's process_id names a redis-server). */
+async function localRedisPid(redis: Redis): Promise<number | undefined> {
+  const match = /process_id:(\d+)/.exec(await redis.info("server"));
+  if (!match) return undefined;
+  try {
+    return readFileSync(`/proc/${match[1]}/comm`, "utf8").startsWith("redis-server")
+      ? Number(match[1])
+      : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -22,12 +22,18 @@ if (!endpoint) throw new Error("usage: full-build-child.ts build|floor <endpoint
 const logger = pino({ level: "warn" });
 const client = localContentClient(endpoint, { timeoutMs: 30_000, rateLimitRetries: 3 }, { logger });
 const maxRssMB = () => Math.round(process.resourceUsage().maxRSS / 1024);
+/** CPU seconds (user + system, every thread, those ended too) this process has used. */
+const cpuSeconds = () => {
+  const { userCPUTime, systemCPUTime } = process.resourceUsage();
+  return (userCPUTime + systemCPUTime) / 1e6;
+};
 
 if (mode === "build") {
   const store = createSiteStore(
     { url: `file://${storageDir}`, s3Endpoint: undefined, s3Region: "us-east-1" },
     { logger },
   );
+  const cpuBefore = cpuSeconds();
   const summary = await fullBuild({
     client,
     store,
@@ -37,7 +43,8 @@ if (mode === "build") {
     // RENDER_THREADS=0 renders on the main thread; unset: the build's default (cores − 1).
     ...(process.env.RENDER_THREADS ? { renderThreads: Number(process.env.RENDER_THREADS) } : {}),
   });
-  console.log(JSON.stringify({ mode, summary, maxRssMB: maxRssMB() }));
+  const cpu = Math.round((cpuSeconds() - cpuBefore) * 100) / 100;
+  console.log(JSON.stringify({ mode, summary, maxRssMB: maxRssMB(), cpuSeconds: cpu }));
 } else if (mode === "floor") {
   const ref = await client.fetchMasterRef();
   const documents: PrismicDocument[] = await listDocuments(client, ref, []);

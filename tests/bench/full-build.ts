@@ -10,6 +10,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
+import { childResult } from "./processes.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PAGES = Number(process.env.PAGES ?? 10_000);
@@ -46,19 +47,24 @@ try {
     content.once("exit", (code) => reject(new Error(`content service exited with ${code}`)));
   });
   const endpoint = `${url}/api/v2`;
-  const child = (...args: string[]) => {
+  type Build = {
+    summary: { rendered: number; written: number; durationMs: number; pagesPerSecond: number };
+    maxRssMB: number;
+  };
+  type Floor = { pages: number; ms: number; pagesPerSecond: number; avgKB: number; maxRssMB: number };
+  const child = <T>(...args: string[]) => {
     const out = execFileSync(
       process.execPath,
       [...tsx, join(ROOT, "tests/bench/full-build-child.ts"), ...args],
       { encoding: "utf8", env: { ...process.env, LOG_LEVEL: "warn", NODE_ENV: "production" } },
     );
-    return JSON.parse(out.trim().split("\n").pop() ?? "{}");
+    return childResult<T>(out);
   };
-  const first = child("build", endpoint, join(work, "site"));
-  const second = child("build", endpoint, join(work, "site"));
-  const floor = child("floor", endpoint);
+  const first = child<Build>("build", endpoint, join(work, "site"));
+  const second = child<Build>("build", endpoint, join(work, "site"));
+  const floor = child<Floor>("floor", endpoint);
 
-  const pps = first.summary.pagesPerSecond as number;
+  const pps = first.summary.pagesPerSecond;
   const rows = [
     [
       "full build (empty folder)",

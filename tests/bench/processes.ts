@@ -72,3 +72,17 @@ export function stopProcess(child: ChildProcess): Promise<void> {
 export async function stopAll(): Promise<void> {
   await Promise.all(started.map(stopProcess));
 }
+
+/**
+ * The result line (`{"mode":…}`) of a full-build-child.ts run. Its loggers (a render thread's among
+ * them) write to the same standard output and may flush after it, so the result is found by its shape,
+ * not taken as the last line; a run that printed none fails with what it did print.
+ */
+export function childResult<T>(out: string): T {
+  const line = out
+    .split("\n")
+    .reverse()
+    .find((candidate) => candidate.startsWith('{"mode":'));
+  if (!line) throw new Error(`full-build-child.ts printed no result:\n${out.slice(-2_000)}`);
+  return JSON.parse(line) as T;
+}
