@@ -325,7 +325,7 @@ describe("incremental ≡ full", () => {
     // whose navigation links to it.
     await publish({ upsert: [{ ...target, data: { ...target.data, meta_description: "Content only" } }] });
     await expectEqualsFullBuild();
-    // `by` names the worker process that ran it (here, this one), for `pressroom inspect`.
+    // `by` names the worker process that ran it (here, this one), for `pressroom status`.
     expect(await lastPublish()).toMatchObject({
       mode: "incremental",
       rendered: expect.any(Number),

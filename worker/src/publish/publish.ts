@@ -61,7 +61,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
       .multi()
       .del(keys.processingIds)
       .set(keys.lastRef, summary.ref)
-      // `by`: the worker process that ran it (`pressroom inspect` shows it; the benchmark reads its pid).
+      // `by`: the worker process that ran it (`pressroom status` shows it; the benchmark reads its pid).
       .set(keys.lastPublish, JSON.stringify({ ...result, at: new Date().toISOString(), by: PUBLISHER }))
       .exec();
     ctx.logger.info(result, "publish finished");
