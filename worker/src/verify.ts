@@ -2,7 +2,7 @@ import { redisKeys } from "../../services/shared/src/jobs/catalog.ts";
 import { type SiteStore, sha256 } from "../../services/shared/src/storage/index.ts";
 import { createClientSource } from "../../web/src/content/index.ts";
 import type { PublishContext } from "./publish/context.ts";
-import { DependencyIndex, type IndexedRoute } from "./publish/dependency-index.ts";
+import { DependencyIndex } from "./publish/dependency-index.ts";
 import { rebuild } from "./publish/diff-build.ts";
 import { renderRoutes } from "./publish/render-routes.ts";
 
