@@ -8,6 +8,7 @@ import type { PrismicDocument } from "@prismicio/client";
 import { pino } from "pino";
 import { createElement } from "react";
 import { renderToString } from "react-dom/server";
+import { limitHeapGrowth } from "../../services/shared/src/heap-growth.ts";
 import { createSiteStore } from "../../services/shared/src/storage/index.ts";
 import { buildSiteAssets } from "../../web/src/assets.ts";
 import { createMemorySource, type PageDocument, type SettingsDocument } from "../../web/src/content/index.ts";
@@ -17,6 +18,8 @@ import { fullBuild } from "../../worker/src/build/full-build.ts";
 import { listDocuments } from "../../worker/src/build/list-documents.ts";
 import { localContentClient } from "../support/content-client.ts";
 
+// As bin/pressroom.js does for `pressroom build`, and for the floor too: both run with the same heaps.
+limitHeapGrowth();
 const [mode, endpoint, storageDir] = process.argv.slice(2);
 if (!endpoint) throw new Error("usage: full-build-child.ts build|floor <endpoint> [storageDir]");
 const logger = pino({ level: "warn" });

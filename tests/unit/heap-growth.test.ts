@@ -1,0 +1,53 @@
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { limitHeapGrowth } from "../../services/shared/src/heap-growth.ts";
+
+const MODULE = fileURLToPath(new URL("../../services/shared/src/heap-growth.ts", import.meta.url));
+
+/**
+ * A process that keeps a ~40 MB set alive and replaces it 30 times (as a worker replaces its batches),
+ * then prints the largest heap V8 committed meanwhile, in MB. `apply`: it calls limitHeapGrowth first.
+ */
+function peakHeapMB(apply: boolean, nodeArgs: string[] = []): number {
+  const program = `
+    import { getHeapStatistics } from "node:v8";
+    ${apply ? `(await import(${JSON.stringify(MODULE)})).limitHeapGrowth();` : ""}
+    let peak = 0;
+    let live = [];
+    for (let round = 0; round < 30; round++) {
+      live = [];
+      for (let i = 0; i < 200_000; i++) live.push({ key: "k" + i + ":" + round, pair: [i, i + 1] });
+      peak = Math.max(peak, getHeapStatistics().total_heap_size);
+    }
+    console.log(Math.round(peak / 2 ** 20));
+  `;
+  const out = execFileSync(
+    process.execPath,
+    [...nodeArgs, "--import", "tsx", "--input-type=module", "-e", program],
+    {
+      encoding: "utf8",
+    },
+  );
+  return Number(out.trim());
+}
+
+describe("limitHeapGrowth", () => {
+  it("keeps a process's heap near what it keeps alive instead of letting it grow to several times that", () => {
+    const unlimited = peakHeapMB(false);
+    const limited = peakHeapMB(true);
+    // The live set is ~40 MB: V8's default lets the heap reach 3-4x that before a full collection.
+    expect(limited).toBeLessThan(unlimited * 0.8);
+  }, 60_000);
+
+  it("leaves the growth an operator set on the command line", () => {
+    const operators = peakHeapMB(true, ["--heap-growing-percent=300"]);
+    const limited = peakHeapMB(true);
+    expect(operators).toBeGreaterThan(limited * 1.25);
+  }, 60_000);
+
+  it("refuses a growth that is not a positive whole percentage, with the value in the message", () => {
+    expect(() => limitHeapGrowth(0, [])).toThrow(/positive integer, got 0/);
+    expect(() => limitHeapGrowth(12.5, [])).toThrow(/got 12.5/);
+  });
+});
