@@ -1,22 +1,22 @@
 import { setFlagsFromString } from "node:v8";
 
 /**
- * How far V8 lets a heap grow past what its last full collection kept, in percent: 30 % is the
- * most V8 itself lets a heap with a limit of at most 256 MB grow (the render threads' `resourceLimits`). A main
- * thread gets a factor of up to 4 on a machine with a few GB (its default heap limit is 4 GB on
- * 24 GiB), so a worker whose main heap kept 60 MB could grow to ~240 MB before collecting. Measured on
- * a 10,000-route fan-out: the publishing worker peaked at 278–383 MB of RSS without this cap and at
- * 259–285 MB with it, no slower (docs/benchmarks.md, "Heap growth").
+ * How far V8 lets a heap grow past what its last full collection kept, in percent: 30 % is the most
+ * V8 itself lets a heap with a limit of at most 256 MB grow (the render threads' `resourceLimits`).
+ * A main thread gets a factor of up to 4 on a machine with a few GB (its default heap limit is 4 GB
+ * on 24 GiB), so a worker whose main heap kept 60 MB could grow to ~240 MB before collecting.
+ * Measured on a 10,000-route fan-out: the publishing worker peaked at 278–383 MB of RSS without this
+ * cap and at 259–285 MB with it, no slower (docs/benchmarks.md, "Heap growth").
  */
 export const HEAP_GROWING_PERCENT = 30;
 
 /**
  * Sets the growth factor of every V8 heap of this process (main thread and render threads) to
  * `1 + percent / 100` (V8's `--heap-growing-percent`, which replaces the factor V8 would compute),
- * without lowering any heap's limit: a large site still gets the heap it
- * needs, it is collected sooner on the way. V8 reads the flag at each collection, so it takes
- * effect when set at start, before the process has allocated much; `node --heap-growing-percent=N`
- * on the command line wins over it (NODE_OPTIONS refuses that flag).
+ * without lowering any heap's limit: a large site still gets the heap it needs, it is collected
+ * sooner on the way. V8 reads the flag at each collection, so it takes effect when set at start,
+ * before the process has allocated much; `node --heap-growing-percent=N` on the command line wins
+ * over it (NODE_OPTIONS refuses that flag).
  */
 export function limitHeapGrowth(
   percent = HEAP_GROWING_PERCENT,
