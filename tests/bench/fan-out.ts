@@ -32,7 +32,14 @@ import { localContentClient } from "../support/content-client.ts";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { untilWorkerSettled } from "../support/worker-settled.ts";
-import { childResult, type StartedProcess, startPressroom, stopAll, stopProcess } from "./processes.ts";
+import {
+  type BuildResult,
+  childResult,
+  type StartedProcess,
+  startPressroom,
+  stopAll,
+  stopProcess,
+} from "./processes.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PAGES = Number(process.env.PAGES ?? 10_000);
@@ -107,11 +114,7 @@ try {
       ["--import", "tsx", join(ROOT, "tests/bench/full-build-child.ts"), "build", endpoint, buildDir],
       { encoding: "utf8", env: { ...process.env, ...MALLOC, LOG_LEVEL: "warn", NODE_ENV: "production" } },
     );
-    const result = childResult<{
-      summary: { durationMs: number; rendered: number; written: number; pagesPerSecond: number };
-      maxRssMB: number;
-      cpuSeconds: number;
-    }>(out);
+    const result = childResult<BuildResult>(out);
     const run: Run = {
       label,
       round,
@@ -125,7 +128,7 @@ try {
     return run;
   };
   build("first build (empty folder)", 0);
-  const rebuild = build("rebuild (nothing changed)", 0);
+  build("rebuild (nothing changed)", 0);
 
   // 2. Worker processes: the first one builds the site and its index at start (a diff build: a full
   // build inside the worker). It is then replaced by a fresh process, so that the peak RSS of the
@@ -238,11 +241,8 @@ try {
   console.log("|---|---|---|---|---|---|---|");
   for (const run of rows) {
     const pair = pairs.find((candidate) => candidate.change === run);
-    const versus = pair
-      ? `${(run.ms / pair.build.ms).toFixed(2)}×`
-      : run === rebuild || run.round === 0
-        ? ""
-        : "1.00×";
+    // A change against its round's build; a round's build is 1.00×; the builds of round 0 stand alone.
+    const versus = pair ? `${(run.ms / pair.build.ms).toFixed(2)}×` : run.round === 0 ? "" : "1.00×";
     console.log(
       `| ${run.round || "–"} | ${run.label} | ${run.rendered} / ${run.written} | ${s(run.ms)} · ${Math.round((run.rendered / run.ms) * 1000)} routes/s | ${versus} | ${run.peakRssMB.map((mb) => `${mb ?? "?"} MB`).join(", ")}${run.peakNote ? ` (${run.peakNote})` : ""} | ${cpuTotal(run.cpu).toFixed(1)} of ${((cores * run.ms) / 1000).toFixed(1)} |`,
     );

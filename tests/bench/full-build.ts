@@ -10,7 +10,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
-import { childResult } from "./processes.ts";
+import { type BuildResult, childResult } from "./processes.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PAGES = Number(process.env.PAGES ?? 10_000);
@@ -47,10 +47,6 @@ try {
     content.once("exit", (code) => reject(new Error(`content service exited with ${code}`)));
   });
   const endpoint = `${url}/api/v2`;
-  type Build = {
-    summary: { rendered: number; written: number; durationMs: number; pagesPerSecond: number };
-    maxRssMB: number;
-  };
   type Floor = { pages: number; ms: number; pagesPerSecond: number; avgKB: number; maxRssMB: number };
   const child = <T>(...args: string[]) => {
     const out = execFileSync(
@@ -60,8 +56,8 @@ try {
     );
     return childResult<T>(out);
   };
-  const first = child<Build>("build", endpoint, join(work, "site"));
-  const second = child<Build>("build", endpoint, join(work, "site"));
+  const first = child<BuildResult>("build", endpoint, join(work, "site"));
+  const second = child<BuildResult>("build", endpoint, join(work, "site"));
   const floor = child<Floor>("floor", endpoint);
 
   const pps = first.summary.pagesPerSecond;

@@ -73,6 +73,13 @@ export async function stopAll(): Promise<void> {
   await Promise.all(started.map(stopProcess));
 }
 
+/** What `full-build-child.ts build` prints: the build's summary, its peak RSS and CPU seconds. */
+export interface BuildResult {
+  summary: { rendered: number; written: number; durationMs: number; pagesPerSecond: number };
+  maxRssMB: number;
+  cpuSeconds: number;
+}
+
 /**
  * The result line (`{"mode":…}`) of a full-build-child.ts run. Its loggers (a render thread's among
  * them) write to the same standard output and may flush after it, so the result is found by its shape,
