@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
-import { loadConfig, type ProcessName } from "../services/shared/src/config/index.ts";
-import { ConfigError } from "../services/shared/src/errors.ts";
-import { createLogger, type Logger } from "../services/shared/src/logger.ts";
+import { loadConfig, type ProcessName } from "#config";
+import { ConfigError } from "#errors";
+import { createLogger, type Logger } from "#logger";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -40,7 +40,7 @@ const commands: Record<string, Command> = {
     async run(_args, env) {
       const config = loadConfig(COMMAND_CONFIG.content, env);
       const logger = createLogger({ name: "content", level: config.logLevel });
-      const { startContentService } = await import("../services/local-prismic/src/server.ts");
+      const { startContentService } = await import("#local-prismic/server.ts");
       const service = await startContentService(config, logger);
       await untilSignal(logger, () => service.close());
       return 0;
@@ -66,7 +66,7 @@ const commands: Record<string, Command> = {
         console.error("pressroom plan: give one or more document ids");
         return EXIT_USAGE;
       }
-      const { planCommand } = await import("../worker/src/inspect.ts");
+      const { planCommand } = await import("#worker/inspect.ts");
       console.log(await planCommand(loadConfig(COMMAND_CONFIG.plan, env), ROOT_DIR, args));
       return 0;
     },
@@ -77,7 +77,7 @@ const commands: Record<string, Command> = {
     async run(_args, env) {
       const config = loadConfig("publisher", env);
       const logger = createLogger({ name: "verify", level: config.logLevel });
-      const { verifyCommand } = await import("../worker/src/verify-command.ts");
+      const { verifyCommand } = await import("#worker/verify-command.ts");
       const { text, result } = await verifyCommand(config, ROOT_DIR, logger);
       console.log(text);
       // 0 when storage matched; 1 when something had to be repaired (scripts notice drift).
@@ -88,7 +88,7 @@ const commands: Record<string, Command> = {
     summary: "Print the master ref, the last processed ref, queue counts, index size and the last publish",
     usage: "pressroom status",
     async run(_args, env) {
-      const { statusCommand } = await import("../worker/src/inspect.ts");
+      const { statusCommand } = await import("#worker/inspect.ts");
       console.log(await statusCommand(loadConfig(COMMAND_CONFIG.status, env), ROOT_DIR));
       return 0;
     },
@@ -128,7 +128,7 @@ const commands: Record<string, Command> = {
   },
 };
 
-function formatSummary(s: import("../worker/src/build/full-build.ts").BuildSummary): string {
+function formatSummary(s: import("#worker/build/full-build.ts").BuildSummary): string {
   const lines = [
     `Built ${s.routes} routes at ref ${s.ref} in ${(s.durationMs / 1000).toFixed(1)} s (${s.pagesPerSecond} pages/s): ${s.rendered} rendered, ${s.written} written, ${s.unchanged} unchanged, ${s.deleted} deleted`,
   ];
@@ -148,22 +148,22 @@ const servers: Record<string, (env: Env) => Promise<{ logger: Logger; close: () 
   async site(env) {
     const config = loadConfig(COMMAND_CONFIG["serve site"], env);
     const logger = createLogger({ name: "site", level: config.logLevel });
-    const { startSite } = await import("../services/site/src/server.ts");
+    const { startSite } = await import("#site/server.ts");
     return { logger, close: (await startSite(config, logger)).close };
   },
   async webhook(env) {
     const config = loadConfig(COMMAND_CONFIG["serve webhook"], env);
     const logger = createLogger({ name: "webhook", level: config.logLevel });
-    const { startWebhook } = await import("../services/webhook/src/server.ts");
+    const { startWebhook } = await import("#webhook/server.ts");
     return { logger, close: (await startWebhook(config, logger)).close };
   },
   async worker(env) {
     const config = loadConfig(COMMAND_CONFIG["serve worker"], env);
     const logger = createLogger({ name: "worker", level: config.logLevel });
-    const { startWorker } = await import("../worker/src/worker.ts");
+    const { startWorker } = await import("#worker/worker.ts");
     const running = await startWorker(config, logger, { rootDir: ROOT_DIR });
     if (!config.ops) return { logger, close: running.close };
-    const { startWorkerOps } = await import("../worker/src/ops/worker-ops.ts");
+    const { startWorkerOps } = await import("#worker/ops/worker-ops.ts");
     const ops = await startWorkerOps({ ...config, ops: config.ops }, running, logger).catch(async (error) => {
       await running.close();
       throw error;
@@ -179,7 +179,7 @@ const servers: Record<string, (env: Env) => Promise<{ logger: Logger; close: () 
   async preview(env) {
     const config = loadConfig(COMMAND_CONFIG["serve preview"], env);
     const logger = createLogger({ name: "preview", level: config.logLevel });
-    const { startPreview } = await import("../services/preview/src/server.ts");
+    const { startPreview } = await import("#preview/server.ts");
     return { logger, close: (await startPreview(config, logger)).close };
   },
 };

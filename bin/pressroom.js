@@ -9,7 +9,7 @@ process.env.NODE_ENV ??= "production";
 register();
 // Every process collects its heaps before they grow 30 % past what they kept (V8 lets a main thread
 // grow up to 4×): services/shared/src/heap-growth.ts, docs/operations.md "Memory".
-const { limitHeapGrowth } = await import("../services/shared/src/heap-growth.ts");
+const { limitHeapGrowth } = await import("#heap-growth");
 limitHeapGrowth();
 const { main } = await import("./cli.ts");
 process.exitCode = await main(process.argv.slice(2), process.env);

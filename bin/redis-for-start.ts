@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createServer } from "node:net";
 import { Redis } from "ioredis";
-import type { Logger } from "../services/shared/src/logger.ts";
+import type { Logger } from "#logger";
 
 export interface RedisForStart {
   url: string;

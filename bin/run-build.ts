@@ -1,8 +1,8 @@
-import type { PublisherConfig } from "../services/shared/src/config/index.ts";
-import { createContentClient, loadContentSchema } from "../services/shared/src/content/index.ts";
-import type { Logger } from "../services/shared/src/logger.ts";
-import { createSiteStore } from "../services/shared/src/storage/index.ts";
-import { type BuildSummary, fullBuild } from "../worker/src/build/full-build.ts";
+import type { PublisherConfig } from "#config";
+import { createContentClient, loadContentSchema } from "#content";
+import type { Logger } from "#logger";
+import { createSiteStore } from "#storage";
+import { type BuildSummary, fullBuild } from "#worker/build/full-build.ts";
 
 export interface RunBuildOptions
   extends Pick<PublisherConfig, "prismic" | "storage" | "siteUrl" | "renderThreads"> {

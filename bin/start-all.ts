@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { startContentService } from "../services/local-prismic/src/server.ts";
-import { startPreview } from "../services/preview/src/server.ts";
-import type { StartConfig } from "../services/shared/src/config/index.ts";
-import type { Logger } from "../services/shared/src/logger.ts";
-import { startSite } from "../services/site/src/server.ts";
-import { startWebhook } from "../services/webhook/src/server.ts";
-import { startWorker } from "../worker/src/worker.ts";
+import type { StartConfig } from "#config";
+import { startContentService } from "#local-prismic/server.ts";
+import type { Logger } from "#logger";
+import { startPreview } from "#preview/server.ts";
+import { startSite } from "#site/server.ts";
+import { startWebhook } from "#webhook/server.ts";
+import { startWorker } from "#worker/worker.ts";
 import { redisForStart } from "./redis-for-start.ts";
 import { runBuild } from "./run-build.ts";
 

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateTypes, NON_EDITABLE_FILE_HEADER } from "prismic-ts-codegen";
-import { loadModels } from "../services/local-prismic/src/models.ts";
+import { loadModels } from "#local-prismic/models.ts";
 
 export const TYPES_FILE = join("web", "prismicio-types.d.ts");
 

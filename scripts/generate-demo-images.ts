@@ -8,7 +8,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import sharp from "sharp";
 // A fixed pseudo-random sequence: reruns must give byte-identical images.
-import { mulberry32 } from "../services/local-prismic/src/generate.ts";
+import { mulberry32 } from "#local-prismic/generate.ts";
 
 const W = 1600;
 const H = 900;

@@ -7,8 +7,8 @@ import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { DEMO_DIR, DEMO_IMAGES_DIR } from "../services/local-prismic/src/demo.ts";
-import { generateRepository } from "../services/local-prismic/src/generate.ts";
+import { DEMO_DIR, DEMO_IMAGES_DIR } from "#local-prismic/demo.ts";
+import { generateRepository } from "#local-prismic/generate.ts";
 
 function main(): void {
   const { values } = parseArgs({

@@ -10,11 +10,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import { pino } from "pino";
-import { startContentService } from "../services/local-prismic/src/server.ts";
-import type { WorkerConfig } from "../services/shared/src/config/index.ts";
-import { startWebhook } from "../services/webhook/src/server.ts";
-import { startWorkerOps } from "../worker/src/ops/worker-ops.ts";
-import { startWorker } from "../worker/src/worker.ts";
+import type { WorkerConfig } from "#config";
+import { startContentService } from "#local-prismic/server.ts";
+import { startWebhook } from "#webhook/server.ts";
+import { startWorkerOps } from "#worker/ops/worker-ops.ts";
+import { startWorker } from "#worker/worker.ts";
 import { launchChromium } from "./chromium.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));

@@ -8,9 +8,9 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startAll } from "../bin/start-all.ts";
-import { loadConfig } from "../services/shared/src/config/index.ts";
-import { createLogger } from "../services/shared/src/logger.ts";
+import { startAll } from "#bin/start-all.ts";
+import { loadConfig } from "#config";
+import { createLogger } from "#logger";
 import { launchChromium } from "./chromium.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));

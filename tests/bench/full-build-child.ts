@@ -8,14 +8,14 @@ import type { PrismicDocument } from "@prismicio/client";
 import { pino } from "pino";
 import { createElement } from "react";
 import { renderToString } from "react-dom/server";
-import { limitHeapGrowth } from "../../services/shared/src/heap-growth.ts";
-import { createSiteStore } from "../../services/shared/src/storage/index.ts";
-import { buildSiteAssets } from "../../web/src/assets.ts";
-import { createMemorySource, type PageDocument, type SettingsDocument } from "../../web/src/content/index.ts";
-import { PageView } from "../../web/src/pages/page-view.tsx";
-import { loadSliceContext } from "../../web/src/slice-loader.ts";
-import { fullBuild } from "../../worker/src/build/full-build.ts";
-import { listDocuments } from "../../worker/src/build/list-documents.ts";
+import { limitHeapGrowth } from "#heap-growth";
+import { createSiteStore } from "#storage";
+import { buildSiteAssets } from "#web/assets.ts";
+import { createMemorySource, type PageDocument, type SettingsDocument } from "#web/content/index.ts";
+import { PageView } from "#web/pages/page-view.tsx";
+import { loadSliceContext } from "#web/slice-loader.ts";
+import { fullBuild } from "#worker/build/full-build.ts";
+import { listDocuments } from "#worker/build/list-documents.ts";
 import { localContentClient } from "../support/content-client.ts";
 
 // As bin/pressroom.js does for `pressroom build`, and for the floor too: both run with the same heaps.

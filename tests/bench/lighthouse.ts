@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import lighthouse from "lighthouse";
-import { CHROMIUM, CHROMIUM_ARGS, hasChromium } from "../../scripts/chromium.ts";
+import { CHROMIUM, CHROMIUM_ARGS, hasChromium } from "#scripts/chromium.ts";
 import { startSite } from "../e2e/support/site.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;

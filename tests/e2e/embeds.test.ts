@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { EMBED_FRAME_ORIGINS } from "../../web/src/lib/embed-providers.ts";
+import { EMBED_FRAME_ORIGINS } from "#web/lib/embed-providers.ts";
 import { hasChromium } from "./support/browser.ts";
 import { type SiteFixture, siteInBrowser } from "./support/site.ts";
 

@@ -1,6 +1,6 @@
 import type { Browser } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { buildBrowserBundle } from "../../web/src/browser-bundle.ts";
+import { buildBrowserBundle } from "#web/browser-bundle.ts";
 import { hasChromium } from "./support/browser.ts";
 import { type SiteFixture, siteInBrowser } from "./support/site.ts";
 

@@ -5,7 +5,7 @@
  */
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execTransaction, type RedisCommand } from "../../worker/src/publish/chunked-transaction.ts";
+import { execTransaction, type RedisCommand } from "#worker/publish/chunked-transaction.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 
 const PREFIX = `test-chunked-tx-${process.pid}-${Date.now()}`;

@@ -1,9 +1,9 @@
 import { Writable } from "node:stream";
 import * as prismic from "@prismicio/client";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ApiRootSwitch } from "../../services/local-prismic/src/app.ts";
-import { ContentQueryError } from "../../services/shared/src/errors.ts";
-import { createLogger } from "../../services/shared/src/logger.ts";
+import { ContentQueryError } from "#errors";
+import type { ApiRootSwitch } from "#local-prismic/app.ts";
+import { createLogger } from "#logger";
 import { localContentClient } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 

@@ -1,10 +1,10 @@
 import { Writable } from "node:stream";
 import * as prismic from "@prismicio/client";
 import { afterEach, describe, expect, it } from "vitest";
-import type { PrismicConfig } from "../../services/shared/src/config/index.ts";
-import { createContentClient, loadContentSchema } from "../../services/shared/src/content/index.ts";
-import { ContentApiError, ContentQueryError, ContentTimeoutError } from "../../services/shared/src/errors.ts";
-import { createLogger } from "../../services/shared/src/logger.ts";
+import type { PrismicConfig } from "#config";
+import { createContentClient, loadContentSchema } from "#content";
+import { ContentApiError, ContentQueryError, ContentTimeoutError } from "#errors";
+import { createLogger } from "#logger";
 import { type HttpFixture, type RecordedRequest, startHttpFixture } from "../support/http-fixture.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;

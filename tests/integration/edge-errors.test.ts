@@ -2,11 +2,11 @@ import { connect } from "node:net";
 import { PassThrough } from "node:stream";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../services/shared/src/config/index.ts";
-import { createLogger } from "../../services/shared/src/logger.ts";
-import { SECURITY_HEADERS } from "../../services/site/src/app.ts";
-import { type RunningSite, startSite } from "../../services/site/src/server.ts";
-import { type RunningWebhook, startWebhook } from "../../services/webhook/src/server.ts";
+import { loadConfig } from "#config";
+import { createLogger } from "#logger";
+import { SECURITY_HEADERS } from "#site/app.ts";
+import { type RunningSite, startSite } from "#site/server.ts";
+import { type RunningWebhook, startWebhook } from "#webhook/server.ts";
 import { tempDir } from "../support/temp-dir.ts";
 
 /** A raw HTTP exchange: what Node's parser and Fastify's router answer before any route runs. */

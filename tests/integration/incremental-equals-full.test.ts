@@ -11,17 +11,12 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mulberry32 } from "../../services/local-prismic/src/generate.ts";
-import type { PublisherConfig } from "../../services/shared/src/config/index.ts";
-import {
-  QUEUE_NAME,
-  RECONCILE_QUEUE_NAME,
-  RENDER_QUEUE_NAME,
-  redisKeys,
-} from "../../services/shared/src/jobs/catalog.ts";
-import { createSiteStore, type SiteStore } from "../../services/shared/src/storage/index.ts";
-import { startWebhook } from "../../services/webhook/src/server.ts";
-import { type RunningWorker, startWorker } from "../../worker/src/worker.ts";
+import type { PublisherConfig } from "#config";
+import { QUEUE_NAME, RECONCILE_QUEUE_NAME, RENDER_QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
+import { mulberry32 } from "#local-prismic/generate.ts";
+import { createSiteStore, type SiteStore } from "#storage";
+import { startWebhook } from "#webhook/server.ts";
+import { type RunningWorker, startWorker } from "#worker/worker.ts";
 import { expectEqualsFullBuild as expectStoreEqualsFullBuild } from "../support/full-build-reference.ts";
 import { type HttpFixture, startHttpFixture } from "../support/http-fixture.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";

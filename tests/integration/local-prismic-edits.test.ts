@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import * as prismic from "@prismicio/client";
 import { afterEach, describe, expect, it } from "vitest";
-import { contentRoutes } from "../../services/shared/src/content/index.ts";
+import { contentRoutes } from "#content";
 import { type HttpFixture, startHttpFixture } from "../support/http-fixture.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 

@@ -1,12 +1,8 @@
 import { readFileSync } from "node:fs";
 import * as prismic from "@prismicio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  contentRoutes,
-  createContentClient,
-  loadContentSchema,
-} from "../../services/shared/src/content/index.ts";
-import { ContentApiError } from "../../services/shared/src/errors.ts";
+import { contentRoutes, createContentClient, loadContentSchema } from "#content";
+import { ContentApiError } from "#errors";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;

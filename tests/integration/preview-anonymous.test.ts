@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MasterPages, RenderLimiter } from "../../services/preview/src/master-pages.ts";
+import { MasterPages, RenderLimiter } from "#preview/master-pages.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { cookieOf, draftOfAbout, previewFixture, putDraft } from "../support/preview-fixture.ts";
 

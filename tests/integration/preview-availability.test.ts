@@ -2,8 +2,8 @@ import { createServer } from "node:net";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
-import { type RunningPreview, startPreview } from "../../services/preview/src/server.ts";
-import { ERROR_PAGE_FAILED_AS_WELL } from "../../services/shared/src/http/error-pages.ts";
+import { ERROR_PAGE_FAILED_AS_WELL } from "#http/error-pages.ts";
+import { type RunningPreview, startPreview } from "#preview/server.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { prismicConfig, SITE_URL } from "../support/preview-fixture.ts";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tokenRuleFor } from "../../services/preview/src/preview-token.ts";
-import { safeSitePath } from "../../services/preview/src/safe-path.ts";
+import { tokenRuleFor } from "#preview/preview-token.ts";
+import { safeSitePath } from "#preview/safe-path.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import {
   ABOUT_ID,
@@ -54,7 +54,7 @@ describe("preview links", () => {
   it("accepts only https://<repo>.prismic.io/previews/… for a real repository", async () => {
     const rule = tokenRuleFor("https://demo.cdn.prismic.io/api/v2", "demo");
     expect(rule).toEqual({ kind: "prismic", host: "demo.prismic.io" });
-    const { checkPreviewToken } = await import("../../services/preview/src/preview-token.ts");
+    const { checkPreviewToken } = await import("#preview/preview-token.ts");
     expect(checkPreviewToken("https://demo.prismic.io/previews/Zab:Zcd?websitePreviewId=Zef", rule).ok).toBe(
       true,
     );

@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSiteStore, type SiteStore } from "../../services/shared/src/storage/index.ts";
+import { createSiteStore, type SiteStore } from "#storage";
 import { expectEqualsFullBuild, siteObjects } from "../support/full-build-reference.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { type PressroomProcess, startPressroom } from "../support/pressroom-process.ts";

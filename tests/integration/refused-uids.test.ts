@@ -1,8 +1,8 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../../services/shared/src/config/index.ts";
-import { statusCommand } from "../../worker/src/inspect.ts";
+import { loadConfig } from "#config";
+import { statusCommand } from "#worker/inspect.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { demoDoc, previewFixture, putDraft } from "../support/preview-fixture.ts";
 

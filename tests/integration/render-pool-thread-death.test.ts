@@ -1,9 +1,9 @@
 import type { PrismicDocument } from "@prismicio/client";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { buildSiteAssets } from "../../web/src/assets.ts";
-import { idleRenderPool } from "../../worker/src/build/idle-render-pool.ts";
-import { createRenderPool } from "../../worker/src/build/render-pool.ts";
+import { buildSiteAssets } from "#web/assets.ts";
+import { idleRenderPool } from "#worker/build/idle-render-pool.ts";
+import { createRenderPool } from "#worker/build/render-pool.ts";
 
 const logger = pino({ level: "silent" });
 /** A batch no render thread with a 32 MB heap can take in: the thread runs out of memory and dies. */

@@ -5,16 +5,12 @@ import { Writable } from "node:stream";
 import { S3Client } from "@aws-sdk/client-s3";
 import Fastify from "fastify";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import {
-  ERROR_PAGE_FAILED,
-  ERROR_PAGE_FAILED_AS_WELL,
-  RETRY_AFTER_SECONDS,
-} from "../../services/shared/src/http/error-pages.ts";
-import { createLogger } from "../../services/shared/src/logger.ts";
-import { CACHE_CONTROL, MANIFEST_KEY, MANIFEST_VERSION } from "../../services/shared/src/site/manifest.ts";
-import { createSiteStore, type SiteStore, sha256 } from "../../services/shared/src/storage/index.ts";
-import { siteApp } from "../../services/site/src/app.ts";
-import type { ContactQueue } from "../../services/site/src/contact-queue.ts";
+import { ERROR_PAGE_FAILED, ERROR_PAGE_FAILED_AS_WELL, RETRY_AFTER_SECONDS } from "#http/error-pages.ts";
+import { createLogger } from "#logger";
+import { CACHE_CONTROL, MANIFEST_KEY, MANIFEST_VERSION } from "#manifest/manifest.ts";
+import { siteApp } from "#site/app.ts";
+import type { ContactQueue } from "#site/contact-queue.ts";
+import { createSiteStore, type SiteStore, sha256 } from "#storage";
 import { tempDir } from "../support/temp-dir.ts";
 
 const HTML = "text/html; charset=utf-8";

@@ -2,10 +2,10 @@ import { PassThrough } from "node:stream";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../../services/shared/src/logger.ts";
-import { CACHE_CONTROL, MANIFEST_KEY, MANIFEST_VERSION } from "../../services/shared/src/site/manifest.ts";
-import { createSiteStore, type SiteStore, sha256 } from "../../services/shared/src/storage/index.ts";
-import { siteApp } from "../../services/site/src/app.ts";
+import { createLogger } from "#logger";
+import { CACHE_CONTROL, MANIFEST_KEY, MANIFEST_VERSION } from "#manifest/manifest.ts";
+import { siteApp } from "#site/app.ts";
+import { createSiteStore, type SiteStore, sha256 } from "#storage";
 import { type S3Server, startS3rver } from "../support/s3rver.ts";
 import { tempDir } from "../support/temp-dir.ts";
 

@@ -1,9 +1,9 @@
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CACHE_CONTROL, MANIFEST_KEY, MANIFEST_VERSION } from "../../services/shared/src/site/manifest.ts";
-import { createSiteStore, type SiteStore, sha256 } from "../../services/shared/src/storage/index.ts";
-import { siteApp } from "../../services/site/src/app.ts";
+import { CACHE_CONTROL, MANIFEST_KEY, MANIFEST_VERSION } from "#manifest/manifest.ts";
+import { siteApp } from "#site/app.ts";
+import { createSiteStore, type SiteStore, sha256 } from "#storage";
 
 const HTML = "text/html; charset=utf-8";
 let store: SiteStore;

@@ -12,7 +12,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { GenericContainer, getContainerRuntimeClient, Wait } from "testcontainers";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { StorageConfig } from "../../services/shared/src/config/index.ts";
+import type { StorageConfig } from "#config";
 import {
   compareKeys,
   createSiteStore,
@@ -21,7 +21,7 @@ import {
   StorageError,
   StorageKeyError,
   sha256,
-} from "../../services/shared/src/storage/index.ts";
+} from "#storage";
 import { startHttpFixture } from "../support/http-fixture.ts";
 import { type S3Server, startS3rver } from "../support/s3rver.ts";
 import { tempDir } from "../support/temp-dir.ts";

@@ -5,7 +5,7 @@ import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, describe, expect, it } from "vitest";
-import { ERROR_PAGE_FAILED_AS_WELL } from "../../services/shared/src/http/error-pages.ts";
+import { ERROR_PAGE_FAILED_AS_WELL } from "#http/error-pages.ts";
 import { tempDir } from "../support/temp-dir.ts";
 
 /**

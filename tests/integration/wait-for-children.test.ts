@@ -5,7 +5,7 @@
 import { Queue, QueueEvents, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitForChildren } from "../../worker/src/publish/wait-for-children.ts";
+import { waitForChildren } from "#worker/publish/wait-for-children.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 
 const PREFIX = `test-wait-children-${process.pid}-${Date.now()}`;

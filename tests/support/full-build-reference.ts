@@ -1,10 +1,10 @@
 import { pino } from "pino";
 import { expect } from "vitest";
-import { MANIFEST_KEY, parseManifest } from "../../services/shared/src/site/manifest.ts";
-import { REDIRECTS_KEY } from "../../services/shared/src/site/redirects.ts";
-import { createSiteStore, type SiteStore } from "../../services/shared/src/storage/index.ts";
-import { keyForRoute } from "../../web/src/routes.ts";
-import { fullBuild } from "../../worker/src/build/full-build.ts";
+import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
+import { REDIRECTS_KEY } from "#manifest/redirects.ts";
+import { createSiteStore, type SiteStore } from "#storage";
+import { keyForRoute } from "#web/routes.ts";
+import { fullBuild } from "#worker/build/full-build.ts";
 import { localContentClient } from "./content-client.ts";
 
 /** Every object of the site (the `.pressroom/` metadata aside), key → bytes in base64. */

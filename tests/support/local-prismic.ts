@@ -5,7 +5,7 @@ import {
   type ContentServiceOptions,
   type RunningContentService,
   startContentService,
-} from "../../services/local-prismic/src/server.ts";
+} from "#local-prismic/server.ts";
 import { tempDir } from "./temp-dir.ts";
 
 export interface LocalPrismic extends RunningContentService {

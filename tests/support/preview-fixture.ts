@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import type { PrismicDocument } from "@prismicio/client";
 import Fastify, { type FastifyInstance } from "fastify";
-import { type PreviewAppOptions, previewApp } from "../../services/preview/src/app.ts";
-import { buildPreviewAssets, type PreviewAssets } from "../../services/preview/src/preview-assets.ts";
-import { type TokenRule, tokenRuleFor } from "../../services/preview/src/preview-token.ts";
-import type { PrismicConfig } from "../../services/shared/src/config/index.ts";
-import { createContentClient, loadContentSchema } from "../../services/shared/src/content/index.ts";
+import type { PrismicConfig } from "#config";
+import { createContentClient, loadContentSchema } from "#content";
+import { type PreviewAppOptions, previewApp } from "#preview/app.ts";
+import { buildPreviewAssets, type PreviewAssets } from "#preview/preview-assets.ts";
+import { type TokenRule, tokenRuleFor } from "#preview/preview-token.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 export const DEMO_DIR = `${ROOT}services/local-prismic/demo/documents`;

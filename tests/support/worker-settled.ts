@@ -1,6 +1,6 @@
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { RECONCILE_QUEUE_NAME, RENDER_QUEUE_NAME } from "../../services/shared/src/jobs/catalog.ts";
+import { RECONCILE_QUEUE_NAME, RENDER_QUEUE_NAME } from "#jobs/catalog.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rateKeyFor } from "../../services/site/src/client-address.ts";
+import { rateKeyFor } from "#site/client-address.ts";
 
 describe("rateKeyFor: one key per client, only for real addresses", () => {
   it.each<[string | undefined, string | undefined]>([

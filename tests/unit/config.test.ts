@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { loadConfig, variables } from "../../services/shared/src/config/index.ts";
-import { ConfigError } from "../../services/shared/src/errors.ts";
+import { loadConfig, variables } from "#config";
+import { ConfigError } from "#errors";
 
 const problemsOf = (fn: () => unknown): string[] => {
   try {

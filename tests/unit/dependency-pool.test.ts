@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { IndexedRoute } from "../../worker/src/publish/dependency-index.ts";
-import { dependencyPool } from "../../worker/src/publish/dependency-pool.ts";
+import type { IndexedRoute } from "#worker/publish/dependency-index.ts";
+import { dependencyPool } from "#worker/publish/dependency-pool.ts";
 
 /** Entries as a publish gets them: each parsed from its own JSON (the index's, a child job's). */
 const parsed = (dependencies: string[], key: string): IndexedRoute =>

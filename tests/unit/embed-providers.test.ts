@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { securityHeaders } from "../../services/preview/src/security-headers.ts";
-import { SECURITY_HEADERS } from "../../services/site/src/app.ts";
-import { safeEmbed } from "../../web/src/lib/embed.ts";
-import { EMBED_FRAME_ORIGINS, playerUrl } from "../../web/src/lib/embed-providers.ts";
+import { securityHeaders } from "#preview/security-headers.ts";
+import { SECURITY_HEADERS } from "#site/app.ts";
+import { safeEmbed } from "#web/lib/embed.ts";
+import { EMBED_FRAME_ORIGINS, playerUrl } from "#web/lib/embed-providers.ts";
 
 /**
  * The allow-listed oEmbed providers: what an editor pastes (or the oEmbed gives) and the player

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ContentApiError, ContentTimeoutError } from "../../services/shared/src/errors.ts";
+import { ContentApiError, ContentTimeoutError } from "#errors";
 import {
   builtInPage,
   ERROR_PAGE_FAILED,
@@ -9,9 +9,9 @@ import {
   statusForFailure,
   statusText,
   withRequestId,
-} from "../../services/shared/src/http/error-pages.ts";
-import { StorageError } from "../../services/shared/src/storage/index.ts";
-import { ERROR_PAGE_TEXT } from "../../web/src/pages/error-view.tsx";
+} from "#http/error-pages.ts";
+import { StorageError } from "#storage";
+import { ERROR_PAGE_TEXT } from "#web/pages/error-view.tsx";
 
 describe("prefersJson", () => {
   it.each<[string | undefined, boolean]>([

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { loadDemoDocuments } from "../../services/local-prismic/src/demo.ts";
-import { generateRepository } from "../../services/local-prismic/src/generate.ts";
-import { loadModels } from "../../services/local-prismic/src/models.ts";
-import { validateRepository } from "../../services/local-prismic/src/validate.ts";
-import { uidProblem } from "../../web/src/uid-rules.ts";
+import { loadDemoDocuments } from "#local-prismic/demo.ts";
+import { generateRepository } from "#local-prismic/generate.ts";
+import { loadModels } from "#local-prismic/models.ts";
+import { validateRepository } from "#local-prismic/validate.ts";
+import { uidProblem } from "#web/uid-rules.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const models = loadModels(ROOT);

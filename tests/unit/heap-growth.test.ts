@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { limitHeapGrowth } from "../../services/shared/src/heap-growth.ts";
+import { limitHeapGrowth } from "#heap-growth";
 
 const MODULE = fileURLToPath(new URL("../../services/shared/src/heap-growth.ts", import.meta.url));
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { idleRenderPool } from "../../worker/src/build/idle-render-pool.ts";
-import type { BatchResult } from "../../worker/src/build/render-batch.ts";
-import type { RenderPool } from "../../worker/src/build/render-pool.ts";
+import { idleRenderPool } from "#worker/build/idle-render-pool.ts";
+import type { BatchResult } from "#worker/build/render-batch.ts";
+import type { RenderPool } from "#worker/build/render-pool.ts";
 
 /** A pool that counts its starts and closes, and renders when told to. */
 function countingPools() {

@@ -6,7 +6,7 @@ import {
   type SearchContext,
   type SearchResponse,
   searchDocuments,
-} from "../../services/local-prismic/src/query/index.ts";
+} from "#local-prismic/query/index.ts";
 
 const BASE = "http://127.0.0.1:4100/api/v2";
 const SEARCH = `${BASE}/documents/search`;

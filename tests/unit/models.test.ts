@@ -3,9 +3,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CustomTypeModelSchema, SharedSliceModelSchema } from "@prismicio/types-internal/zod4";
 import { describe, expect, it } from "vitest";
-import { generateModelTypes, TYPES_FILE } from "../../scripts/codegen.ts";
-import { loadModels, SLICE_LIBRARY_DIR } from "../../services/local-prismic/src/models.ts";
-import { validateSlice } from "../../services/local-prismic/src/validate.ts";
+import { loadModels, SLICE_LIBRARY_DIR } from "#local-prismic/models.ts";
+import { validateSlice } from "#local-prismic/validate.ts";
+import { generateModelTypes, TYPES_FILE } from "#scripts/codegen.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const models = loadModels(ROOT);

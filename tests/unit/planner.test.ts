@@ -4,7 +4,7 @@ import {
   idsToFetch,
   type KnownDocument,
   planPublish,
-} from "../../worker/src/publish/planner.ts";
+} from "#worker/publish/planner.ts";
 
 const SETTINGS = "settings0000001";
 /** Every route with the site's layout: each shows settings and links to what its navigation and footer link to. */

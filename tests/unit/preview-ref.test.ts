@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chooseRef } from "../../services/shared/src/content/index.ts";
+import { chooseRef } from "#content";
 
 const token = "https://demo.prismic.io/previews/XyZ:abc?websitePreviewId=W1";
 

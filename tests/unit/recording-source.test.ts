@@ -1,6 +1,6 @@
 import type { PrismicDocument } from "@prismicio/client";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createMemorySource, recordingSource } from "../../web/src/content/index.ts";
+import { createMemorySource, recordingSource } from "#web/content/index.ts";
 
 /** A link field to a document, as the API returns it (with `data` when fields were fetched along). */
 const link = (id: string, extra: Record<string, unknown> = {}) => ({

@@ -4,8 +4,8 @@ import {
   type RedirectHistory,
   redirectPage,
   serializeRedirectHistory,
-} from "../../services/shared/src/site/redirects.ts";
-import { type DocumentMove, planRedirects } from "../../worker/src/publish/redirects.ts";
+} from "#manifest/redirects.ts";
+import { type DocumentMove, planRedirects } from "#worker/publish/redirects.ts";
 
 const entry = (documentId: string, location: string) => ({ documentId, location });
 

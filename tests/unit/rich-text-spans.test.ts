@@ -8,8 +8,8 @@ import type { RichTextField } from "@prismicio/client";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
-import { MAX_SPANS_PER_BLOCK } from "../../web/src/components/limit-spans.ts";
-import { RichText } from "../../web/src/components/rich-text.tsx";
+import { MAX_SPANS_PER_BLOCK } from "#web/components/limit-spans.ts";
+import { RichText } from "#web/components/rich-text.tsx";
 
 const TEXT = "x".repeat(3000);
 

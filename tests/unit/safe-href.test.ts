@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isSafeHref, isSafeImageSrc } from "../../web/src/lib/safe-href.ts";
+import { isSafeHref, isSafeImageSrc } from "#web/lib/safe-href.ts";
 
 describe("isSafeHref: URLs as browsers read them", () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { documentsOfAnswers } from "../../worker/src/build/search-answers.ts";
+import { documentsOfAnswers } from "#worker/build/search-answers.ts";
 
 const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).buffer as ArrayBuffer;
 

@@ -4,11 +4,11 @@
  */
 import type { PrismicDocument } from "@prismicio/client";
 import { describe, expect, it } from "vitest";
-import type { SiteAssets } from "../../web/src/assets.ts";
-import { createMemorySource } from "../../web/src/content/index.ts";
-import { renderSitemap, renderSitemapPart } from "../../web/src/handlers/render-sitemap.ts";
-import { SITEMAP_URL_LIMIT, sitemapParts } from "../../web/src/handlers/sitemap-split.ts";
-import type { RenderContext } from "../../web/src/render-context.ts";
+import type { SiteAssets } from "#web/assets.ts";
+import { createMemorySource } from "#web/content/index.ts";
+import { renderSitemap, renderSitemapPart } from "#web/handlers/render-sitemap.ts";
+import { SITEMAP_URL_LIMIT, sitemapParts } from "#web/handlers/sitemap-split.ts";
+import type { RenderContext } from "#web/render-context.ts";
 
 const SITE_URL = "https://www.example.com";
 const XMLNS = "http://www.sitemaps.org/schemas/sitemap/0.9";

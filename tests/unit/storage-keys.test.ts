@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { StorageConfig } from "../../services/shared/src/config/index.ts";
-import { ConfigError } from "../../services/shared/src/errors.ts";
+import type { StorageConfig } from "#config";
+import { ConfigError } from "#errors";
 import {
   assertSafeKey,
   assertSafePrefix,
@@ -8,7 +8,7 @@ import {
   createSiteStore,
   parseStorageUrl,
   StorageKeyError,
-} from "../../services/shared/src/storage/index.ts";
+} from "#storage";
 
 const config = (url: string): StorageConfig => ({ url, s3Endpoint: undefined, s3Region: "us-east-1" });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { type ContactFields, checkContactFields } from "../../services/shared/src/contact/contact-rules.ts";
-import { checkPhone, validateContact } from "../../services/shared/src/contact/validate-contact.ts";
-import { countryOptions, formatPhoneInput } from "../../web/src/browser/phone.ts";
+import { type ContactFields, checkContactFields } from "#contact/contact-rules.ts";
+import { checkPhone, validateContact } from "#contact/validate-contact.ts";
+import { countryOptions, formatPhoneInput } from "#web/browser/phone.ts";
 
 const good = {
   name: "Ada Lovelace",

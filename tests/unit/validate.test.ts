@@ -1,14 +1,14 @@
 import { fileURLToPath } from "node:url";
 import type { PrismicDocument } from "@prismicio/client";
 import { describe, expect, it } from "vitest";
-import { expandAssetBase, loadDemoDocuments } from "../../services/local-prismic/src/demo.ts";
-import { loadModels } from "../../services/local-prismic/src/models.ts";
+import { expandAssetBase, loadDemoDocuments } from "#local-prismic/demo.ts";
+import { loadModels } from "#local-prismic/models.ts";
 import {
   checkSingleton,
   type ValidationIssue,
   validateDocument,
   validateRepository,
-} from "../../services/local-prismic/src/validate.ts";
+} from "#local-prismic/validate.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const models = loadModels(ROOT);

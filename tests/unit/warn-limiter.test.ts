@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { WarnLimiter } from "../../services/shared/src/warn-limiter.ts";
+import { WarnLimiter } from "#warn-limiter";
 
 describe("WarnLimiter", () => {
   it("lets the first warning of a kind through, counts the rest of the interval, and reports them with the next", () => {

@@ -9,7 +9,7 @@ import {
   routeForDocument,
   routeProblem,
   uidProblem,
-} from "../../web/src/routes.ts";
+} from "#web/routes.ts";
 
 const NOT_FOUND: Route = { kind: "not-found" };
 

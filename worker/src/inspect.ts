@@ -1,8 +1,8 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import type { PublisherConfig } from "../../services/shared/src/config/index.ts";
-import { createContentClient, loadContentSchema } from "../../services/shared/src/content/index.ts";
-import { QUEUE_NAME, redisKeys } from "../../services/shared/src/jobs/catalog.ts";
+import type { PublisherConfig } from "#config";
+import { createContentClient, loadContentSchema } from "#content";
+import { QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
 import { planIds } from "./publish/plan-ids.ts";
 import { routeFailures } from "./publish/route-failures.ts";

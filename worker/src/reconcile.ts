@@ -1,6 +1,6 @@
 import { filter } from "@prismicio/client";
-import { redisKeys } from "../../services/shared/src/jobs/catalog.ts";
-import { MANIFEST_KEY, parseManifest } from "../../services/shared/src/site/manifest.ts";
+import { redisKeys } from "#jobs/catalog.ts";
+import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { documentHash, SITE_TYPES } from "./build/full-build.ts";
 import { publishObserved } from "./ops/publish-metrics.ts";
 import type { PublishContext } from "./publish/context.ts";

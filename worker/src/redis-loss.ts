@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { Logger } from "../../services/shared/src/logger.ts";
+import type { Logger } from "#logger";
 
 /** How often the worker checks that Redis still holds its data, besides each reconnect. */
 const CHECK_EVERY_MS = 10_000;

@@ -1,5 +1,5 @@
 import { type Client, filter } from "@prismicio/client";
-import { routeProblem } from "../../web/src/routes.ts";
+import { routeProblem } from "#web/routes.ts";
 import { forEachPage } from "./build/list-documents.ts";
 
 export interface RefusedDocument {

@@ -1,10 +1,10 @@
 import { Redis } from "ioredis";
-import type { PublisherConfig } from "../../services/shared/src/config/index.ts";
-import { createContentClient, loadContentSchema } from "../../services/shared/src/content/index.ts";
-import { redisKeys } from "../../services/shared/src/jobs/catalog.ts";
-import type { Logger } from "../../services/shared/src/logger.ts";
-import { createSiteStore } from "../../services/shared/src/storage/index.ts";
-import { buildSiteAssets } from "../../web/src/assets.ts";
+import type { PublisherConfig } from "#config";
+import { createContentClient, loadContentSchema } from "#content";
+import { redisKeys } from "#jobs/catalog.ts";
+import type { Logger } from "#logger";
+import { createSiteStore } from "#storage";
+import { buildSiteAssets } from "#web/assets.ts";
 import { withLock } from "./publish/lock.ts";
 import { type Verification, verifyStorage } from "./verify.ts";
 

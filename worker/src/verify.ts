@@ -1,6 +1,6 @@
-import { redisKeys } from "../../services/shared/src/jobs/catalog.ts";
-import { type SiteStore, sha256 } from "../../services/shared/src/storage/index.ts";
-import { createClientSource } from "../../web/src/content/index.ts";
+import { redisKeys } from "#jobs/catalog.ts";
+import { type SiteStore, sha256 } from "#storage";
+import { createClientSource } from "#web/content/index.ts";
 import type { PublishContext } from "./publish/context.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
 import { rebuild } from "./publish/diff-build.ts";

@@ -1,7 +1,7 @@
 import { type Job, Queue, QueueEvents, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import type { PublisherConfig } from "../../services/shared/src/config/index.ts";
-import { createContentClient, loadContentSchema } from "../../services/shared/src/content/index.ts";
+import type { PublisherConfig } from "#config";
+import { createContentClient, loadContentSchema } from "#content";
 import {
   CONTACT_QUEUE_NAME,
   jobCatalog,
@@ -9,10 +9,10 @@ import {
   RECONCILE_QUEUE_NAME,
   RENDER_QUEUE_NAME,
   redisKeys,
-} from "../../services/shared/src/jobs/catalog.ts";
-import type { Logger } from "../../services/shared/src/logger.ts";
-import { createSiteStore } from "../../services/shared/src/storage/index.ts";
-import { buildSiteAssets } from "../../web/src/assets.ts";
+} from "#jobs/catalog.ts";
+import type { Logger } from "#logger";
+import { createSiteStore } from "#storage";
+import { buildSiteAssets } from "#web/assets.ts";
 import { idleRenderPool } from "./build/idle-render-pool.ts";
 import { sharedDocumentsCache } from "./build/list-documents.ts";
 import { createRenderPool, defaultRenderThreads } from "./build/render-pool.ts";

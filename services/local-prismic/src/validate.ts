@@ -18,7 +18,7 @@ export type RepositoryIssue = ValidationIssue & { document: string };
 
 // The site's own rule (grammar and reserved names), so that the edit API refuses exactly the uids the
 // build would refuse: the one file of web/ this service may import (.dependency-cruiser.cjs).
-import { uidProblem } from "../../../web/src/uid-rules.ts";
+import { uidProblem } from "#web/uid-rules.ts";
 
 /**
  * Formats the site relies on that a Prismic model cannot express (Text fields are free text to Prismic).

@@ -1,4 +1,4 @@
-import { ContentApiError, ContentTimeoutError } from "../../shared/src/errors.ts";
+import { ContentApiError, ContentTimeoutError } from "#errors";
 
 export type ContentFailure = "preview-ended" | "unavailable" | "other";
 

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
-import { type AssetFile, buildSiteAssets, type SiteAssets } from "../../../web/src/assets.ts";
-import { BROWSER_BUILD } from "../../../web/src/browser-bundle.ts";
+import { type AssetFile, buildSiteAssets, type SiteAssets } from "#web/assets.ts";
+import { BROWSER_BUILD } from "#web/browser-bundle.ts";
 import { PREVIEW_CSS } from "./preview-css.ts";
 
 /** Everything the preview server serves from memory under `/assets/`, built once at start. */

@@ -1,4 +1,4 @@
-import { PREVIEW_COOKIE } from "../../shared/src/content/index.ts";
+import { PREVIEW_COOKIE } from "#content";
 
 export interface CookieContext {
   /** The request came over https (directly or through a proxy's `x-forwarded-proto`). */

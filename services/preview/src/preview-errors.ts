@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { renderRouteWithClient } from "../../../web/src/render.ts";
-import { NOT_FOUND_ROUTE } from "../../../web/src/routes.ts";
-import type { ContentClient } from "../../shared/src/content/index.ts";
-import { fallbackStyles, sendError } from "../../shared/src/http/error-reply.ts";
+import type { ContentClient } from "#content";
+import { fallbackStyles, sendError } from "#http/error-reply.ts";
+import { renderRouteWithClient } from "#web/render.ts";
+import { NOT_FOUND_ROUTE } from "#web/routes.ts";
 import type { PreviewAssets } from "./preview-assets.ts";
 
 /** Editors retry soon: the preview asks for 5 s, not the site's 30. */

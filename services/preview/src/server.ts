@@ -1,15 +1,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
 import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
-import type { LogLevel, OpsConfig, PrismicConfig } from "../../shared/src/config/index.ts";
-import { createContentClient, loadContentSchema } from "../../shared/src/content/index.ts";
-import { edgeErrorOptions } from "../../shared/src/http/edge-errors.ts";
+import type { LogLevel, OpsConfig, PrismicConfig } from "#config";
+import { createContentClient, loadContentSchema } from "#content";
+import { edgeErrorOptions } from "#http/edge-errors.ts";
 // Request ids unique across restarts and replicas: an error page shows one to find its log line.
-import { newRequestId } from "../../shared/src/http/error-pages.ts";
-import { listeningUrl } from "../../shared/src/http/listening-url.ts";
-import { logOneLinePerRequest, quietRequests } from "../../shared/src/http/request-log.ts";
-import type { Logger } from "../../shared/src/logger.ts";
-import { type RunningOps, startOpsServer } from "../../shared/src/ops/ops-server.ts";
+import { newRequestId } from "#http/error-pages.ts";
+import { listeningUrl } from "#http/listening-url.ts";
+import { logOneLinePerRequest, quietRequests } from "#http/request-log.ts";
+import type { Logger } from "#logger";
+import { type RunningOps, startOpsServer } from "#ops/ops-server.ts";
 import { previewApp, previewReadiness } from "./app.ts";
 import { buildPreviewAssets } from "./preview-assets.ts";
 import { tokenRuleFor } from "./preview-token.ts";

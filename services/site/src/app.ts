@@ -1,13 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { healthRoutes } from "../../shared/src/ops/health-routes.ts";
-import type { ReadinessChecks } from "../../shared/src/ops/readiness.ts";
-import { homeAliasTarget } from "../../shared/src/site/home-alias.ts";
-import {
-  assertSafeKey,
-  contentTypeFor,
-  type SiteStore,
-  type StoredObject,
-} from "../../shared/src/storage/index.ts";
+import { homeAliasTarget } from "#manifest/home-alias.ts";
+import { healthRoutes } from "#ops/health-routes.ts";
+import type { ReadinessChecks } from "#ops/readiness.ts";
+import { assertSafeKey, contentTypeFor, type SiteStore, type StoredObject } from "#storage";
 import { CompressionCache, chooseEncoding, isCompressible } from "./compression.ts";
 import { contactRoutes } from "./contact.ts";
 import type { ContactQueue } from "./contact-queue.ts";

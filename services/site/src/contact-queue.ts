@@ -1,12 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { ContactMessage } from "../../shared/src/contact/validate-contact.ts";
-import { CONTACT_QUEUE_NAME, type JobPayload, jobCatalog, redisKeys } from "../../shared/src/jobs/catalog.ts";
-import {
-  createFailFastQueue,
-  REMOVE_ON_COMPLETE,
-  REMOVE_ON_FAIL,
-} from "../../shared/src/jobs/fail-fast-queue.ts";
-import type { Logger } from "../../shared/src/logger.ts";
+import type { ContactMessage } from "#contact/validate-contact.ts";
+import { CONTACT_QUEUE_NAME, type JobPayload, jobCatalog, redisKeys } from "#jobs/catalog.ts";
+import { createFailFastQueue, REMOVE_ON_COMPLETE, REMOVE_ON_FAIL } from "#jobs/fail-fast-queue.ts";
+import type { Logger } from "#logger";
 
 /** The rate limit's fixed window. */
 export const CONTACT_WINDOW_SECONDS = 600;

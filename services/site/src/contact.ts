@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { writeContactArchive } from "../../shared/src/contact/contact-archive.ts";
-import { type ContactErrors, validateContact } from "../../shared/src/contact/validate-contact.ts";
-import { QueueUnavailableError } from "../../shared/src/jobs/fail-fast-queue.ts";
-import type { SiteStore } from "../../shared/src/storage/index.ts";
+import { writeContactArchive } from "#contact/contact-archive.ts";
+import { type ContactErrors, validateContact } from "#contact/validate-contact.ts";
+import { QueueUnavailableError } from "#jobs/fail-fast-queue.ts";
+import type { SiteStore } from "#storage";
 import { rateKeyFor } from "./client-address.ts";
 import { backPath, renderResultPage, safePath } from "./contact-page.ts";
 import type { ContactQueue } from "./contact-queue.ts";

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { statusForFailure } from "../../shared/src/http/error-pages.ts";
-import { fallbackStyles, sendError } from "../../shared/src/http/error-reply.ts";
-import type { SiteStore } from "../../shared/src/storage/index.ts";
+import { statusForFailure } from "#http/error-pages.ts";
+import { fallbackStyles, sendError } from "#http/error-reply.ts";
+import type { SiteStore } from "#storage";
 
 export interface SiteErrorPages {
   /** The stored 404.html with status 404 (the built-in fallback when it cannot be read). */

@@ -1,5 +1,5 @@
-import { MANIFEST_KEY, parseManifest } from "../../shared/src/site/manifest.ts";
-import type { SiteStore } from "../../shared/src/storage/index.ts";
+import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
+import type { SiteStore } from "#storage";
 
 export interface RouteMatch {
   /** The storage key to serve. */

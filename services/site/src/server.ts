@@ -1,14 +1,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
-import type { SiteConfig } from "../../shared/src/config/index.ts";
-import { edgeErrorOptions } from "../../shared/src/http/edge-errors.ts";
+import type { SiteConfig } from "#config";
+import { edgeErrorOptions } from "#http/edge-errors.ts";
 // Request ids unique across restarts and replicas: an error page shows one to find its log line.
-import { newRequestId } from "../../shared/src/http/error-pages.ts";
-import { listeningUrl } from "../../shared/src/http/listening-url.ts";
-import { logOneLinePerRequest, quietRequests } from "../../shared/src/http/request-log.ts";
-import type { Logger } from "../../shared/src/logger.ts";
-import { type RunningOps, startOpsServer } from "../../shared/src/ops/ops-server.ts";
-import { createSiteStore, type SiteStore } from "../../shared/src/storage/index.ts";
+import { newRequestId } from "#http/error-pages.ts";
+import { listeningUrl } from "#http/listening-url.ts";
+import { logOneLinePerRequest, quietRequests } from "#http/request-log.ts";
+import type { Logger } from "#logger";
+import { type RunningOps, startOpsServer } from "#ops/ops-server.ts";
+import { createSiteStore, type SiteStore } from "#storage";
 import { SECURITY_HEADERS, siteApp, siteReadiness } from "./app.ts";
 import { type ContactQueue, createContactQueue } from "./contact-queue.ts";
 

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { healthRoutes } from "../../shared/src/ops/health-routes.ts";
-import { WarnLimiter } from "../../shared/src/warn-limiter.ts";
+import { healthRoutes } from "#ops/health-routes.ts";
+import { WarnLimiter } from "#warn-limiter";
 import { countDeliveries, markDuplicate } from "./delivery-metrics.ts";
 import { type PublishEnqueuer, type PublishPayload, QueueUnavailableError } from "./enqueue.ts";
 import { htmlServerError, wantsHtml, webhookHtmlErrors } from "./html-errors.ts";

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { webhookDeliveries } from "../../shared/src/metrics/metrics.ts";
+import { webhookDeliveries } from "#metrics/metrics.ts";
 
 const duplicates = new WeakSet<FastifyRequest>();
 

@@ -1,11 +1,11 @@
-import { type JobPayload, jobCatalog } from "../../shared/src/jobs/catalog.ts";
+import { type JobPayload, jobCatalog } from "#jobs/catalog.ts";
 import {
   createFailFastQueue,
   QueueUnavailableError,
   REMOVE_ON_COMPLETE,
   REMOVE_ON_FAIL,
-} from "../../shared/src/jobs/fail-fast-queue.ts";
-import type { Logger } from "../../shared/src/logger.ts";
+} from "#jobs/fail-fast-queue.ts";
+import type { Logger } from "#logger";
 import { recordDelivery } from "./record-delivery.ts";
 
 export { QueueUnavailableError };

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { jsonError, prefersJson } from "../../shared/src/http/error-pages.ts";
-import { fallbackStyles, sendError } from "../../shared/src/http/error-reply.ts";
+import { jsonError, prefersJson } from "#http/error-pages.ts";
+import { fallbackStyles, sendError } from "#http/error-reply.ts";
 
 /**
  * The receiver speaks JSON to Prismic, but a person may open its address in a browser: a client

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
-import { QUEUE_NAME, redisKeys } from "../../shared/src/jobs/catalog.ts";
-import { recordAccepted } from "../../shared/src/metrics/publish-latency.ts";
+import { QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
+import { recordAccepted } from "#metrics/publish-latency.ts";
 
 /**
  * One transaction: the changed ids join the pending set, the delivery's acceptance time is kept

@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
-import type { WebhookConfig } from "../../shared/src/config/index.ts";
-import { BARE_SECURITY_HEADERS, edgeErrorOptions } from "../../shared/src/http/edge-errors.ts";
+import type { WebhookConfig } from "#config";
+import { BARE_SECURITY_HEADERS, edgeErrorOptions } from "#http/edge-errors.ts";
 // Request ids unique across restarts and replicas: an error page shows one to find its log line.
-import { newRequestId } from "../../shared/src/http/error-pages.ts";
-import { listeningUrl } from "../../shared/src/http/listening-url.ts";
-import { quietRequests } from "../../shared/src/http/request-log.ts";
-import { type Logger, REDACTED_PATHS } from "../../shared/src/logger.ts";
+import { newRequestId } from "#http/error-pages.ts";
+import { listeningUrl } from "#http/listening-url.ts";
+import { quietRequests } from "#http/request-log.ts";
+import { type Logger, REDACTED_PATHS } from "#logger";
 import { WEBHOOK_AJV_OPTIONS, WEBHOOK_REDACT_PATHS, webhookApp } from "./app.ts";
 import { createPublishEnqueuer, type PublishEnqueuer } from "./enqueue.ts";
 import { startWebhookOps, type WebhookOps } from "./webhook-ops.ts";

@@ -1,9 +1,9 @@
-import type { OpsConfig, WebhookConfig } from "../../shared/src/config/index.ts";
-import type { Logger } from "../../shared/src/logger.ts";
-import { watchQueues } from "../../shared/src/metrics/queue-metrics.ts";
-import { openOpsQueues } from "../../shared/src/ops/ops-queues.ts";
-import { startOpsServer } from "../../shared/src/ops/ops-server.ts";
-import { QUEUES_PATH, queuesDashboard } from "../../shared/src/ops/queues-dashboard.ts";
+import type { OpsConfig, WebhookConfig } from "#config";
+import type { Logger } from "#logger";
+import { watchQueues } from "#metrics/queue-metrics.ts";
+import { openOpsQueues } from "#ops/ops-queues.ts";
+import { startOpsServer } from "#ops/ops-server.ts";
+import { QUEUES_PATH, queuesDashboard } from "#ops/queues-dashboard.ts";
 import type { PublishEnqueuer } from "./enqueue.ts";
 
 export interface WebhookOps {

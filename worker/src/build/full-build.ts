@@ -1,5 +1,5 @@
 import { type Client, filter, type PrismicDocument } from "@prismicio/client";
-import type { Logger } from "../../../services/shared/src/logger.ts";
+import type { Logger } from "#logger";
 import {
   type BuildManifest,
   CACHE_CONTROL,
@@ -8,10 +8,10 @@ import {
   type ManifestRoute,
   parseManifest,
   serializeManifest,
-} from "../../../services/shared/src/site/manifest.ts";
-import { type SiteStore, sha256 } from "../../../services/shared/src/storage/index.ts";
-import { buildSiteAssets } from "../../../web/src/assets.ts";
-import { createJavaScriptMeter, type JavaScriptReport } from "../../../web/src/js-budget.ts";
+} from "#manifest/manifest.ts";
+import { type SiteStore, sha256 } from "#storage";
+import { buildSiteAssets } from "#web/assets.ts";
+import { createJavaScriptMeter, type JavaScriptReport } from "#web/js-budget.ts";
 import {
   ERROR_PAGE_ROUTES,
   keyForRoute,
@@ -20,7 +20,7 @@ import {
   routeForDocument,
   routeProblem,
   SITEMAP_ROUTE,
-} from "../../../web/src/routes.ts";
+} from "#web/routes.ts";
 import { buildRedirects, redirectHashes } from "../publish/redirects-stage.ts";
 import { forEachPage, readSharedDocuments } from "./list-documents.ts";
 import { mapLimit } from "./map-limit.ts";

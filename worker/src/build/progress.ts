@@ -1,4 +1,4 @@
-import type { Logger } from "../../../services/shared/src/logger.ts";
+import type { Logger } from "#logger";
 
 export interface Progress {
   /** The total, once known (a streamed build learns it from the first page). */

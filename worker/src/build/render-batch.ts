@@ -1,10 +1,10 @@
 import type { PrismicDocument } from "@prismicio/client";
-import { sha256 } from "../../../services/shared/src/storage/index.ts";
-import type { SiteAssets } from "../../../web/src/assets.ts";
-import { islandsIn } from "../../../web/src/browser-bundle.ts";
-import { createMemorySource } from "../../../web/src/content/index.ts";
-import { type RenderLogger, renderRoute } from "../../../web/src/render.ts";
-import { keyForRoute, routeForDocument } from "../../../web/src/routes.ts";
+import { sha256 } from "#storage";
+import type { SiteAssets } from "#web/assets.ts";
+import { islandsIn } from "#web/browser-bundle.ts";
+import { createMemorySource } from "#web/content/index.ts";
+import { type RenderLogger, renderRoute } from "#web/render.ts";
+import { keyForRoute, routeForDocument } from "#web/routes.ts";
 
 /** What every render of a build shares: sent once to each render thread. */
 export interface SharedContent {

@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import { type ResourceLimits, Worker } from "node:worker_threads";
 import type { PrismicDocument } from "@prismicio/client";
-import type { Logger } from "../../../services/shared/src/logger.ts";
+import type { Logger } from "#logger";
 import type { BatchResult, FailedRender, RenderedRoute, SharedContent } from "./render-batch.ts";
 import { renderThreadBundle } from "./render-thread-bundle.ts";
 import { documentsOfAnswers } from "./search-answers.ts";

@@ -1,10 +1,10 @@
 import { UnrecoverableError } from "bullmq";
 import { createTransport } from "nodemailer";
-import { contactArchiveKey } from "../../../services/shared/src/contact/contact-archive.ts";
-import { type JobPayload, jobCatalog } from "../../../services/shared/src/jobs/catalog.ts";
-import type { Logger } from "../../../services/shared/src/logger.ts";
-import { CACHE_CONTROL } from "../../../services/shared/src/site/manifest.ts";
-import { type SiteStore, sha256 } from "../../../services/shared/src/storage/index.ts";
+import { contactArchiveKey } from "#contact/contact-archive.ts";
+import { type JobPayload, jobCatalog } from "#jobs/catalog.ts";
+import type { Logger } from "#logger";
+import { CACHE_CONTROL } from "#manifest/manifest.ts";
+import { type SiteStore, sha256 } from "#storage";
 
 export type ContactPayload = JobPayload<"contact">;
 

@@ -1,8 +1,8 @@
 import type { Queue } from "bullmq";
-import { jobCatalog } from "../../../services/shared/src/jobs/catalog.ts";
-import { REMOVE_ON_COMPLETE, REMOVE_ON_FAIL } from "../../../services/shared/src/jobs/fail-fast-queue.ts";
-import type { Logger } from "../../../services/shared/src/logger.ts";
-import type { SiteStore } from "../../../services/shared/src/storage/index.ts";
+import { jobCatalog } from "#jobs/catalog.ts";
+import { REMOVE_ON_COMPLETE, REMOVE_ON_FAIL } from "#jobs/fail-fast-queue.ts";
+import type { Logger } from "#logger";
+import type { SiteStore } from "#storage";
 import { readArchive } from "./deliver.ts";
 
 /** Archives older than this are not queued again (a message undeliverable for a week needs a person). */

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
-import type { Logger } from "../../../services/shared/src/logger.ts";
-import { publishDuration, publishedRoutes } from "../../../services/shared/src/metrics/metrics.ts";
-import { observeLive } from "../../../services/shared/src/metrics/publish-latency.ts";
+import type { Logger } from "#logger";
+import { publishDuration, publishedRoutes } from "#metrics/metrics.ts";
+import { observeLive } from "#metrics/publish-latency.ts";
 import type { PublishContext, PublishSummary } from "../publish/context.ts";
 import { publish } from "../publish/publish.ts";
 

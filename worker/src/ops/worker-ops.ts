@@ -1,15 +1,11 @@
 import type { Job } from "bullmq";
-import type { OpsConfig } from "../../../services/shared/src/config/index.ts";
-import type { Logger } from "../../../services/shared/src/logger.ts";
-import {
-  contactMessages,
-  failedRoutes,
-  reconcileRuns,
-} from "../../../services/shared/src/metrics/metrics.ts";
-import { watchQueues } from "../../../services/shared/src/metrics/queue-metrics.ts";
-import { openOpsQueues } from "../../../services/shared/src/ops/ops-queues.ts";
-import { startOpsServer } from "../../../services/shared/src/ops/ops-server.ts";
-import type { ReadinessChecks } from "../../../services/shared/src/ops/readiness.ts";
+import type { OpsConfig } from "#config";
+import type { Logger } from "#logger";
+import { contactMessages, failedRoutes, reconcileRuns } from "#metrics/metrics.ts";
+import { watchQueues } from "#metrics/queue-metrics.ts";
+import { openOpsQueues } from "#ops/ops-queues.ts";
+import { startOpsServer } from "#ops/ops-server.ts";
+import type { ReadinessChecks } from "#ops/readiness.ts";
 import { onRouteFailed } from "../publish/route-failures.ts";
 import type { RunningWorker } from "../worker.ts";
 import { countRoutes, observeLiveSafely } from "./publish-metrics.ts";

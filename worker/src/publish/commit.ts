@@ -5,8 +5,8 @@ import {
   MANIFEST_VERSION,
   parseManifest,
   serializeManifest,
-} from "../../../services/shared/src/site/manifest.ts";
-import { type SiteStore, sha256 } from "../../../services/shared/src/storage/index.ts";
+} from "#manifest/manifest.ts";
+import { type SiteStore, sha256 } from "#storage";
 import type { IndexedRoute } from "./dependency-index.ts";
 
 /** The commit stage, storage's half: the manifest records the routes written and drops those deleted. */

@@ -1,15 +1,15 @@
 import type { Client, PrismicDocument } from "@prismicio/client";
 import type { Redis } from "ioredis";
-import type { Logger } from "../../../services/shared/src/logger.ts";
-import type { SiteStore } from "../../../services/shared/src/storage/index.ts";
-import type { SiteAssets } from "../../../web/src/assets.ts";
+import type { Logger } from "#logger";
+import type { SiteStore } from "#storage";
+import type { SiteAssets } from "#web/assets.ts";
 import {
   ERROR_PAGE_ROUTES,
   isSitemapRoute,
   PRICE_LIST_INDEX_ROUTE,
   ROBOTS_ROUTE,
   SITEMAP_ROUTE,
-} from "../../../web/src/routes.ts";
+} from "#web/routes.ts";
 import type { RenderPool } from "../build/render-pool.ts";
 import type { IndexedDocument, IndexedRoute } from "./dependency-index.ts";
 import type { PublishTimings } from "./step-timer.ts";

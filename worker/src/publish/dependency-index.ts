@@ -1,5 +1,5 @@
 import type { ChainableCommander, Redis } from "ioredis";
-import { seesDependency } from "../../../web/src/content/index.ts";
+import { seesDependency } from "#web/content/index.ts";
 import type { BuiltRoute } from "../build/full-build.ts";
 import { execTransaction, type RedisCommand } from "./chunked-transaction.ts";
 import type { KnownDocument } from "./planner.ts";

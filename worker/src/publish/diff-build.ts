@@ -1,5 +1,5 @@
 import type { PrismicDocument } from "@prismicio/client";
-import { routeForDocument } from "../../../web/src/routes.ts";
+import { routeForDocument } from "#web/routes.ts";
 import { buildSite, documentHash } from "../build/full-build.ts";
 import type { PublishContext } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";

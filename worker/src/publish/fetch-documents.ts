@@ -1,6 +1,6 @@
 import { type Client, filter, type PrismicDocument } from "@prismicio/client";
-import type { ContentClient } from "../../../services/shared/src/content/content-client.ts";
-import { parseRoute } from "../../../web/src/routes.ts";
+import type { ContentClient } from "#content/content-client.ts";
+import { parseRoute } from "#web/routes.ts";
 
 /**
  * The fetch stage: documents by id or page uid at one ref, 100 per request (Prismic's largest page),

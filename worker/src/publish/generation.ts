@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { redisKeys } from "../../../services/shared/src/jobs/catalog.ts";
+import { redisKeys } from "#jobs/catalog.ts";
 
 /**
  * Every write carries its generation, so that no write ever goes back in time.

@@ -1,5 +1,5 @@
 import type { PrismicDocument } from "@prismicio/client";
-import { type ContentSource, createMemorySource } from "../../../web/src/content/index.ts";
+import { type ContentSource, createMemorySource } from "#web/content/index.ts";
 
 /**
  * What a publish renders from: the documents it just fetched (by id, at the

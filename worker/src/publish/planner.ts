@@ -3,8 +3,8 @@
  * Pure — no I/O — so every case is a table test (tests/unit/planner.test.ts).
  */
 import type { PrismicDocument } from "@prismicio/client";
-import { sitemapDate } from "../../../web/src/lib/sitemap-date.ts";
-import { routeForDocument } from "../../../web/src/routes.ts";
+import { sitemapDate } from "#web/lib/sitemap-date.ts";
+import { routeForDocument } from "#web/routes.ts";
 
 /** What the index knew of a document before this publish. */
 export interface KnownDocument {

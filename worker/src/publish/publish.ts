@@ -1,8 +1,8 @@
 import { hostname } from "node:os";
 import type { PrismicDocument } from "@prismicio/client";
-import { redisKeys } from "../../../services/shared/src/jobs/catalog.ts";
-import { createClientSource } from "../../../web/src/content/index.ts";
-import { keyForRoute, routeProblem } from "../../../web/src/routes.ts";
+import { redisKeys } from "#jobs/catalog.ts";
+import { createClientSource } from "#web/content/index.ts";
+import { keyForRoute, routeProblem } from "#web/routes.ts";
 import { updateManifest } from "./commit.ts";
 import {
   type BatchOutcome,

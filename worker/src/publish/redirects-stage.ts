@@ -5,7 +5,7 @@
  * it, lists the redirects (`redirects`: old route → location) for the site server.
  */
 
-import { CACHE_CONTROL } from "../../../services/shared/src/site/manifest.ts";
+import { CACHE_CONTROL } from "#manifest/manifest.ts";
 import {
   parseRedirectHistory,
   REDIRECT_CACHE_CONTROL,
@@ -14,9 +14,9 @@ import {
   type RedirectHistory,
   redirectPage,
   serializeRedirectHistory,
-} from "../../../services/shared/src/site/redirects.ts";
-import { type SiteStore, sha256 } from "../../../services/shared/src/storage/index.ts";
-import { keyForRoute } from "../../../web/src/routes.ts";
+} from "#manifest/redirects.ts";
+import { type SiteStore, sha256 } from "#storage";
+import { keyForRoute } from "#web/routes.ts";
 import { type DocumentMove, planRedirects, redirectLocations } from "./redirects.ts";
 
 export async function readRedirectHistory(store: SiteStore): Promise<RedirectHistory> {

@@ -3,7 +3,7 @@
  * (tests/unit/redirects.test.ts); the publish and the full build do the reading and writing
  * (worker/src/publish/redirects-stage.ts).
  */
-import type { RedirectEntry, RedirectHistory } from "../../../services/shared/src/site/redirects.ts";
+import type { RedirectEntry, RedirectHistory } from "#manifest/redirects.ts";
 
 /** Where a document lives now and, when known, where it lived before this publish. */
 export interface DocumentMove {

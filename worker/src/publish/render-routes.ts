@@ -1,11 +1,11 @@
 import type { PrismicDocument } from "@prismicio/client";
-import type { Logger } from "../../../services/shared/src/logger.ts";
-import { observeRender, observeRenderMs } from "../../../services/shared/src/metrics/metrics.ts";
-import { CACHE_CONTROL } from "../../../services/shared/src/site/manifest.ts";
-import { sha256 } from "../../../services/shared/src/storage/index.ts";
-import { type ContentSource, createClientSource } from "../../../web/src/content/index.ts";
-import { renderRoute } from "../../../web/src/render.ts";
-import { isSitemapRoute, keyForRoute, NOT_FOUND_ROUTE } from "../../../web/src/routes.ts";
+import type { Logger } from "#logger";
+import { CACHE_CONTROL } from "#manifest/manifest.ts";
+import { observeRender, observeRenderMs } from "#metrics/metrics.ts";
+import { sha256 } from "#storage";
+import { type ContentSource, createClientSource } from "#web/content/index.ts";
+import { renderRoute } from "#web/render.ts";
+import { isSitemapRoute, keyForRoute, NOT_FOUND_ROUTE } from "#web/routes.ts";
 import { asBuffer, stub } from "../build/full-build.ts";
 import { mapLimit } from "../build/map-limit.ts";
 import { fetchBatchContent } from "./batch-content.ts";

@@ -1,5 +1,5 @@
-import { redisKeys } from "../../../services/shared/src/jobs/catalog.ts";
-import { copyrightYear } from "../../../web/src/lib/copyright-year.ts";
+import { redisKeys } from "#jobs/catalog.ts";
+import { copyrightYear } from "#web/lib/copyright-year.ts";
 import { publishObserved } from "../ops/publish-metrics.ts";
 import type { PublishContext } from "./context.ts";
 import type { DependencyIndex } from "./dependency-index.ts";

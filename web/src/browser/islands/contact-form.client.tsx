@@ -15,7 +15,7 @@ import {
   checkMessage,
   checkName,
   checkPhone,
-} from "../../../../services/shared/src/contact/contact-rules.ts";
+} from "#contact/contact-rules.ts";
 import { formatPhoneInput } from "../phone.ts";
 import {
   type ContactFormProps,

@@ -1,5 +1,5 @@
 import type { FocusEvent, FormEvent, PointerEvent, ReactNode, Ref } from "react";
-import { CONTACT_LIMITS, type ContactErrors } from "../../../../services/shared/src/contact/contact-rules.ts";
+import { CONTACT_LIMITS, type ContactErrors } from "#contact/contact-rules.ts";
 import type { CountryOption } from "../phone.ts";
 
 /** What the server serializes for the contact-form island (plain JSON). */
