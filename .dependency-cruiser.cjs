@@ -122,6 +122,16 @@ module.exports = {
       to: { path: "^tests/" },
     },
     {
+      name: "rooms-by-name",
+      comment:
+        "an import that leaves its top-level folder (bin, scripts, tests, web, worker, services/<name>) names the room " +
+        '(package.json "imports": #storage, #content, #web/..., see ARCHITECTURE.md and services/shared/README.md) ' +
+        "instead of climbing the tree with ../; imports inside a folder stay relative",
+      severity: "error",
+      from: { path: "^(services/[^/]+|[^/]+)/" },
+      to: { dependencyTypes: ["local"], dependencyTypesNot: ["aliased"], pathNot: "^$1/" },
+    },
+    {
       name: "no-circular",
       severity: "error",
       from: {},
