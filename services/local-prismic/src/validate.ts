@@ -119,9 +119,10 @@ function checkFieldMap(value: Obj, fields: Fields, path: string, owner: string, 
     if (!(key in fields)) add(ctx, `${path}.${key}`, `unknown field "${key}" (not in the model of ${owner})`);
   }
   for (const [key, field] of Object.entries(fields)) {
-    // The Document API returns every field of the model, empty or not; the renderer relies on it.
-    if (!(key in value)) add(ctx, `${path}.${key}`, "missing; empty fields are sent as null, [] or {}");
-    else checkField(value[key], field, `${path}.${key}`, `${owner}.${key}`, ctx);
+    // An absent field is valid: Prismic keeps a document as it was published, so a field added to
+    // the model since is absent until the document is published again (prismicio/prismic-gatsby#453).
+    // It is stored and served absent, never back-filled; the renderer reads it as empty.
+    if (key in value) checkField(value[key], field, `${path}.${key}`, `${owner}.${key}`, ctx);
   }
 }
 
