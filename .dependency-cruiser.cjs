@@ -14,6 +14,9 @@ const CONTACT_RULES = "^services/shared/src/contact/contact-rules\\.ts$";
 // The one list of reserved names and the uid grammar: the build, the preview server and the local
 // content service's edit API must agree, so the local content service may import this one file.
 const UID_RULES = "^web/src/uid-rules\\.ts$";
+// The Slice Machine custom types: the contract between Prismic and the site, which the renderer's content
+// normaliser reads as data (web/src/content/models.ts).
+const CUSTOM_TYPE_MODELS = "^customtypes/[^/]+/index\\.json$";
 const onlyFrom = (name, from, allowed, comment) => ({
   name,
   comment,
@@ -67,8 +70,9 @@ module.exports = {
     onlyFrom(
       "web-imports-packages-only",
       "^web/(?!src/browser/)",
-      "^web/",
-      "web may import packages only; the content client is passed in (web/src/browser: see browser-is-browser-safe)",
+      `^web/|${CUSTOM_TYPE_MODELS}`,
+      "web may import packages only; the content client is passed in (web/src/browser: see browser-is-browser-safe). " +
+        "One exception: the custom type models (customtypes/<id>/index.json), read as data by web/src/content/models.ts",
     ),
     {
       name: "browser-is-browser-safe",

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { loadModels, SLICE_LIBRARY_DIR } from "#local-prismic/models.ts";
 import { validateSlice } from "#local-prismic/validate.ts";
 import { generateModelTypes, TYPES_FILE } from "#scripts/codegen.ts";
+import { customTypeModels, sliceModels } from "#web/content/models.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const models = loadModels(ROOT);
@@ -79,5 +80,12 @@ describe("content models", () => {
 
   it("generates the same types twice", () => {
     expect(generateModelTypes(ROOT)).toBe(generateModelTypes(ROOT));
+  });
+
+  it("are all registered where the renderer reads them", () => {
+    // The content normaliser fills absent fields from these (web/src/content/normalize.ts): a
+    // model missing here would leave its documents' absent fields absent.
+    expect(customTypeModels).toEqual(Object.fromEntries(models.customTypes.map((ct) => [ct.id, ct])));
+    expect(sliceModels).toEqual(Object.fromEntries(models.slices.map((slice) => [slice.id, slice])));
   });
 });

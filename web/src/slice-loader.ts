@@ -1,5 +1,10 @@
 import { isFilled } from "@prismicio/client";
-import type { ContentSource, PageDocument, PriceListDocument } from "./content/index.ts";
+import {
+  type ContentSource,
+  type PageDocument,
+  type PriceListDocument,
+  variationOf,
+} from "./content/index.ts";
 import type { RenderMode } from "./render-context.ts";
 import type { SliceContext } from "./slice-context.ts";
 
@@ -19,6 +24,8 @@ export async function loadSliceContext(
   const ids = new Set<string>();
   let priorityIndex = -1;
   slices.forEach((slice, index) => {
+    // Slices of a variation no model has render as nothing: nothing to load for them.
+    if (!variationOf(slice)) return;
     if (slice.slice_type === "price_list_table" && isFilled.contentRelationship(slice.primary.price_list)) {
       ids.add(slice.primary.price_list.id);
     }

@@ -7,7 +7,7 @@ import { DependencyIndex } from "./publish/dependency-index.ts";
 import { planIds } from "./publish/plan-ids.ts";
 import { routeFailures } from "./publish/route-failures.ts";
 import type { Suspects } from "./reconcile.ts";
-import { describeRefused, refusedDocuments } from "./refused-documents.ts";
+import { describeNotice, describeRefused, editorReport } from "./refused-documents.ts";
 import { formatVerification } from "./verify.ts";
 
 /** What `pressroom plan` and `pressroom status` need: read-only views of the index and the queue. */
@@ -83,9 +83,11 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         redis.mget(keys.checkedUntil, keys.suspects, keys.lastVerify),
         routeFailures(redis, config.queuePrefix),
       ]);
-      const refused = masterRef.startsWith("unreachable")
+      const report = masterRef.startsWith("unreachable")
         ? undefined
-        : await refusedDocuments(client, masterRef).catch(() => undefined);
+        : await editorReport(client, masterRef).catch(() => undefined);
+      const refused = report?.refused;
+      const notices = report?.notices;
       return [
         `master ref:          ${masterRef}`,
         `last processed ref:  ${lastRef ?? "none"}${lastRef && lastRef !== masterRef && !masterRef.startsWith("unreachable") ? "  (behind: a publish is pending or reconcile will catch up)" : ""}`,
@@ -104,6 +106,8 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         `last publish:        ${lastPublish ?? "none"}`,
         `refused documents:   ${refused === undefined ? "unknown (content API unreachable)" : refused.length === 0 ? "none" : `${refused.length}, fix their uid in Prismic and publish again:`}`,
         ...(refused ?? []).map((doc) => `  ${describeRefused(doc)}`),
+        `content notices:     ${notices === undefined ? "unknown (content API unreachable)" : notices.length === 0 ? "none" : `${notices.length}, pages render with a fallback or without a slice until an editor fixes and publishes these:`}`,
+        ...(notices ?? []).map((notice) => `  ${describeNotice(notice)}`),
       ].join("\n");
     } finally {
       await queue.close();

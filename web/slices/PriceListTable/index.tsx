@@ -1,10 +1,11 @@
-import { asText, isFilled } from "@prismicio/client";
+import { isFilled } from "@prismicio/client";
 import type { SliceComponentProps } from "@prismicio/react";
 import type { ReactNode } from "react";
 import type { PriceListTableSlice } from "../../prismicio-types.d.ts";
 import { PriceTable } from "../../src/components/price-table.tsx";
 import { RichText } from "../../src/components/rich-text.tsx";
 import { islandId } from "../../src/lib/island-id.ts";
+import { priceListHeading } from "../../src/lib/page-meta.ts";
 import type { SliceContext } from "../../src/slice-context.ts";
 
 /**
@@ -30,7 +31,7 @@ export default function PriceListTable({
     ) : null;
   }
   const headingId = `${islandId(slice, index)}-heading`;
-  const heading = slice.primary.heading?.trim() || asText(priceList.data.title);
+  const heading = slice.primary.heading?.trim() || priceListHeading(priceList).text;
   const showDescription = slice.primary.show_description !== false;
   return (
     <section

@@ -1,7 +1,7 @@
-import { asText } from "@prismicio/client";
 import type { ReactNode } from "react";
 import type { PriceListDocument } from "../content/index.ts";
 import { formatPrice } from "../lib/format-price.ts";
+import { priceListHeading } from "../lib/page-meta.ts";
 
 type Row = PriceListDocument["data"]["rows"][number];
 
@@ -26,7 +26,7 @@ export function PriceTable({ priceList }: { priceList: PriceListDocument }): Rea
   return (
     <div className="price-card">
       <table className="price-table">
-        <caption className="sr-only">{asText(priceList.data.title)}</caption>
+        <caption className="sr-only">{priceListHeading(priceList).text}</caption>
         <thead className="sr-only">
           <tr>
             <th scope="col">Service</th>

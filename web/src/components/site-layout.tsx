@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import type { SiteAssets } from "../assets.ts";
-import type { SettingsDocument } from "../content/index.ts";
+import type { ContentNotice, SettingsDocument } from "../content/index.ts";
 import { brandOf, type PageMeta } from "../lib/page-meta.ts";
 import { CookieNotice } from "./cookie-notice.tsx";
 import { DocumentShell } from "./document-shell.tsx";
@@ -14,6 +14,8 @@ export interface LayoutProps {
   assets: SiteAssets;
   /** The route shown, to mark the current navigation entry (the 404 page passes its route name). */
   currentPath: string;
+  /** Preview only: what editors should fix in the documents shown (pages/editor-notes.ts). */
+  notes?: readonly ContentNotice[];
   children: ReactNode;
 }
 
@@ -24,6 +26,7 @@ export function SiteLayout({
   siteUrl,
   assets,
   currentPath,
+  notes = [],
   children,
 }: LayoutProps): ReactNode {
   return (
@@ -39,6 +42,20 @@ export function SiteLayout({
       </a>
       <SiteHeader settings={settings} currentPath={currentPath} />
       <main id="main" tabIndex={-1}>
+        {notes.length > 0 ? (
+          <div className="container editor-notes">
+            {notes.map((notice) => (
+              <p
+                key={`${notice.documentId}-${notice.field}`}
+                className="slice-missing"
+                role="note"
+                data-notice={notice.field}
+              >
+                {`For editors: this ${notice.type === "settings" ? "site's settings document" : notice.type.replace("_", " ")} ${notice.message}.`}
+              </p>
+            ))}
+          </div>
+        ) : null}
         {children}
       </main>
       <SiteFooter settings={settings} />

@@ -1,7 +1,9 @@
 export { createClientSource } from "./client-source.ts";
+export { type ContentNotice, describeNotice, documentNotices } from "./content-notices.ts";
 export * from "./content-source.ts";
 export { type DocumentLinks, documentLinks } from "./document-links.ts";
 export { createMemorySource } from "./memory-source.ts";
+export { normalizeDocument, normalizeSlices, variationOf } from "./normalize.ts";
 export {
   type RecordingOptions,
   type RecordingSource,

@@ -2,6 +2,7 @@ import type { PrismicDocument } from "@prismicio/client";
 import { yearDependency } from "../lib/copyright-year.ts";
 import type { ContentSource } from "./content-source.ts";
 import { documentLinks } from "./document-links.ts";
+import { normalizeDocument } from "./normalize.ts";
 
 export interface RecordingOptions {
   /**
@@ -38,7 +39,9 @@ export interface RecordingSource {
  *   - `year:<n>`: the render showed the copyright year (every render that reads
  *     settings has the footer); re-rendered when the year turns (year-turn.ts).
  * A document both shown and linked is recorded once, as `doc:`.
- * Recording at the source, not in components, means no component can forget it.
+ * Recording at the source, not in components, means no component can forget it. For the same
+ * reason every document handed out is normalised to its model here (normalize.ts): absent fields
+ * read as empty ones.
  */
 export function recordingSource(source: ContentSource, options: RecordingOptions = {}): RecordingSource {
   const routesOnly = options.routesOnly ?? false;
@@ -52,12 +55,13 @@ export function recordingSource(source: ContentSource, options: RecordingOptions
     for (const id of found.shown) shown.add(id);
     for (const [id, route] of found.pointsTo) linked.set(id, route);
   };
+  // What the render gets is the document normalised to its model (normalize.ts); what it depends
+  // on is read from the document as the API sent it.
   const record = <T extends PrismicDocument | undefined>(doc: T): T => {
-    if (doc) {
-      shown.add(doc.id);
-      links(doc);
-    }
-    return doc;
+    if (!doc) return doc;
+    shown.add(doc.id);
+    links(doc);
+    return normalizeDocument(doc);
   };
   return {
     source: {
@@ -74,7 +78,8 @@ export function recordingSource(source: ContentSource, options: RecordingOptions
         const documents = await source.getAllByType(type);
         types.add(`${routesOnly ? "routes" : "type"}:${type}`);
         for (const doc of documents) links(doc);
-        return documents;
+        // The sitemap reads routes and dates only (its listings hold stubs without data).
+        return routesOnly ? documents : documents.map(normalizeDocument);
       },
     },
     dependencies: () =>

@@ -1,5 +1,5 @@
-import { components } from "../../slices/index.ts";
-import { recordingSource } from "../content/index.ts";
+import { isFilled } from "@prismicio/client";
+import { recordingSource, variationOf } from "../content/index.ts";
 import { PageView } from "../pages/page-view.tsx";
 import {
   HTML_CONTENT_TYPE,
@@ -28,22 +28,20 @@ export async function renderPage(
   if (!page) return renderNotFound(ctx);
   trace.documentId = page.id;
   const sliceContext = await loadSliceContext(page.data.slices, recorder.source, ctx.mode);
+  // Slices no component or variation renders are the document's own fault, reported once per publish
+  // where the document is read (content-notices.ts); a table whose price list is gone depends on
+  // another document, so it is said here.
   page.data.slices.forEach((slice, index) => {
-    const details = {
-      route: path,
-      documentId: page.id,
-      sliceType: slice.slice_type,
-      sliceId: slice.id,
-      index,
-    };
-    if (!Object.hasOwn(components, slice.slice_type)) {
-      ctx.logger?.warn(details, "no component for this slice type: the slice is left out");
-    } else if (
+    if (
       slice.slice_type === "price_list_table" &&
-      !sliceContext.priceLists.has((slice.primary.price_list as { id?: string }).id ?? "")
+      variationOf(slice) &&
+      !(
+        isFilled.contentRelationship(slice.primary.price_list) &&
+        sliceContext.priceLists.has(slice.primary.price_list.id)
+      )
     ) {
       ctx.logger?.warn(
-        details,
+        { route: path, documentId: page.id, sliceType: slice.slice_type, sliceId: slice.id, index },
         "the price list table links to no published price list: the slice is left out",
       );
     }

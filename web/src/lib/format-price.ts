@@ -10,11 +10,17 @@ export function formatPrice(amount: number, currency: string): string {
   const key = `${currency}|${whole}`;
   let format = formatters.get(key);
   if (!format) {
-    format = new Intl.NumberFormat("en-US", {
-      style: "currency",
-      currency,
-      ...(whole ? { minimumFractionDigits: 0, maximumFractionDigits: 0 } : {}),
-    });
+    try {
+      format = new Intl.NumberFormat("en-US", {
+        style: "currency",
+        currency,
+        ...(whole ? { minimumFractionDigits: 0, maximumFractionDigits: 0 } : {}),
+      });
+    } catch {
+      // Not an ISO 4217 code (an option an earlier model offered, or a typo): the amount and the text as given.
+      const plain = new Intl.NumberFormat("en-US", whole ? {} : { minimumFractionDigits: 2 });
+      return `${plain.format(amount)} ${currency}`.trim();
+    }
     formatters.set(key, format);
   }
   return format.format(amount);

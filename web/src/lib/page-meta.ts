@@ -1,5 +1,7 @@
 import { asText, type ImageField, isFilled, type RichTextField } from "@prismicio/client";
-import type { PageDocument, SettingsDocument } from "../content/index.ts";
+import type { PageDocument, PriceListDocument, SettingsDocument } from "../content/content-source.ts";
+import { variationOf } from "../content/normalize.ts";
+import { HOME_UID } from "../routes.ts";
 
 export interface MetaImage {
   url: string;
@@ -39,9 +41,41 @@ export function brandOf(settings: SettingsDocument): string {
   return settings.data.brand_name?.trim() ?? "";
 }
 
-/** The page's own title: the SEO meta title when set, otherwise the title field's text. */
-export function pageTitleOf(page: PageDocument): string {
-  return page.data.meta_title?.trim() || asText(page.data.title).trim();
+/** A heading, and where it came from when the document's own title is empty (content-notices.ts says so to editors). */
+export interface Heading {
+  text: string;
+  from: "title" | "meta title" | "UID" | "site name";
+}
+
+/**
+ * A page's `<h1>`: its title; without one (a title field added after the page was published, or
+ * left empty), its meta title, then its UID as words, then (the home page) the site name.
+ */
+export function pageHeading(page: PageDocument, brand: string): Heading {
+  const title = asText(page.data.title).trim();
+  if (title) return { text: title, from: "title" };
+  const meta = page.data.meta_title?.trim();
+  if (meta) return { text: meta, from: "meta title" };
+  const uid = page.uid === HOME_UID ? "" : uidAsTitle(page.uid);
+  if (uid) return { text: uid, from: "UID" };
+  return brand ? { text: brand, from: "site name" } : { text: uidAsTitle(page.uid) || "Home", from: "UID" };
+}
+
+/** A price list's title, or its UID as words. */
+export function priceListHeading(list: PriceListDocument): Heading {
+  const title = asText(list.data.title).trim();
+  return title ? { text: title, from: "title" } : { text: uidAsTitle(list.uid) || "Price list", from: "UID" };
+}
+
+/** A UID as a reader would write it: "care-plans" → "Care plans". */
+export function uidAsTitle(uid: string | null | undefined): string {
+  const words = (uid ?? "").replace(/[-_]+/g, " ").trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** The page's own title (og:title): the SEO meta title when set, otherwise its heading. */
+export function pageTitleOf(page: PageDocument, brand: string): string {
+  return page.data.meta_title?.trim() || pageHeading(page, brand).text;
 }
 
 /** meta_image when set, otherwise the first hero's image: what a shared link shows. */
@@ -49,7 +83,8 @@ export function shareImageOf(page: PageDocument): MetaImage | undefined {
   const meta = metaImage(page.data.meta_image);
   if (meta) return meta;
   for (const slice of page.data.slices) {
-    if (slice.slice_type === "hero") return metaImage(slice.primary.image);
+    // A hero of a variation no component renders is not on the page (and its fields are unknown).
+    if (slice.slice_type === "hero" && variationOf(slice)) return metaImage(slice.primary.image);
   }
   return undefined;
 }

@@ -1,19 +1,20 @@
-import { asText } from "@prismicio/client";
 import { SliceZone } from "@prismicio/react";
 import type { ReactNode } from "react";
 import { components, MissingSlice } from "../../slices/index.ts";
 import { PageHeader } from "../components/page-header.tsx";
 import { SiteLayout } from "../components/site-layout.tsx";
-import type { PageDocument } from "../content/index.ts";
-import { brandOf, documentTitle, pageTitleOf, shareImageOf } from "../lib/page-meta.ts";
+import { type PageDocument, variationOf } from "../content/index.ts";
+import { brandOf, documentTitle, pageHeading, pageTitleOf, shareImageOf } from "../lib/page-meta.ts";
 import type { SliceContext } from "../slice-context.ts";
+import { editorNotes } from "./editor-notes.ts";
 import type { ViewProps } from "./view-props.ts";
 
 /**
  * A page: its title as the one `<h1>` and its slices. A page that opens with
  * a hero lets the hero's heading lead visually; the title stays the `<h1>`
  * for screen readers and search engines, unless the hero heading is itself
- * a heading 1 (the model allows it for pages without another title).
+ * a heading 1 (the model allows it for pages without another title). A page
+ * without a title is headed by a fallback (pageHeading), which preview names.
  */
 export function PageView({
   page,
@@ -21,10 +22,11 @@ export function PageView({
   ...view
 }: ViewProps & { page: PageDocument; sliceContext: SliceContext }): ReactNode {
   const brand = brandOf(view.settings);
-  const title = asText(page.data.title).trim();
-  const shareTitle = pageTitleOf(page);
+  const title = pageHeading(page, brand).text;
+  const shareTitle = pageTitleOf(page, brand);
   const first = page.data.slices[0];
-  const opensWithHero = first?.slice_type === "hero";
+  // A hero of a variation no component renders is left out: it cannot lead.
+  const opensWithHero = first?.slice_type === "hero" && variationOf(first) !== undefined;
   const heroIsH1 = opensWithHero && first.primary.heading[0]?.type === "heading1";
   return (
     <SiteLayout
@@ -32,6 +34,7 @@ export function PageView({
       siteUrl={view.siteUrl}
       assets={view.assets}
       currentPath={view.path}
+      notes={editorNotes(view.mode, view.settings, page)}
       meta={{
         title: documentTitle(shareTitle, brand),
         shareTitle,

@@ -1,12 +1,12 @@
-import { asText } from "@prismicio/client";
 import type { ReactNode } from "react";
 import { PageHeader } from "../components/page-header.tsx";
 import { lowestPrice } from "../components/price-table.tsx";
 import { RichText } from "../components/rich-text.tsx";
 import { SiteLayout } from "../components/site-layout.tsx";
 import type { PriceListDocument } from "../content/index.ts";
-import { brandOf, documentTitle } from "../lib/page-meta.ts";
+import { brandOf, documentTitle, priceListHeading } from "../lib/page-meta.ts";
 import { routeForDocument } from "../routes.ts";
+import { editorNotes } from "./editor-notes.ts";
 import type { ViewProps } from "./view-props.ts";
 
 const TITLE = "Price lists";
@@ -20,10 +20,10 @@ export function PriceListIndexView({
   const cards = priceLists
     .map((list) => ({
       list,
-      title: asText(list.data.title).trim(),
-      href: list.url ?? routeForDocument(list),
+      title: priceListHeading(list).text,
+      href: list.url || routeForDocument(list),
     }))
-    .filter((card): card is typeof card & { href: string } => card.href !== null)
+    .filter((card): card is typeof card & { href: string } => Boolean(card.href))
     // The API's and a memory source's orders differ; the bytes must not.
     .sort((a, b) => compare(a.title, b.title) || compare(a.href, b.href));
   return (
@@ -32,6 +32,7 @@ export function PriceListIndexView({
       siteUrl={view.siteUrl}
       assets={view.assets}
       currentPath={view.path}
+      notes={editorNotes(view.mode, view.settings)}
       meta={{
         title: documentTitle(TITLE, brand),
         shareTitle: TITLE,

@@ -1,12 +1,13 @@
-import { asText, isFilled } from "@prismicio/client";
+import { isFilled } from "@prismicio/client";
 import type { ReactNode } from "react";
 import { PageHeader } from "../components/page-header.tsx";
 import { PriceTable } from "../components/price-table.tsx";
 import { RichText } from "../components/rich-text.tsx";
 import { SiteLayout } from "../components/site-layout.tsx";
 import type { PriceListDocument } from "../content/index.ts";
-import { brandOf, documentTitle, summary } from "../lib/page-meta.ts";
+import { brandOf, documentTitle, priceListHeading, summary } from "../lib/page-meta.ts";
 import { PRICE_LIST_INDEX_ROUTE } from "../routes.ts";
+import { editorNotes } from "./editor-notes.ts";
 import type { ViewProps } from "./view-props.ts";
 
 /** A price list on its own route: title, description, the table, and the way back to all lists. */
@@ -14,13 +15,14 @@ export function PriceListView({
   priceList,
   ...view
 }: ViewProps & { priceList: PriceListDocument }): ReactNode {
-  const title = asText(priceList.data.title).trim();
+  const title = priceListHeading(priceList).text;
   return (
     <SiteLayout
       settings={view.settings}
       siteUrl={view.siteUrl}
       assets={view.assets}
       currentPath={view.path}
+      notes={editorNotes(view.mode, view.settings, priceList)}
       meta={{
         title: documentTitle(title, brandOf(view.settings)),
         shareTitle: title,

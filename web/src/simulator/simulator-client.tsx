@@ -10,6 +10,7 @@ import { SimulatorManager, StateEventType } from "@prismicio/simulator/kit";
 import { type ComponentType, type ReactNode, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { components, MissingSlice } from "../../slices/index.ts";
+import { normalizeSlices } from "../content/normalize.ts";
 import type { SliceContext } from "../slice-context.ts";
 
 // One manager per page, created before rendering so it already listens when Slice Machine says hello.
@@ -43,10 +44,17 @@ for (const [type, component] of Object.entries(components))
 const fallback = wrap(MissingSlice as unknown as ComponentType<AnyProps>) as ComponentType<any>;
 
 function Simulator(): ReactNode {
-  const [slices, setSlices] = useState<Slice[]>(() => manager.state.slices as Slice[]);
+  // Mocks of a model Slice Machine just changed may lack fields, as documents do: normalised alike.
+  const [slices, setSlices] = useState<Slice[]>(
+    () => normalizeSlices(manager.state.slices) as unknown as Slice[],
+  );
   const [message, setMessage] = useState(() => manager.state.message);
   useEffect(() => {
-    manager.state.on(StateEventType.Slices, (next) => setSlices(next as Slice[]), "pressroom-slices");
+    manager.state.on(
+      StateEventType.Slices,
+      (next) => setSlices(normalizeSlices(next) as unknown as Slice[]),
+      "pressroom-slices",
+    );
     manager.state.on(StateEventType.Message, setMessage, "pressroom-message");
     void manager.init();
     return () => {

@@ -21,6 +21,7 @@ import {
   routeProblem,
   SITEMAP_ROUTE,
 } from "#web/routes.ts";
+import { reportContentNotices } from "../content-notices.ts";
 import { buildRedirects, redirectHashes } from "../publish/redirects-stage.ts";
 import { forEachPage, readSharedDocuments } from "./list-documents.ts";
 import { mapLimit } from "./map-limit.ts";
@@ -154,6 +155,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
     readSharedDocuments(client, ref),
   ]);
   if (!settings) throw new Error(`no settings document at ref ${ref}`);
+  reportContentNotices([settings], log);
   // What storage holds decides what must be written: which keys exist, and each one's hash, from
   // the previous manifest (cheap) or, when verifying or without one, from storage itself. Where
   // storage reports no hash (S3 listings), the manifest's stands in.
@@ -325,8 +327,12 @@ async function storedHashes(store: SiteStore): Promise<Map<string, string | unde
   return hashes;
 }
 
-/** The routes of routable documents; a uid that cannot be a route is refused, loudly, never written. */
+/**
+ * The routes of routable documents; a uid that cannot be a route is refused, loudly, never written.
+ * What editors should fix in them (content-notices.ts) is said here too, once per build.
+ */
 function routesOf(documents: readonly PrismicDocument[], logger: Logger): string[] {
+  reportContentNotices(documents, logger);
   const routes: string[] = [];
   for (const doc of documents) {
     const route = routeForDocument(doc);

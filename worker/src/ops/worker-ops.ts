@@ -1,11 +1,12 @@
 import type { Job } from "bullmq";
 import type { OpsConfig } from "#config";
 import type { Logger } from "#logger";
-import { contactMessages, failedRoutes, reconcileRuns } from "#metrics/metrics.ts";
+import { contactMessages, contentNotices, failedRoutes, reconcileRuns } from "#metrics/metrics.ts";
 import { watchQueues } from "#metrics/queue-metrics.ts";
 import { openOpsQueues } from "#ops/ops-queues.ts";
 import { startOpsServer } from "#ops/ops-server.ts";
 import type { ReadinessChecks } from "#ops/readiness.ts";
+import { onContentNotice } from "../content-notices.ts";
 import { onRouteFailed } from "../publish/route-failures.ts";
 import type { RunningWorker } from "../worker.ts";
 import { countRoutes, observeLiveSafely } from "./publish-metrics.ts";
@@ -102,8 +103,10 @@ export function countJobs(running: Pick<RunningWorker, "workers" | "context">, l
     worker.on("failed", failed);
   }
   const stopFailures = onRouteFailed(() => failedRoutes.inc());
+  const stopNotices = onContentNotice((notice) => contentNotices.inc({ kind: notice.kind }));
   return () => {
     stopFailures();
+    stopNotices();
     for (const worker of running.workers) {
       worker.off("completed", completed);
       worker.off("failed", failed);

@@ -3,6 +3,7 @@ import type { PrismicDocument } from "@prismicio/client";
 import { redisKeys } from "#jobs/catalog.ts";
 import { createClientSource } from "#web/content/index.ts";
 import { keyForRoute, routeProblem } from "#web/routes.ts";
+import { reportContentNotices } from "../content-notices.ts";
 import { updateManifest } from "./commit.ts";
 import {
   type BatchOutcome,
@@ -109,6 +110,11 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     if (problem)
       log.error({ documentId: doc.id, uid: doc.uid }, `${doc.type} ${doc.id} gets no page: ${problem}`);
   }
+  // Fields a page needed and lacks (a model change), slices left out: said once, for what this publishes.
+  reportContentNotices(
+    ids.map((id) => fetchedDocs.get(id)),
+    log,
+  );
   if (plan.render.size > threshold && !ctx.fanOut) {
     log.info(
       { routes: plan.render.size },

@@ -87,6 +87,13 @@ export const failedRoutes = new Counter({
   registers: [registry],
 });
 
+export const contentNotices = new Counter({
+  name: "pressroom_content_notices_total",
+  help: "What builds and publishes found editors should fix, once per document read, by kind: fallback (a field the page needs is empty or absent, shown with a fallback), unknown-slice, unknown-variation (left out). Listed by `pressroom status`.",
+  labelNames: ["kind"] as const,
+  registers: [registry],
+});
+
 /** Observes one route's render time, from `performance.now()` at its start. */
 export function observeRender(process: "worker" | "preview", since: number): void {
   observeRenderMs(process, performance.now() - since);
