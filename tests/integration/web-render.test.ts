@@ -917,4 +917,36 @@ describe("renderRoute: sources, determinism, failures", () => {
     expect(html).not.toContain("data:text/html");
     expect(textOf(html)).toContain("When you send the contact form");
   });
+
+  it("puts only image URLs the site's filter accepts into og:image (meta image and hero alike)", async () => {
+    const home = documents.find((doc) => doc.id === ID.home) as PrismicDocument;
+    const withImages = (meta: string | undefined, hero: string) => {
+      const page = structuredClone(home);
+      const image = (url: string) => ({ url, alt: "x", dimensions: { width: 1200, height: 630 } });
+      page.data.meta_image = meta === undefined ? {} : image(meta);
+      (page.data.slices[0].primary as { image: unknown }).image = image(hero);
+      return createMemorySource([...documents.filter((doc) => doc.id !== ID.home), page]);
+    };
+    const ogImage = async (source: ContentSource) =>
+      elements((await render("/", source)).html, "meta").find((m) => m.property === "og:image")?.content;
+    const safe = "https://images.example/share.jpg";
+    for (const hostile of [
+      "javascript:alert(1)",
+      "JaVaScRiPt:alert(1)",
+      "data:image/svg+xml,<svg onload=alert(1)>",
+      "//evil.example/x.jpg",
+      "/\\evil.example/x.jpg",
+      "\tjavascript:alert(1)",
+    ]) {
+      // A hostile meta image is left out: the hero's image (safe) is shared instead.
+      expect(await ogImage(withImages(hostile, safe)), hostile).toBe(safe);
+      // A hostile hero image, with no meta image: no og:image at all.
+      expect(await ogImage(withImages(undefined, hostile)), hostile).toBeUndefined();
+      const { html } = await render("/", withImages(hostile, hostile));
+      expect(html).not.toMatch(/javascript:|data:image|evil\.example/i);
+      expect(html).toContain('<meta name="twitter:card" content="summary"/>');
+    }
+    // A site path is made absolute: share previews need the whole address.
+    expect(await ogImage(withImages("/assets/share.jpg", safe))).toBe(`${SITE_URL}/assets/share.jpg`);
+  });
 });

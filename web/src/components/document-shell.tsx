@@ -25,6 +25,8 @@ export function DocumentShell({
 }: DocumentShellProps): ReactNode {
   const canonical = meta.canonicalPath === undefined ? undefined : absoluteUrl(siteUrl, meta.canonicalPath);
   const image = meta.image;
+  // Share previews need an absolute address; the URL passed the image filter already (metaImage).
+  const imageUrl = image?.url.startsWith("/") ? absoluteUrl(siteUrl, image.url) : image?.url;
   return (
     <html lang="en">
       <head>
@@ -39,7 +41,7 @@ export function DocumentShell({
         <meta property="og:title" content={meta.shareTitle} />
         {meta.description ? <meta property="og:description" content={meta.description} /> : null}
         {canonical ? <meta property="og:url" content={canonical} /> : null}
-        {image ? <meta property="og:image" content={image.url} /> : null}
+        {imageUrl ? <meta property="og:image" content={imageUrl} /> : null}
         {image ? <meta property="og:image:width" content={String(image.width)} /> : null}
         {image ? <meta property="og:image:height" content={String(image.height)} /> : null}
         {image?.alt ? <meta property="og:image:alt" content={image.alt} /> : null}

@@ -2,6 +2,7 @@ import { asText, type ImageField, isFilled, type RichTextField } from "@prismici
 import type { PageDocument, PriceListDocument, SettingsDocument } from "../content/content-source.ts";
 import { variationOf } from "../content/normalize.ts";
 import { HOME_UID } from "../routes.ts";
+import { isSafeImageSrc } from "./safe-href.ts";
 
 export interface MetaImage {
   url: string;
@@ -89,8 +90,9 @@ export function shareImageOf(page: PageDocument): MetaImage | undefined {
   return undefined;
 }
 
+/** An image for share previews: only a URL that passes the site's image filter (safe-href.ts) reaches og:image. */
 export function metaImage(field: ImageField | null | undefined): MetaImage | undefined {
-  if (!isFilled.image(field)) return undefined;
+  if (!isFilled.image(field) || !isSafeImageSrc(field.url)) return undefined;
   return {
     url: field.url,
     alt: field.alt ?? "",

@@ -5,6 +5,7 @@ import { RichText } from "../components/rich-text.tsx";
 import { SiteLayout } from "../components/site-layout.tsx";
 import type { PriceListDocument } from "../content/index.ts";
 import { brandOf, documentTitle, priceListHeading } from "../lib/page-meta.ts";
+import { isSafeHref } from "../lib/safe-href.ts";
 import { routeForDocument } from "../routes.ts";
 import { editorNotes } from "./editor-notes.ts";
 import type { ViewProps } from "./view-props.ts";
@@ -23,7 +24,8 @@ export function PriceListIndexView({
       title: priceListHeading(list).text,
       href: list.url || routeForDocument(list),
     }))
-    .filter((card): card is typeof card & { href: string } => Boolean(card.href))
+    // Every URL the HTML carries passes the site's filter (lib/safe-href.ts), the route resolver's too.
+    .filter((card): card is typeof card & { href: string } => isSafeHref(card.href))
     // The API's and a memory source's orders differ; the bytes must not.
     .sort((a, b) => compare(a.title, b.title) || compare(a.href, b.href));
   return (
