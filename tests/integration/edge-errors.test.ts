@@ -13,7 +13,9 @@ import { tempDir } from "../support/temp-dir.ts";
 function raw(url: string, request: string): Promise<string> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.end(request));
+    // Written, not ended: a client that half-closes gets no answer that takes a moment (a stored
+    // page read from storage); every request here says `Connection: close`, so the server ends it.
+    const socket = connect(Number(port), hostname, () => socket.write(request));
     let answer = "";
     socket.on("data", (chunk: Buffer) => {
       answer += chunk.toString("latin1");
@@ -65,11 +67,13 @@ afterAll(async () => {
 });
 
 describe("answers Fastify and Node write themselves carry the security headers and echo nothing", () => {
+  // [name, request, the site server's status, the webhook receiver's]. A URL that cannot be decoded
+  // names no page: the site answers its 404 page (malformed-urls.test.ts); the receiver, an API, 400.
   const cases = [
-    ["a URL the router cannot decode", hostile(`/%${ECHO}`), 400],
-    ["a lone percent sign", hostile("/%"), 400],
-    ["headers over the limit", HUGE_HEADER, 431],
-    ["a malformed header line", MALFORMED, 400],
+    ["a URL the router cannot decode", hostile(`/%${ECHO}`), 404, 400],
+    ["a lone percent sign", hostile("/%"), 404, 400],
+    ["headers over the limit", HUGE_HEADER, 431, 431],
+    ["a malformed header line", MALFORMED, 400, 400],
   ] as const;
 
   it.each(cases)("site server: %s", async (_name, request, status) => {
@@ -82,7 +86,7 @@ describe("answers Fastify and Node write themselves carry the security headers a
     expect(answer).not.toContain("not a valid url component");
   });
 
-  it.each(cases)("webhook receiver: %s", async (_name, request, status) => {
+  it.each(cases)("webhook receiver: %s", async (_name, request, _site, status) => {
     const answer = await raw(webhook.url, request);
     expect(answer).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
     const head = answer.slice(0, answer.indexOf("\r\n\r\n")).toLowerCase();

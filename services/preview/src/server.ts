@@ -52,7 +52,7 @@ export async function startPreview(options: PreviewOptions, logger: Logger): Pro
     loggerInstance: logger,
     genReqId: newRequestId,
     trustProxy: true,
-    ...edgeErrorOptions(securityHeaders({ toolbar: false, simulator: false })),
+    ...edgeErrorOptions(securityHeaders({ toolbar: false, simulator: false }), { pages: true }),
     ...quietRequests(),
   });
   logOneLinePerRequest(app);

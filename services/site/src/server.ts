@@ -36,7 +36,7 @@ export async function startSite(
     loggerInstance: logger,
     genReqId: newRequestId,
     trustProxy: config.trustProxy,
-    ...edgeErrorOptions(SECURITY_HEADERS),
+    ...edgeErrorOptions(SECURITY_HEADERS, { pages: true }),
     ...quietRequests(),
   });
   logOneLinePerRequest(app);

@@ -18,7 +18,8 @@ export function logOneLinePerRequest(app: {
     request.log.info(
       {
         method: request.method,
-        path: request.url.split("?")[0]?.slice(0, 200),
+        // As asked: a malformed path is routed as another (edge-errors.ts), the log keeps the original.
+        path: (request.originalUrl ?? request.url).split("?")[0]?.slice(0, 200),
         statusCode: reply.statusCode,
         ms: Math.round(reply.elapsedTime),
       },
