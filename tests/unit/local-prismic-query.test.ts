@@ -714,13 +714,30 @@ describe("fetchLinks and fetch", () => {
 });
 
 describe("errors", () => {
-  it("a parsing error carries Prismic's pos", () => {
+  it("a parsing error carries its position as Prismic's bodies do: top level, and under pos", () => {
     const error = apiError({ q: '[[at(document.type "page")]]' });
     expect(error.status).toBe(400);
+    const position = {
+      line: 1,
+      column: 20,
+      id: 19,
+      location: `[[at(document.type "page")]]\n${" ".repeat(19)}^`,
+    };
+    // Every key of Prismic's parsing-error body (ParsingErrorAPIResponse of @prismicio/client ≤ 7.20).
+    expect(Object.keys(error.body).sort()).toEqual([
+      "column",
+      "id",
+      "line",
+      "location",
+      "message",
+      "pos",
+      "type",
+    ]);
     expect(error.body).toMatchObject({
       type: "parsing-error",
       message: expect.stringContaining('Unexpected "\\"page\\""'),
-      pos: { line: 1, column: 20, id: 19, location: `[[at(document.type "page")]]\n${" ".repeat(19)}^` },
+      ...position,
+      pos: position,
     });
   });
 
@@ -784,7 +801,10 @@ describe("errors", () => {
     expect(error.status).toBe(400);
     expect(error.body.type).toBe(type);
     expect(error.body.message).toContain(message);
-    if (column !== undefined) expect(error.body.pos).toMatchObject({ line: 1, column });
+    if (column !== undefined) {
+      expect(error.body).toMatchObject({ line: 1, column });
+      expect(error.body.pos).toMatchObject({ line: 1, column });
+    }
   });
 
   it.each<[string, Params, string]>([

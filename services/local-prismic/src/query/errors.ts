@@ -2,8 +2,11 @@
  * The 400 answers of the query engine. Three `type`s, so a caller (and a human
  * reading a log) can tell "your query is wrong" from "Prismic would answer this
  * but the local service cannot":
- * - `parsing-error`: the `q` text is malformed or misuses a predicate (Prismic's own type;
- *   its body carries `pos` like Prismic's, see `ParsingErrorAPIResponse` in @prismicio/client).
+ * - `parsing-error`: the `q` text is malformed or misuses a predicate (Prismic's own type). Its
+ *   position is in the body twice, as Prismic's answers have been read: `line`, `column`, `id`,
+ *   `location` at the top level (`ParsingErrorAPIResponse` of @prismicio/client up to 7.20, and
+ *   its tests' recorded body) and the same under `pos` (the type since 7.21, prismic-client
+ *   commit cf4161a). Decision: both, so a client written against either finds them.
  * - `api_validation_error`: another parameter is invalid (pageSize 101, bad routes JSON…).
  * - `api_unsupported_error` (our own name): valid for Prismic, not implemented here.
  * The client turns any 400 into a `ParsingError` carrying `message`, so the message says it all.
@@ -36,7 +39,8 @@ export function unsupportedError(message: string): ApiError {
 
 /**
  * A malformed `q` value. `offset` is the 0-based index of the offending character
- * in `source`; `pos.id` carries it, `pos.location` shows the line with a caret under it.
+ * in `source`; `id` carries it, `location` shows the line with a caret under it (at the
+ * top level and under `pos`, see above).
  */
 export function parsingError(message: string, source: string, offset: number): ApiError {
   const before = source.slice(0, offset);
@@ -46,9 +50,11 @@ export function parsingError(message: string, source: string, offset: number): A
   const lineEnd = source.indexOf("\n", lineStart);
   const lineText = source.slice(lineStart, lineEnd === -1 ? source.length : lineEnd);
   const location = `${lineText}\n${" ".repeat(column - 1)}^`;
+  const pos = { line, column, id: offset, location };
   return new ApiError(400, {
     type: PARSING_ERROR,
     message: `${message} (line ${line}, column ${column} of q=${source})`,
-    pos: { line, column, id: offset, location },
+    ...pos,
+    pos,
   });
 }
