@@ -91,8 +91,9 @@ beforeAll(async () => {
     rateLimit: RATE_LIMIT,
     logger,
   });
-  // The site server's own proxy trust (TRUST_PROXY's default), so the rate limit sees what production sees.
-  app = Fastify({ trustProxy: loadConfig("site", {}).trustProxy });
+  // The site server's proxy trust as a deployment behind a proxy on the private network sets it
+  // (TRUST_PROXY=loopback,10.0.0.0/8), so the rate limit sees what production sees.
+  app = Fastify({ trustProxy: loadConfig("site", { TRUST_PROXY: "loopback,10.0.0.0/8" }).trustProxy });
   await app.register(siteApp, { store, contact: contactQueue, manifestRefreshMs: 0 });
   await app.ready();
 
@@ -252,6 +253,34 @@ describe("POST /api/contact", () => {
     });
     expect(viaProxy.statusCode).toBe(202);
     expect(await redis.exists(`${prefix}:contact-rate:198.51.100.99`)).toBe(1);
+  });
+
+  it("by default believes no proxy but this machine's: Docker's bridge gateway cannot name its visitors", async () => {
+    // TRUST_PROXY unset, as `docker compose up` runs the site server: a visitor reaching the published
+    // port appears from the bridge gateway (172.17.0.1), a private address, and sends what it likes.
+    const fresh = Fastify({ trustProxy: loadConfig("site", {}).trustProxy });
+    await fresh.register(siteApp, { store, contact: contactQueue, manifestRefreshMs: 0 });
+    try {
+      const gateway = "172.17.0.1";
+      const post = (forwardedFor: string, remoteAddress = gateway) =>
+        fresh.inject({
+          method: "POST",
+          url: "/api/contact",
+          remoteAddress,
+          headers: { "content-type": "application/json", "x-forwarded-for": forwardedFor },
+          payload: JSON.stringify(good),
+        });
+      for (let i = 0; i < RATE_LIMIT; i++) expect((await post(`198.51.100.${10 + i}`)).statusCode).toBe(202);
+      // A new address each time changes nothing: the limit counts the gateway.
+      expect((await post("198.51.100.60")).statusCode).toBe(429);
+      expect(await redis.exists(`${prefix}:contact-rate:${gateway}`)).toBe(1);
+      expect(await redis.exists(`${prefix}:contact-rate:198.51.100.10`)).toBe(0);
+      // A proxy on this machine (a TLS proxy beside the server) is believed.
+      expect((await post("198.51.100.61", "127.0.0.1")).statusCode).toBe(202);
+      expect(await redis.exists(`${prefix}:contact-rate:198.51.100.61`)).toBe(1);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it("counts one client under one key however its address is spelled, and IPv6 per /64", async () => {

@@ -70,8 +70,14 @@ describe("loadConfig", () => {
     expect(loadConfig("site", { PORT: "0", HOST: "0.0.0.0" })).toMatchObject({ port: 0, host: "0.0.0.0" });
   });
 
-  it("trusts X-Forwarded-For only from private and loopback proxies unless told otherwise", () => {
-    expect(loadConfig("site", {}).trustProxy).toEqual(["loopback", "linklocal", "uniquelocal"]);
+  it("trusts X-Forwarded-For only from a proxy on this machine unless told otherwise", () => {
+    // Not private networks: behind Docker's published ports every visitor comes from the bridge gateway.
+    expect(loadConfig("site", {}).trustProxy).toEqual(["loopback"]);
+    expect(loadConfig("site", { TRUST_PROXY: "" }).trustProxy).toEqual(["loopback"]);
+    expect(loadConfig("site", { TRUST_PROXY: "loopback,uniquelocal" }).trustProxy).toEqual([
+      "loopback",
+      "uniquelocal",
+    ]);
     expect(loadConfig("site", { TRUST_PROXY: "true" }).trustProxy).toBe(true);
     expect(loadConfig("site", { TRUST_PROXY: "false" }).trustProxy).toBe(false);
     expect(loadConfig("site", { TRUST_PROXY: "10.0.0.0/8, 2001:db8::/32" }).trustProxy).toEqual([

@@ -59,9 +59,15 @@ const PROXY_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
 const IPV4 = /^(\d{1,3})(\.\d{1,3}){3}(\/\d{1,2})?$/;
 const IPV6 = /^[0-9a-f:]*:[0-9a-f:.]*(\/\d{1,3})?$/i;
 
+/**
+ * Decision (issue 20 §4): by default only a proxy on this machine is believed. Docker's published
+ * ports make visitors appear from the bridge gateway (172.17.0.1, a private address): trusting
+ * private networks by default let any visitor name their own address in X-Forwarded-For and pass
+ * the contact rate limit. Behind a proxy or CDN, list it (docs/operations.md, "Client addresses").
+ */
 const trustProxy = () =>
   trimmed()
-    .default("loopback,linklocal,uniquelocal")
+    .default("loopback")
     .refine((v) => {
       if (/^(true|false|none)$/.test(v)) return true;
       const parts = v.split(",").map((part) => part.trim());
@@ -245,7 +251,7 @@ export const variables = {
   },
   TRUST_PROXY: {
     schema: trustProxy(),
-    fix: "Set TRUST_PROXY to the proxies whose X-Forwarded-For the site server believes: a comma-separated list of addresses or CIDR ranges (e.g. 10.0.0.0/8), loopback, linklocal, uniquelocal, true (any: only when nothing reaches the server directly) or false.",
+    fix: "Set TRUST_PROXY to the proxies whose X-Forwarded-For the site server believes: a comma-separated list of addresses or CIDR ranges (e.g. 10.0.0.0/8, your proxy's or CDN's), loopback, linklocal, uniquelocal (every private network), true (any: only when nothing reaches the server directly) or false. Unset: loopback only.",
   },
   CONTENT_DATA_DIR: {
     schema: trimmed().min(1).default("./data/content"),
