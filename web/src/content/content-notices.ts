@@ -3,7 +3,7 @@ import { pageHeading, priceListHeading } from "../lib/page-meta.ts";
 import { HOME_UID } from "../routes.ts";
 import type { PageDocument, PriceListDocument, SettingsDocument } from "./content-source.ts";
 import { sliceModels } from "./models.ts";
-import { normalizeDocument } from "./normalize.ts";
+import { ContentShapeError, normalizeDocument } from "./normalize.ts";
 
 /**
  * What an editor should fix in a document the site renders anyway: a field the page needs that is
@@ -33,7 +33,13 @@ const cache = new WeakMap<object, ContentNotice[]>();
 export function documentNotices(doc: PrismicDocument): readonly ContentNotice[] {
   let notices = cache.get(doc);
   if (!notices) {
-    notices = find(normalizeDocument(doc), doc);
+    try {
+      notices = find(normalizeDocument(doc), doc);
+    } catch (error) {
+      // A document that does not fit its model fails its render, which names the field (route failures).
+      if (!(error instanceof ContentShapeError)) throw error;
+      notices = [];
+    }
     cache.set(doc, notices);
   }
   return notices;

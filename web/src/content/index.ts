@@ -3,7 +3,7 @@ export { type ContentNotice, describeNotice, documentNotices } from "./content-n
 export * from "./content-source.ts";
 export { type DocumentLinks, documentLinks } from "./document-links.ts";
 export { createMemorySource } from "./memory-source.ts";
-export { normalizeDocument, normalizeSlices, variationOf } from "./normalize.ts";
+export { ContentShapeError, normalizeDocument, normalizeSlices, variationOf } from "./normalize.ts";
 export {
   type RecordingOptions,
   type RecordingSource,

@@ -9,11 +9,14 @@ import { customTypeModels, sliceModels } from "./models.ts";
  * from every document until an editor publishes it again (prismicio/prismic-gatsby#453; Prismic's
  * own `emptyDocument.json` fixture is a page with `data: {}`), and a field removed stays in the
  * data. So, per field of the model:
- *   - absent, `null` or of another kind (a Text turned Group) → the field type's empty value, as
- *     Prismic sends an empty field: `null`, `[]`, `{}`, `{link_type: "Any"}`; a Boolean or Select
- *     takes the model's `default_value` (what the editor shows when the document is opened);
+ *   - absent or `null` → the field type's empty value, as Prismic sends an empty field: `null`, `[]`,
+ *     `{}`, `{link_type: "Any"}`; a Boolean or Select takes the model's `default_value` (what the
+ *     editor shows when the document is opened);
  *   - groups' items and slices' `primary`/`items` the same, one level down, by the slice's model;
- *   - fields the model no longer has are left out: nothing can render them.
+ *   - fields the model no longer has are left out: nothing can render them;
+ *   - a value of another kind (text where the model has a list, a field whose type was changed) is
+ *     not guessed at: ContentShapeError names the field, the render fails, the route keeps its last
+ *     good page and is listed by `pressroom status` until the document is published again.
  * Slices whose type or variation no model describes are kept as they are (with `primary` an object
  * and `items` an array): the page renders them as nothing and reports them (content-notices.ts).
  *
@@ -26,6 +29,20 @@ import { customTypeModels, sliceModels } from "./models.ts";
 type Fields = Readonly<Record<string, CustomTypeModelField>>;
 type Obj = Record<string, unknown>;
 
+/** A field whose value is of another kind than its model's: the document does not fit the model. */
+export class ContentShapeError extends Error {
+  override readonly name = "ContentShapeError";
+  constructor(
+    readonly path: string,
+    expected: string,
+    value: unknown,
+  ) {
+    super(
+      `${path} holds ${kindOf(value)} where the model has ${expected}: the document does not fit its model (was the field's type changed?); publish it again`,
+    );
+  }
+}
+
 const EMPTY_LINK = Object.freeze({ link_type: "Any" });
 
 const normalized = new WeakMap<object, PrismicDocument>();
@@ -37,31 +54,35 @@ export function normalizeDocument<T extends PrismicDocument>(doc: T): T {
   if (!model) return doc;
   let found = normalized.get(doc);
   if (!found) {
-    found = { ...doc, data: normalizeFields(doc.data, dataFieldsOf(model)) };
+    found = { ...doc, data: normalizeFields(doc.data, dataFieldsOf(model), "data") };
     normalized.set(doc, found);
   }
   return found as T;
 }
 
-/** A slice zone's value: slices normalised by their models, anything that is no slice left out. */
-export function normalizeSlices(value: unknown): Obj[] {
-  if (!Array.isArray(value)) return [];
-  const slices: Obj[] = [];
-  for (const slice of value) {
-    if (!isObject(slice) || typeof slice.slice_type !== "string") continue;
+/** A slice zone's value: slices normalised by their models; `path` names it in a ContentShapeError. */
+export function normalizeSlices(value: unknown, path = "slices"): Obj[] {
+  return listOf(value, path, "a slice zone (a list of slices)").map((slice, index) => {
+    const at = `${path}[${index}]`;
+    if (!isObject(slice) || typeof slice.slice_type !== "string")
+      throw new ContentShapeError(at, "a slice (an object with a slice_type)", slice);
     const { id, ...rest } = slice;
     const variation = variationOf({ slice_type: slice.slice_type, variation: slice.variation });
-    slices.push({
+    const primary = variation?.primary ?? {};
+    const items = variation?.items ?? {};
+    return {
       ...rest,
       // Island ids derive from it (lib/island-id.ts); without one they fall back to type and index.
       ...(typeof id === "string" ? { id } : {}),
-      primary: variation ? normalizeFields(slice.primary, variation.primary ?? {}) : objectOr(slice.primary),
-      items: variation
-        ? arrayOr(slice.items).map((item) => normalizeFields(item, variation.items ?? {}))
-        : arrayOr(slice.items),
-    });
-  }
-  return slices;
+      // A slice no model describes renders as nothing: only its shape is made safe.
+      primary: variation
+        ? normalizeFields(slice.primary, primary, `${at}.primary`)
+        : objectOf(slice.primary, `${at}.primary`),
+      items: listOf(slice.items, `${at}.items`, "a list of items").map((item, i) =>
+        variation ? normalizeFields(item, items, `${at}.items[${i}]`) : item,
+      ),
+    };
+  });
 }
 
 /** The model of a slice's variation; undefined when its type or variation is not (or no longer) modelled. */
@@ -69,74 +90,92 @@ export function variationOf(slice: { slice_type: string; variation?: unknown }) 
   return sliceModels[slice.slice_type]?.variations.find((v) => v.id === slice.variation);
 }
 
-function normalizeFields(value: unknown, fields: Fields): Obj {
-  const source = objectOr(value);
+function normalizeFields(value: unknown, fields: Fields, path: string): Obj {
+  const source = objectOf(value, path);
   const out: Obj = {};
-  for (const [key, field] of Object.entries(fields)) out[key] = normalizeField(source[key], field);
+  for (const [key, field] of Object.entries(fields))
+    out[key] = normalizeField(source[key], field, `${path}.${key}`);
   return out;
 }
 
-function normalizeField(value: unknown, field: CustomTypeModelField): unknown {
+/** One field: absent or `null` → its empty value; of the right kind → as it is; else a ContentShapeError. */
+function normalizeField(value: unknown, field: CustomTypeModelField, path: string): unknown {
   const config = (field.config ?? {}) as Obj;
+  const absent = value === undefined || value === null;
+  const wrong = (expected: string): never => {
+    throw new ContentShapeError(path, expected, value);
+  };
   switch (field.type) {
     case "Text":
     case "Color":
     case "Date":
     case "Timestamp":
-      return typeof value === "string" ? value : null;
+      return absent ? null : typeof value === "string" ? value : wrong("text");
     case "Number":
-      return typeof value === "number" && Number.isFinite(value) ? value : null;
+      return absent ? null : typeof value === "number" && Number.isFinite(value) ? value : wrong("a number");
     case "Boolean":
-      return typeof value === "boolean" ? value : config.default_value === true;
+      return absent
+        ? config.default_value === true
+        : typeof value === "boolean"
+          ? value
+          : wrong("true or false");
     case "Select":
       // A value an earlier model offered is kept: the components treat unknown options themselves.
-      return typeof value === "string"
-        ? value
-        : typeof config.default_value === "string"
-          ? config.default_value
-          : null;
+      if (absent) return typeof config.default_value === "string" ? config.default_value : null;
+      return typeof value === "string" ? value : wrong("one of its options (text)");
     case "StructuredText":
-      return richText(value);
+      return richText(listOf(value, path, "rich text (a list of blocks)"));
     case "Image":
-      return image(value);
+      return image(objectOf(value, path));
     case "Link":
-      return isObject(value) && typeof value.link_type === "string" ? value : EMPTY_LINK;
+      if (absent) return EMPTY_LINK;
+      // `{}` is an older spelling of an empty link.
+      return typeof objectOf(value, path).link_type === "string" ? value : EMPTY_LINK;
     case "Embed":
     case "GeoPoint":
-      return objectOr(value);
+      return objectOf(value, path);
     case "Group": {
       const fields = (config.fields ?? {}) as Fields;
-      return arrayOr(value).map((item) => normalizeFields(item, fields));
+      return listOf(value, path, "a group (a list of items)").map((item, i) =>
+        normalizeFields(item, fields, `${path}[${i}]`),
+      );
     }
     case "Slices":
-      return normalizeSlices(value);
+      return normalizeSlices(value, path);
     default:
       // Table, IntegrationFields and legacy types: provider data the site does not read.
       return value ?? null;
   }
 }
 
-/** Blocks with a `type`; text blocks with their text and spans (an editor's emptied field is `[]`). */
-function richText(value: unknown): Obj[] {
+/** Blocks with a `type`; text blocks with their text and spans. A block of no known shape is left out. */
+function richText(value: unknown[]): Obj[] {
   const blocks: Obj[] = [];
-  for (const block of arrayOr(value)) {
+  for (const block of value) {
     if (!isObject(block) || typeof block.type !== "string") continue;
-    if (block.type === "image" || block.type === "embed") blocks.push(block);
+    if (block.type === "image") blocks.push(image(block));
+    else if (block.type === "embed")
+      blocks.push({ ...block, oembed: isObject(block.oembed) ? block.oembed : {} });
     else
       blocks.push({
         ...block,
         text: typeof block.text === "string" ? block.text : "",
-        spans: Array.isArray(block.spans) ? block.spans.filter(isObject) : [],
+        spans: Array.isArray(block.spans) ? block.spans.filter(isSpan) : [],
       });
   }
-  return blocks;
+  return blocks.filter((block) => block.type !== "image" || typeof block.url === "string");
 }
 
-/** A filled image has a url and its dimensions (Prismic always sends both); anything else is empty (`{}`). */
-function image(value: unknown): Obj {
-  if (!isObject(value) || typeof value.url !== "string" || value.url === "") return {};
+/**
+ * A filled image has a url and its dimensions (Prismic always sends both); anything else is empty
+ * (`{}`, Prismic's empty image). Rich text image blocks go through here too.
+ */
+function image(value: Obj): Obj {
+  if (typeof value.url !== "string" || value.url === "")
+    return value.type === "image" ? { type: "image" } : {};
   const dimensions = value.dimensions;
-  if (!isObject(dimensions) || !isSize(dimensions.width) || !isSize(dimensions.height)) return {};
+  if (!isObject(dimensions) || !isSize(dimensions.width) || !isSize(dimensions.height))
+    return value.type === "image" ? { type: "image" } : {};
   return { ...value, alt: typeof value.alt === "string" ? value.alt : null };
 }
 
@@ -153,6 +192,28 @@ function dataFieldsOf(model: CustomTypeModel): Fields {
 
 const isObject = (value: unknown): value is Obj =>
   typeof value === "object" && value !== null && !Array.isArray(value);
-const objectOr = (value: unknown): Obj => (isObject(value) ? value : {});
-const arrayOr = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 const isSize = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
+const isSpan = (span: unknown): boolean =>
+  isObject(span) && typeof span.type === "string" && isSize(span.start) && isSize(span.end);
+
+/** An object, `{}` for absent or `null`; anything else does not fit. */
+function objectOf(value: unknown, path: string): Obj {
+  if (value === undefined || value === null) return {};
+  if (!isObject(value)) throw new ContentShapeError(path, "an object", value);
+  return value;
+}
+
+/** A list, `[]` for absent or `null`; anything else does not fit. */
+function listOf(value: unknown, path: string, expected: string): unknown[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new ContentShapeError(path, expected, value);
+  return value;
+}
+
+function kindOf(value: unknown): string {
+  if (Array.isArray(value)) return "a list";
+  if (value === null) return "null";
+  if (typeof value === "object") return "an object";
+  if (typeof value === "string") return "text";
+  return `a ${typeof value}`;
+}
