@@ -93,9 +93,25 @@ export function variationOf(slice: { slice_type: string; variation?: unknown }) 
 function normalizeFields(value: unknown, fields: Fields, path: string): Obj {
   const source = objectOf(value, path);
   const out: Obj = {};
-  for (const [key, field] of Object.entries(fields))
-    out[key] = normalizeField(source[key], field, `${path}.${key}`);
+  for (const [key, field] of entriesOf(fields)) {
+    const item = source[key];
+    // The common cases first, without building the field's path (a build normalises every document).
+    if (field.type === "Text" && (typeof item === "string" || item === undefined || item === null))
+      out[key] = item ?? null;
+    else out[key] = normalizeField(item, field, `${path}.${key}`);
+  }
   return out;
+}
+
+/** A model's fields as entries, listed once per model object. */
+const entries = new WeakMap<Fields, [string, CustomTypeModelField][]>();
+function entriesOf(fields: Fields): [string, CustomTypeModelField][] {
+  let found = entries.get(fields);
+  if (!found) {
+    found = Object.entries(fields);
+    entries.set(fields, found);
+  }
+  return found;
 }
 
 /** One field: absent or `null` → its empty value; of the right kind → as it is; else a ContentShapeError. */
