@@ -61,6 +61,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         docs,
         pending,
         processing,
+        refsWithoutDocuments,
         counts,
         lastPublish,
         [checkedUntil, suspects, lastVerify],
@@ -78,6 +79,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         redis.hlen(`${config.queuePrefix}:index:docs`),
         redis.scard(keys.pendingIds),
         redis.scard(keys.processingIds),
+        redis.sunion(keys.pendingRefs, keys.processingRefs),
         queue.getJobCounts("waiting", "active", "delayed", "completed", "failed"),
         redis.get(keys.lastPublish),
         redis.mget(keys.checkedUntil, keys.suspects, keys.lastVerify),
@@ -90,7 +92,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         `master ref:          ${masterRef}`,
         `last processed ref:  ${lastRef ?? "none"}${lastRef && lastRef !== masterRef && !masterRef.startsWith("unreachable") ? "  (behind: a publish is pending or reconcile will catch up)" : ""}`,
         `index:               ${indexRef ? `${routes} routes, ${docs} documents, at ${indexRef}` : "missing (the next publish runs a diff build)"}`,
-        `pending ids:         ${pending} waiting, ${processing} being published`,
+        `pending ids:         ${pending} waiting, ${processing} being published${refsWithoutDocuments.length === 0 ? "" : `; deliveries naming no document at ${refsWithoutDocuments.sort().join(", ")} (every route is published)`}`,
         `queue:               ${Object.entries(counts)
           .map(([state, n]) => `${state} ${n}`)
           .join(", ")}`,

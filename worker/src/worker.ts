@@ -112,11 +112,13 @@ export async function startWorker(
       pageAnswers: (ref, uids) => fetchPageAnswers(client, ref, uids),
     };
   }
-  const {
-    publishLock: lockKey,
-    pendingIds: pendingKey,
-    processingIds: processingKey,
-  } = redisKeys(config.queuePrefix);
+  const keys = redisKeys(config.queuePrefix);
+  const lockKey = keys.publishLock;
+  /** Ids, or refs announced with none (pending-refs.ts), waiting for a publish to take them. */
+  const waiting = async () =>
+    (await connection.scard(keys.pendingIds)) + (await connection.scard(keys.pendingRefs));
+  const taken = async () =>
+    (await connection.scard(keys.processingIds)) + (await connection.scard(keys.processingRefs));
 
   // Large fan-outs: child jobs on the render queue, rendered by every worker process (this one too,
   // by a second BullMQ worker, so that a lone process does not wait for itself).
@@ -174,12 +176,11 @@ export async function startWorker(
       case "publish":
         jobCatalog.publish.schema.parse(job.data);
         // Nothing pending (a duplicate delivery whose ids a publish already took): done, no lock.
-        if ((await connection.scard(pendingKey)) + (await connection.scard(processingKey)) === 0)
-          return { mode: "nothing-pending" };
+        if ((await waiting()) + (await taken()) === 0) return { mode: "nothing-pending" };
         return withLock(connection, lockKey, async () => {
           // Ids that arrived while this publish ran are published now, not after a queue round trip.
           let result = await publishObserved(ctx);
-          while ((await connection.scard(pendingKey)) > 0) result = await publishObserved(ctx);
+          while ((await waiting()) > 0) result = await publishObserved(ctx);
           return result;
         });
       case "build":

@@ -4,6 +4,7 @@ import { buildSite, documentHash } from "../build/full-build.ts";
 import type { PublishContext } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
 import { nextGeneration } from "./generation.ts";
+import { recordBuiltRefs } from "./pending-refs.ts";
 import { recordRouteFailures, routeFailures } from "./route-failures.ts";
 
 /**
@@ -59,6 +60,10 @@ export async function rebuild(
     outcome.documents.map((doc) => [doc.id, indexed(doc, outcome.hashes.get(doc.id))]),
   );
   await index.replace(ref, routes, documents);
+  // A delivery announcing this ref with no ids (pending-refs.ts) now needs no diff build of its own.
+  const covered = ctx.redis.multi();
+  recordBuiltRefs(covered, ctx.queuePrefix, [ref]);
+  await covered.exec();
   // This build's failures recorded (attempts counted on), every other recorded failure forgotten.
   const failedRoutes = new Set(failed.map((f) => f.route));
   const recovered = (await routeFailures(ctx.redis, ctx.queuePrefix))

@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import type { PrismicDocument } from "@prismicio/client";
 import { redisKeys } from "#jobs/catalog.ts";
+import { deliveriesWithoutDocuments } from "#metrics/metrics.ts";
 import { createClientSource } from "#web/content/index.ts";
 import { keyForRoute, routeProblem } from "#web/routes.ts";
 import { updateManifest } from "./commit.ts";
@@ -17,6 +18,7 @@ import { diffBuild, indexed } from "./diff-build.ts";
 import { fetchPagesByUid, pageUidsOf } from "./fetch-documents.ts";
 import { isCurrent, nextGeneration, SupersededError } from "./generation.ts";
 import { layeredSource } from "./layered-source.ts";
+import { coveredRefs, recordBuiltRefs, refsToBuild } from "./pending-refs.ts";
 import { planIds } from "./plan-ids.ts";
 import { idsToFetch } from "./planner.ts";
 import { publishRedirects } from "./redirects-stage.ts"; // redirects (issue 13 §2)
@@ -46,28 +48,44 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   // Take every pending id at once; ids a failed or killed publish took are still in processing and
   // are taken again. Webhooks arriving from now on fill a fresh pending set for the next publish.
   // The index's meta (version, ref, settings id) comes back in the same round trip.
+  // Master refs announced with no ids (pending-refs.ts) are taken the same way.
   const take = ctx.redis
     .multi()
     .sunionstore(keys.processingIds, keys.processingIds, keys.pendingIds)
     .del(keys.pendingIds)
-    .smembers(keys.processingIds);
+    .smembers(keys.processingIds)
+    .sunionstore(keys.processingRefs, keys.processingRefs, keys.pendingRefs)
+    .del(keys.pendingRefs)
+    .smembers(keys.processingRefs);
   const answers = (await index.readMeta(take).exec()) ?? [];
   const ids = [...((answers[2]?.[1] as string[] | undefined) ?? [])].sort();
-  const meta = DependencyIndex.parseMeta((answers[3]?.[1] as (string | null)[] | undefined) ?? []);
+  const announced = (answers[5]?.[1] as string[] | undefined) ?? [];
+  const meta = DependencyIndex.parseMeta((answers[6]?.[1] as (string | null)[] | undefined) ?? []);
+  const unbuilt = refsToBuild(announced, await coveredRefs(ctx.redis, ctx.queuePrefix, announced));
   timer.lap("take");
   const done = async (summary: Omit<PublishSummary, "durationMs">): Promise<PublishSummary> => {
     const result = { ...summary, durationMs: timer.elapsed(), startedAt, timings: timer.timings };
-    await ctx.redis
+    const commit = ctx.redis
       .multi()
-      .del(keys.processingIds)
+      .del(keys.processingIds, keys.processingRefs)
       .set(keys.lastRef, summary.ref)
       // `by`: the worker process that ran it (`pressroom status` shows it; the benchmark reads its pid).
-      .set(keys.lastPublish, JSON.stringify({ ...result, at: new Date().toISOString(), by: PUBLISHER }))
-      .exec();
+      .set(keys.lastPublish, JSON.stringify({ ...result, at: new Date().toISOString(), by: PUBLISHER }));
+    // A diff build read the master ref after taking the announced refs: it covered them all.
+    if (summary.mode === "diff-build") recordBuiltRefs(commit, ctx.queuePrefix, announced);
+    await commit.exec();
     ctx.logger.info(result, "publish finished");
     return result;
   };
-  if (ids.length === 0) {
+  if (announced.length > unbuilt.length) {
+    deliveriesWithoutDocuments.inc({ action: "covered" }, announced.length - unbuilt.length);
+    ctx.logger.info(
+      { refs: announced.filter((ref) => !unbuilt.includes(ref)) },
+      "deliveries naming no document at refs a diff build already covered: nothing more to publish for them",
+    );
+  }
+  if (ids.length === 0 && unbuilt.length === 0) {
+    if (announced.length > 0) await ctx.redis.del(keys.processingRefs);
     return {
       ref: (await ctx.redis.get(keys.lastRef)) ?? "",
       ids: 0,
@@ -93,6 +111,16 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   const log = ctx.logger.child({ ref, generation });
   if (prior === undefined) {
     log.warn("the dependency index is missing or of another version: running a diff build");
+    return done({ ...(await diffBuild(ctx, ref, index)), ids: ids.length });
+  }
+  if (unbuilt.length > 0) {
+    // Something changed at these refs and no delivery said what: every route, at once, at the
+    // master ref read now (never the announced one: later work never goes back in time).
+    deliveriesWithoutDocuments.inc({ action: "diff-build" }, unbuilt.length);
+    log.warn(
+      { announced: unbuilt, ids: ids.length },
+      "a delivery named no document for a new master ref: publishing every route at the master ref (a diff build)",
+    );
     return done({ ...(await diffBuild(ctx, ref, index)), ids: ids.length });
   }
 

@@ -22,6 +22,10 @@ const publishPayload = z.object({
   /** Ids Prismic listed as changed; they are also recorded in the pending set before the job exists. */
   documents: z.array(z.string().min(1)).max(10_000),
   receivedAt: z.string(),
+  /** The delivery announced `masterRef` and named no document (as Prismic's recorded 2020 body does):
+   * the ref is recorded in the pending refs and the worker publishes every route at once (a diff
+   * build). Informational here, as the ids are: Redis' pending refs are the source of truth. */
+  namesNoDocuments: z.boolean().optional(),
 });
 
 const buildPayload = z.object({
@@ -107,6 +111,15 @@ export const redisKeys = (prefix: string) => ({
   pendingIds: `${prefix}:pending-ids`,
   /** The ids a publish took from pendingIds: deleted when it commits, merged back into the next one otherwise. */
   processingIds: `${prefix}:processing-ids`,
+  /**
+   * Set of master refs announced by deliveries that named no document (pending-refs.ts): each calls
+   * for a diff build at the master ref, unless a diff build already covered it.
+   */
+  pendingRefs: `${prefix}:pending-refs`,
+  /** The refs a publish took from pendingRefs: deleted when it commits, taken again by the next one otherwise. */
+  processingRefs: `${prefix}:processing-refs`,
+  /** Sorted set (by time) of refs a diff build covered: a delivery announcing one of them needs none. */
+  builtRefs: `${prefix}:built-refs`,
   /** Held by the one process publishing at a time. */
   publishLock: `${prefix}:publish-lock`,
   /** The last master ref a publish or build completed at. */

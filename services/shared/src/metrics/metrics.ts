@@ -26,7 +26,7 @@ export const publishDuration = new Histogram({
 
 export const publishToLive = new Histogram({
   name: "pressroom_publish_to_live_seconds",
-  help: "From a webhook delivery accepted (202) to the last route of its changed documents written to storage.",
+  help: "From a webhook delivery accepted (200) to the last route of its changed documents written to storage.",
   buckets: PUBLISH_BUCKETS,
   registers: [registry],
 });
@@ -78,6 +78,13 @@ export const contactMessages = new Counter({
   name: "pressroom_contact_messages_total",
   help: "Contact message deliveries: sent, retry (an attempt failed; it will be tried again), failed (no attempts left).",
   labelNames: ["outcome"] as const,
+  registers: [registry],
+});
+
+export const deliveriesWithoutDocuments = new Counter({
+  name: "pressroom_deliveries_without_documents_total",
+  help: "Master refs announced by webhook deliveries that named no document, as publishes took them: diff-build (every route published at once at the master ref) or covered (a diff build already covered the ref).",
+  labelNames: ["action"] as const,
   registers: [registry],
 });
 
