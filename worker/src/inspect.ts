@@ -3,6 +3,7 @@ import { Redis } from "ioredis";
 import type { PublisherConfig } from "#config";
 import { createContentClient, loadContentSchema } from "#content";
 import { QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
+import { describeContentApiWait, readContentApiWait } from "./content-api-wait.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
 import { planIds } from "./publish/plan-ids.ts";
 import { routeFailures } from "./publish/route-failures.ts";
@@ -66,6 +67,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         lastPublish,
         [checkedUntil, suspects, lastVerify],
         failures,
+        apiWait,
       ] = await Promise.all([
         client
           .fetchMasterRef()
@@ -84,12 +86,14 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         redis.get(keys.lastPublish),
         redis.mget(keys.checkedUntil, keys.suspects, keys.lastVerify),
         routeFailures(redis, config.queuePrefix),
+        readContentApiWait(redis, config.queuePrefix),
       ]);
       const refused = masterRef.startsWith("unreachable")
         ? undefined
         : await refusedDocuments(client, masterRef).catch(() => undefined);
       return [
         `master ref:          ${masterRef}`,
+        `content API:         ${describeContentApiWait(apiWait)}`,
         `last processed ref:  ${lastRef ?? "none"}${lastRef && lastRef !== masterRef && !masterRef.startsWith("unreachable") ? "  (behind: a publish is pending or reconcile will catch up)" : ""}`,
         `index:               ${indexRef ? `${routes} routes, ${docs} documents, at ${indexRef}` : "missing (the next publish runs a diff build)"}`,
         `pending ids:         ${pending} waiting, ${processing} being published${refsWithoutDocuments.length === 0 ? "" : `; deliveries naming no document at ${refsWithoutDocuments.sort().join(", ")} (every route is published)`}`,

@@ -46,7 +46,9 @@ const ROOT_DIR = fileURLToPath(new URL("../../../", import.meta.url));
  */
 export async function startPreview(options: PreviewOptions, logger: Logger): Promise<RunningPreview> {
   const schema = loadContentSchema(options.rootDir ?? ROOT_DIR);
-  const client = createContentClient(options.prismic, { schema, logger });
+  // Aborted at shutdown: a request waiting on the content API (a 429's wait) ends at once.
+  const shutdown = new AbortController();
+  const client = createContentClient(options.prismic, { schema, logger, signal: shutdown.signal });
   const [assets] = await Promise.all([buildPreviewAssets(), client.probe()]);
   const app = Fastify({
     loggerInstance: logger,
@@ -85,6 +87,7 @@ export async function startPreview(options: PreviewOptions, logger: Logger): Pro
     url,
     ...(ops ? { opsUrl: ops.url } : {}),
     close: async () => {
+      shutdown.abort(new Error("the preview server is shutting down"));
       await ops?.close();
       await app.close();
     },

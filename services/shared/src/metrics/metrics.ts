@@ -1,4 +1,4 @@
-import { Counter, Histogram } from "prom-client";
+import { Counter, Gauge, Histogram } from "prom-client";
 import { registry } from "./registry.ts";
 
 /**
@@ -51,6 +51,26 @@ export const contentRequests = new Counter({
   help: "Requests to the content API (cache misses) by HTTP status; `error` when no answer came (timeout, refused).",
   labelNames: ["status"] as const,
   registers: [registry],
+});
+
+/** When the content API last asked this process to wait until (epoch ms; 0: never). */
+let contentApiWaitUntil = 0;
+
+/**
+ * The content API's latest word: a 429 asked to wait until `until` (epoch ms), and the gauge below
+ * counts down to it; 0 when it answered a request since (metered-fetch.ts).
+ */
+export function noteContentApiWait(until: number): void {
+  contentApiWaitUntil = until;
+}
+
+export const contentApiWait = new Gauge({
+  name: "pressroom_content_api_wait_seconds",
+  help: "Seconds left until the time a 429 of the content API asked this process to wait until (0: no wait). Above PRISMIC_RATE_LIMIT_MAX_WAIT_MS, publishes fail and retry at that time instead of sleeping on the lock.",
+  registers: [registry],
+  collect() {
+    this.set(Math.max(0, (contentApiWaitUntil - Date.now()) / 1000));
+  },
 });
 
 export const storageOperations = new Counter({
