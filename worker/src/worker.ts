@@ -25,6 +25,7 @@ import type { BatchOutcome, PublishContext } from "./publish/context.ts";
 import type { IndexedDocument } from "./publish/dependency-index.ts";
 import { diffBuild } from "./publish/diff-build.ts";
 import { fetchPageAnswers } from "./publish/fetch-documents.ts";
+import { SupersededError } from "./publish/generation.ts";
 import { DEFAULT_LOCK_MS, withLock } from "./publish/lock.ts";
 import { renderBatchJob } from "./publish/render-routes.ts";
 import { waitForChildren } from "./publish/wait-for-children.ts";
@@ -198,6 +199,17 @@ export async function startWorker(
 
   const processor = async (job: Job) => {
     const log = logger.child({ jobId: job.id, job: job.name });
+    try {
+      return await run(job, log);
+    } catch (error) {
+      // A worker that was paused past its locks finds another took over: said once, plainly (BullMQ
+      // may not report the failure: the job's lock is the other worker's by now).
+      if (error instanceof SupersededError)
+        log.warn({ err: error }, "superseded: another worker took this over; nothing more of it is written");
+      throw error;
+    }
+  };
+  const run = async (job: Job, log: Logger) => {
     const ctx = { ...context, logger: log };
     switch (job.name) {
       case "publish":
@@ -245,6 +257,8 @@ export async function startWorker(
       concurrency: 1,
       ...jobLocks,
     });
+    // BullMQ's own errors (a lock lost to a stall, Redis away) go to the log, not to stderr.
+    w.on("error", (error) => logger.warn({ err: error, queue: name }, "queue worker error"));
     w.on("failed", (job, error) => {
       if (shutdown.signal.aborted)
         logger.info({ jobId: job?.id, job: job?.name }, "job interrupted by the shutdown; it is retried");

@@ -53,6 +53,17 @@ export interface BuildOptions {
   storedHashes?: ReadonlyMap<string, string>;
   /** URLs per sitemap file before `/sitemap.xml` becomes an index (default 50,000, the protocol's; tests lower it). */
   sitemapUrlLimit?: number;
+  /**
+   * The build's generation, in the worker (publish/generation.ts `buildGuard`): each route's write is
+   * claimed first and skipped when refused (a newer publish started or wrote it), and redirects,
+   * orphans and the manifest are written only while the build is still the newest (it throws
+   * SupersededError otherwise). A worker paused mid-build that resumes after another took over so
+   * writes nothing stale. `pressroom build` runs without one.
+   */
+  guard?: {
+    claim(routes: readonly string[]): Promise<ReadonlySet<string>>;
+    ensureCurrent(): Promise<void>;
+  };
 }
 
 export interface BuildSummary {
@@ -206,12 +217,15 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
       );
       progress?.tick();
     }
+    // One round trip per batch: a route refused is one a newer publish owns (this build is superseded).
+    const granted = options.guard ? await options.guard.claim(rendered.map((r) => r.route)) : undefined;
     await mapLimit(rendered, UPLOADS_IN_FLIGHT, async (result) => {
       const { route, body, contentType, parts: _parts, renderMs: _renderMs, islands, ...entry } = result;
       manifest.routes[route] = entry;
       counts.rendered++;
       if (islands) javascript.add(route, islands);
-      await write(result.key, asBuffer(body), result.hash, contentType, CACHE_CONTROL.html);
+      if (!granted || granted.has(route))
+        await write(result.key, asBuffer(body), result.hash, contentType, CACHE_CONTROL.html);
       progress?.tick();
     });
   };
@@ -262,6 +276,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
   }
 
   // redirects (issue 13 §2): the stored history replayed against every document's route now.
+  await options.guard?.ensureCurrent();
   const redirects = await buildRedirects(
     store,
     [settings, ...priceLists, ...pageStubs].map((doc) => ({ id: doc.id, route: routeForDocument(doc) })),
@@ -279,12 +294,14 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
     ...redirects.keys,
   ]);
   const orphans = [...existing.keys()].filter((key) => !keep.has(key));
+  await options.guard?.ensureCurrent();
   await mapLimit(orphans, UPLOADS_IN_FLIGHT, async (key) => {
     await store.delete(key);
     counts.deleted++;
   });
 
   const body = serializeManifest(manifest);
+  await options.guard?.ensureCurrent();
   await store.put(MANIFEST_KEY, body, {
     contentType: "application/json",
     cacheControl: CACHE_CONTROL.metadata,

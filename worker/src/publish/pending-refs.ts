@@ -14,8 +14,9 @@
  * nothing. An older ref overtaken by a newer publish still runs one diff build (at the newest
  * master): redundant, never wrong, and at most one per ref.
  */
-import type { ChainableCommander, Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { redisKeys } from "#jobs/catalog.ts";
+import type { RedisCommand } from "./chunked-transaction.ts";
 
 /** How many covered refs are remembered (newest kept): far more than the deliveries of a day. */
 export const BUILT_REFS_KEPT = 1_000;
@@ -36,11 +37,14 @@ export async function coveredRefs(
   return new Set(refs.filter((_, i) => scores[i] !== null));
 }
 
-/** Adds to `multi`: a diff build covered `refs` (the master ref it read, the refs it took). */
-export function recordBuiltRefs(multi: ChainableCommander, prefix: string, refs: readonly string[]): void {
+/** The commands recording that a diff build covered `refs` (the master ref it read, the refs it took). */
+export function builtRefsCommands(prefix: string, refs: readonly string[]): RedisCommand[] {
   const unique = [...new Set(refs.filter(Boolean))];
-  if (unique.length === 0) return;
+  if (unique.length === 0) return [];
   const key = redisKeys(prefix).builtRefs;
-  const now = Date.now();
-  multi.zadd(key, ...unique.flatMap((ref) => [now, ref])).zremrangebyrank(key, 0, -(BUILT_REFS_KEPT + 1));
+  const now = String(Date.now());
+  return [
+    ["zadd", key, ...unique.flatMap((ref) => [now, ref])],
+    ["zremrangebyrank", key, "0", String(-(BUILT_REFS_KEPT + 1))],
+  ];
 }
