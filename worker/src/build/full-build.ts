@@ -21,7 +21,7 @@ import {
   routeProblem,
   SITEMAP_ROUTE,
 } from "#web/routes.ts";
-import { buildRedirects, redirectHashes } from "../publish/redirects-stage.ts";
+import { buildRedirects, previousRoutes, redirectHashes } from "../publish/redirects-stage.ts";
 import { forEachPage, readSharedDocuments } from "./list-documents.ts";
 import { mapLimit } from "./map-limit.ts";
 import { createProgress, type Progress } from "./progress.ts";
@@ -275,11 +275,17 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
     await pool.close();
   }
 
-  // redirects (issue 13 §2): the stored history replayed against every document's route now.
+  // redirects (issue 13 §2): the stored history replayed against every document's route now, and
+  // (issue 20 §4) renames no publish saw, from the previous manifest's routes: its old URL answers 301.
   await options.guard?.ensureCurrent();
+  const before = previousRoutes(previous);
   const redirects = await buildRedirects(
     store,
-    [settings, ...priceLists, ...pageStubs].map((doc) => ({ id: doc.id, route: routeForDocument(doc) })),
+    [settings, ...priceLists, ...pageStubs].map((doc) => ({
+      id: doc.id,
+      route: routeForDocument(doc),
+      from: before.get(doc.id),
+    })),
     (route) => Object.hasOwn(manifest.routes, route),
     isStored,
   );
