@@ -179,4 +179,34 @@ describe("the content API asks for a long wait (429, Retry-After: 3600)", () => 
     expect(seconds).toBeLessThan(10);
     expect(worker.messages).toContain("job interrupted by the shutdown; it is retried");
   }, 40_000);
+
+  it("ends the preview server within 10 s of SIGTERM while a page waits on a 429", async () => {
+    retryAfter = undefined; // the preview server probes the API as it starts
+    const preview = startPressroom(["serve", "preview"], { ...env, PORT: "0", OPS_PORT: "off" });
+    try {
+      const url = (await preview.waitFor(/preview server listening on (http:\/\/\S+)/, 60_000))[1];
+      retryAfter = 25; // within the bound: the page's request waits in place
+      const asked = proxy.requests.length;
+      const page = fetch(`${url}/about`).then(
+        (answer) => answer.status,
+        () => "no answer",
+      );
+      await until(
+        async () => (proxy.requests.length > asked ? true : undefined),
+        10_000,
+        "the page's request",
+      );
+      const signalled = performance.now();
+      await preview.stop("SIGTERM");
+      const seconds = (performance.now() - signalled) / 1000;
+      console.log(
+        `preview server with a page waiting on a 429: exited ${seconds.toFixed(2)} s after SIGTERM`,
+      );
+      expect(seconds).toBeLessThan(10);
+      // The page in flight is answered (the site's 503 page) or cut, never left waiting.
+      expect([503, "no answer"]).toContain(await page);
+    } finally {
+      await preview.stop("SIGKILL");
+    }
+  }, 60_000);
 });

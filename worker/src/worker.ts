@@ -2,6 +2,7 @@ import { type Job, Queue, QueueEvents, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { PublisherConfig } from "#config";
 import { createContentClient, DEFAULT_MAX_RETRY_AFTER_MS, loadContentSchema } from "#content";
+import { ShuttingDownError } from "#errors";
 import {
   CONTACT_QUEUE_NAME,
   jobCatalog,
@@ -308,7 +309,7 @@ export async function startWorker(
     context,
     reconcileNow: () => withLock(connection, lockKey, () => reconcile(context, assetKeys), lock),
     close: async () => {
-      shutdown.abort(new Error("the worker is shutting down"));
+      shutdown.abort(new ShuttingDownError("the worker"));
       lossWatch.stop();
       for (const w of workers) await w.close();
       await renderWorker.close();

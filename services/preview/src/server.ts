@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
 import type { LogLevel, OpsConfig, PrismicConfig } from "#config";
 import { createContentClient, loadContentSchema } from "#content";
+import { ShuttingDownError } from "#errors";
 import { edgeErrorOptions } from "#http/edge-errors.ts";
 // Request ids unique across restarts and replicas: an error page shows one to find its log line.
 import { newRequestId } from "#http/error-pages.ts";
@@ -87,7 +88,7 @@ export async function startPreview(options: PreviewOptions, logger: Logger): Pro
     url,
     ...(ops ? { opsUrl: ops.url } : {}),
     close: async () => {
-      shutdown.abort(new Error("the preview server is shutting down"));
+      shutdown.abort(new ShuttingDownError("the preview server"));
       await ops?.close();
       await app.close();
     },

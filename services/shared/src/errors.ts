@@ -71,6 +71,18 @@ export class ContentTimeoutError extends Error {
   }
 }
 
+/**
+ * The process is shutting down (SIGTERM): its waits and requests in flight are cut short. What it
+ * was doing is retried elsewhere — a job by another worker, a page by the visitor (503).
+ */
+export class ShuttingDownError extends Error {
+  override readonly name = "ShuttingDownError";
+  readonly retryable = true;
+  constructor(what: string) {
+    super(`${what} is shutting down`);
+  }
+}
+
 /** A query refused before any request is made: it could only ever give a wrong answer. */
 export class ContentQueryError extends Error {
   override readonly name = "ContentQueryError";
