@@ -32,9 +32,11 @@ export async function readContentApiWait(redis: Redis, prefix: string): Promise<
   return Number.isFinite(until) && until > Date.now() ? until : undefined;
 }
 
-/** The status line: "waiting for the content API until 14:03:21 (429)" (UTC), or "answering". */
+/** The status line: "waiting for the content API until 14:03:21 (429)" (UTC), or "no wait". */
 export function describeContentApiWait(until: number | undefined): string {
-  return until === undefined ? "answering" : `waiting for the content API until ${clockTime(until)} (429)`;
+  return until === undefined
+    ? "no wait (no 429 asks for one)"
+    : `waiting for the content API until ${clockTime(until)} (429)`;
 }
 
 /**
