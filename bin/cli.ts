@@ -230,6 +230,15 @@ export async function main(argv: string[], env: Env): Promise<number> {
   }
 }
 
+/**
+ * How long a graceful close may take before the process exits anyway. Every process must stop
+ * within 10 s of SIGTERM (issue 20 §3: a worker sleeping on a 429 ignored it for a minute); closes
+ * abort their waits and normally take well under a second. What a forced exit leaves is what a kill
+ * leaves, which the system recovers from: whole objects (writes are atomic), the lock and the job
+ * taken over by another worker, a contact mail possibly sent twice.
+ */
+export const SHUTDOWN_DEADLINE_MS = 8_000;
+
 /** Resolves after SIGINT/SIGTERM and a graceful close, so in-flight requests finish first. */
 function untilSignal(logger: Logger, close: () => Promise<void>): Promise<void> {
   return new Promise((resolve) => {
@@ -237,6 +246,14 @@ function untilSignal(logger: Logger, close: () => Promise<void>): Promise<void> 
       logger.info({ signal }, "shutting down");
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
+      const deadline = setTimeout(() => {
+        logger.error(
+          { signal, deadlineMs: SHUTDOWN_DEADLINE_MS },
+          "the graceful shutdown took too long: exiting now (what was in hand is retried by another process)",
+        );
+        process.exit(1);
+      }, SHUTDOWN_DEADLINE_MS);
+      deadline.unref();
       close().then(resolve, (error: unknown) => {
         logger.error({ err: error }, "error while shutting down");
         resolve();

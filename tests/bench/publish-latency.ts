@@ -171,7 +171,7 @@ for (const [i, doc] of targets.entries()) {
   if (job?.timestamp && job.processedOn && published.startedAt && published.timings) {
     const timings = published.timings;
     const ownWrittenAt = published.startedAt + (timings.ownDone ?? 0);
-    // "Webhook accepted": the receiver added the job (it answers 202 right after).
+    // "Webhook accepted": the receiver added the job (it answers 200 right after).
     accepted.push(seenAt - job.timestamp);
     step("publish request → job added (content service, webhook, receiver)", job.timestamp - sentAt);
     step("job added → taken by the worker (BullMQ)", job.processedOn - job.timestamp);

@@ -137,8 +137,9 @@ describe("a worker killed mid fan-out, then a newer publish", () => {
         240_000,
         "B to be published",
       );
-      // BullMQ hands the killed batch out again after one or two stalled checks (30 s each): wait
-      // until it has run (or been dropped) and nothing is left on the render queue.
+      // BullMQ hands the killed batch out again after one or two stalled checks (every 4 s since
+      // issue 20's WORKER_LOCK_MS; 30 s before, and the wait is kept that generous): wait until it
+      // has run (or been dropped) and nothing is left on the render queue.
       const killedAt = Date.now();
       await until(
         async () =>

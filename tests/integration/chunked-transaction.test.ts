@@ -78,4 +78,47 @@ describe("execTransaction", () => {
       /WRONGTYPE/,
     );
   });
+
+  describe("with a guard (a publish's generation, issue 20 §3)", () => {
+    const generation = `${PREFIX}:generation`;
+    const guard = (atMost: number) => ({
+      key: generation,
+      atMost,
+      refused: () => new Error(`generation ${atMost} was superseded`),
+    });
+
+    it("applies while the guard holds, small or large", async () => {
+      await redis.set(generation, "5");
+      await execTransaction(redis, fields(`${PREFIX}:guarded-small`, 3), 10, guard(5));
+      await execTransaction(redis, fields(`${PREFIX}:guarded-large`, 25), 10, guard(5));
+      expect(await reader.hlen(`${PREFIX}:guarded-small`)).toBe(3);
+      expect(await reader.hlen(`${PREFIX}:guarded-large`)).toBe(25);
+    });
+
+    it("applies nothing once a newer generation started", async () => {
+      await redis.set(generation, "6");
+      const key = `${PREFIX}:guarded-late`;
+      await expect(execTransaction(redis, fields(key, 3), 10, guard(5))).rejects.toThrow(/superseded/);
+      expect(await reader.exists(key)).toBe(0);
+    });
+
+    it("applies nothing when a newer generation starts while the transaction is being queued", async () => {
+      await redis.set(generation, "7");
+      const key = `${PREFIX}:guarded-raced`;
+      const other = new Redis({ maxRetriesPerRequest: null });
+      // A paused worker's commit, still being sent when another worker takes over (its INCR).
+      function* commands(): Generator<RedisCommand> {
+        yield* fields(key, 10);
+        void other.incr(generation);
+        yield* fields(key, 10).map(([name, hash, field]) => [name, hash, `${field}b`, "x"] as RedisCommand);
+      }
+      try {
+        await expect(execTransaction(redis, commands(), 10, guard(7))).rejects.toThrow(/superseded/);
+      } finally {
+        await other.quit();
+      }
+      expect(await reader.get(generation)).toBe("8");
+      expect(await reader.exists(key)).toBe(0);
+    });
+  });
 });

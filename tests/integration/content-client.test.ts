@@ -2,9 +2,10 @@ import { Writable } from "node:stream";
 import * as prismic from "@prismicio/client";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PrismicConfig } from "#config";
-import { createContentClient, loadContentSchema } from "#content";
-import { ContentApiError, ContentQueryError, ContentTimeoutError } from "#errors";
+import { createContentClient, loadContentSchema, type RateLimitWait } from "#content";
+import { ContentApiError, ContentQueryError, ContentTimeoutError, RateLimitedError } from "#errors";
 import { createLogger } from "#logger";
+import { contentApiWait } from "#metrics/metrics.ts";
 import { type HttpFixture, type RecordedRequest, startHttpFixture } from "../support/http-fixture.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -165,6 +166,62 @@ describe("content client: rate limits (429)", () => {
     expect(error).toBeInstanceOf(ContentApiError);
     expect((error as ContentApiError).status).toBe(429);
     expect(searches(fixture)).toHaveLength(3);
+  });
+});
+
+describe("content client: waits with a bound (issue 20 §3)", () => {
+  it("never sleeps on a retry-after longer than the bound: fails at once, saying until when", async () => {
+    const fixture = await api(() => ({ status: 429, headers: { "retry-after": "3600" } }));
+    const waits: RateLimitWait[] = [];
+    const client = createContentClient(config(fixture.url, { rateLimitMaxWaitMs: 10_000 }), {
+      schema,
+      onRateLimited: (wait) => waits.push(wait),
+    });
+    const asked = Date.now();
+    const error = await client.get({ ref: "MASTERREF0000001" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect((error as RateLimitedError).status).toBe(429);
+    // One request, no retry: an hour's wait is the job's to take, after releasing its lock.
+    expect(searches(fixture)).toHaveLength(1);
+    const { retryAt } = error as RateLimitedError;
+    expect(retryAt).toBeGreaterThanOrEqual(asked + 3_600_000);
+    expect(retryAt).toBeLessThanOrEqual(Date.now() + 3_600_000);
+    expect((error as Error).message).toContain(`wait until ${new Date(retryAt).toISOString().slice(11, 19)}`);
+    expect(waits).toEqual([expect.objectContaining({ until: retryAt, retrying: false })]);
+    // The gauge counts down to it (about an hour left).
+    const gauge = (await contentApiWait.get()).values[0]?.value ?? 0;
+    expect(gauge).toBeGreaterThan(3_500);
+    expect(gauge).toBeLessThanOrEqual(3_600);
+  });
+
+  it("waits in place for a retry-after within the bound, telling whoever listens", async () => {
+    const fixture = await api((_r, n) =>
+      n === 1 ? { status: 429, headers: { "retry-after": "1" } } : { status: 200 },
+    );
+    const waits: RateLimitWait[] = [];
+    const client = createContentClient(config(fixture.url, { rateLimitMaxWaitMs: 1_000 }), {
+      schema,
+      onRateLimited: (wait) => waits.push(wait),
+    });
+    await client.get({ ref: "MASTERREF0000001" });
+    expect(searches(fixture)).toHaveLength(2);
+    expect(waits).toEqual([expect.objectContaining({ retrying: true })]);
+    // Answered again: no wait left.
+    expect((await contentApiWait.get()).values[0]?.value).toBe(0);
+  });
+
+  it("ends a wait at once when the process shuts down (its signal aborts)", async () => {
+    const fixture = await api(() => ({ status: 429, headers: { "retry-after": "8" } }));
+    const shutdown = new AbortController();
+    const client = createContentClient(config(fixture.url), { schema, signal: shutdown.signal });
+    const waiting = client.get({ ref: "MASTERREF0000001" }).catch((e: unknown) => e);
+    await expect.poll(() => searches(fixture).length).toBe(1);
+    const reason = new Error("shutting down");
+    shutdown.abort(reason);
+    const error = (await waiting) as Error;
+    // The abort's reason, and no second request: the 8 s wait did not run out.
+    expect(error === reason || error.cause === reason).toBe(true);
+    expect(searches(fixture)).toHaveLength(1);
   });
 });
 

@@ -90,4 +90,32 @@ describe("waitForChildren", () => {
       }),
     ).rejects.toThrow("not a batch outcome"); // the time limit says "child jobs not finished after"
   });
+
+  describe("children no worker runs (issue 20 §3: a wait ends when told)", () => {
+    const idleConnection = connection.duplicate();
+    const idle = new Queue(`${NAME}-idle`, { connection: idleConnection, prefix: PREFIX });
+    afterAll(async () => {
+      await idle.close();
+      idleConnection.disconnect();
+    });
+
+    it("fails at once with the shutdown's reason when its signal aborts", async () => {
+      const jobs = await idle.addBulk([{ name: "batch", data: { routes: ["/a"] } }]);
+      const shutdown = new AbortController();
+      const waiting = waitForChildren(idle, events, jobs, { timeoutMs: 60_000, signal: shutdown.signal });
+      setTimeout(() => shutdown.abort(new Error("the worker is shutting down")), 100);
+      await expect(waiting).rejects.toThrow("the worker is shutting down");
+    });
+
+    it("fails with the error `check` answers (children delayed by a long 429), within a poll", async () => {
+      const jobs = await idle.addBulk([{ name: "batch", data: { routes: ["/a"] } }]);
+      let checks = 0;
+      const waiting = waitForChildren(idle, events, jobs, {
+        timeoutMs: 60_000,
+        check: async () => (++checks >= 2 ? new Error("the content API asks to wait an hour") : undefined),
+      });
+      await expect(waiting).rejects.toThrow("the content API asks to wait an hour");
+      expect(checks).toBe(2);
+    });
+  });
 });

@@ -6,9 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WebhookConfig } from "#config";
 import { jobCatalog, QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
 import { createLogger } from "#logger";
+import { webhookDeliveries } from "#metrics/metrics.ts";
 import { BODY_LIMIT } from "#webhook/app.ts";
 import { type RunningWebhook, startWebhook } from "#webhook/server.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
+import {
+  documentPublished,
+  masterRefWithoutDocuments,
+  releaseAdditionEmpty,
+  releaseUpdateOnly,
+} from "../support/webhook-bodies.ts";
 
 const REDIS_URL = "redis://127.0.0.1:6379";
 const SECRET = "s3cr3t-Zq8wX-never-in-logs";
@@ -83,10 +90,12 @@ afterAll(async () => {
 });
 
 describe("webhook receiver: api-update", () => {
-  it("answers 202 with the job id only once the job and the pending ids are in Redis", async () => {
+  it("answers 200 with the job id only once the job and the pending ids are in Redis", async () => {
     const body = apiUpdate({ masterRef: "REF-good", documents: ["doc-a", "doc-b"] });
     const response = await post(body);
-    expect(response.statusCode).toBe(202);
+    // 200, never 202: Prismic retries any other answer every 10 minutes and disables the webhook
+    // after 5 failures in a row (issue 20 §2).
+    expect(response.statusCode).toBe(200);
     const { jobId } = response.json<{ jobId: string }>();
     expect(jobId).toBe("publish-REF-good");
 
@@ -106,8 +115,8 @@ describe("webhook receiver: api-update", () => {
     const body = apiUpdate({ masterRef: "REF-twice", documents: ["doc-c"] });
     const first = await post(body);
     const second = await post(body);
-    expect(first.statusCode).toBe(202);
-    expect(second.statusCode).toBe(202);
+    expect(first.statusCode).toBe(200);
+    expect(second.statusCode).toBe(200);
     expect(second.json()).toEqual(first.json());
     expect(await totalJobs()).toBe(1);
   });
@@ -125,7 +134,7 @@ describe("webhook receiver: api-update", () => {
       somethingNew: { nested: true },
     });
     const response = await post(body);
-    expect(response.statusCode).toBe(202);
+    expect(response.statusCode).toBe(200);
     const job = await queue.getJob(response.json<{ jobId: string }>().jobId);
     expect([...(job?.data.documents ?? [])].sort()).toEqual(["doc-r1", "doc-r2", "doc-r3", "doc-top"]);
     expect(await redis.smembers(redisKeys(prefix).pendingIds)).toEqual(
@@ -137,7 +146,7 @@ describe("webhook receiver: api-update", () => {
     const response = await post(
       apiUpdate({ masterRef: undefined, documents: [], releases: { update: [{ documents: ["doc-rel"] }] } }),
     );
-    expect(response.statusCode).toBe(202);
+    expect(response.statusCode).toBe(200);
     const job = await queue.getJob(response.json<{ jobId: string }>().jobId);
     expect(job?.data).toMatchObject({ masterRef: null, documents: ["doc-rel"] });
   });
@@ -153,6 +162,48 @@ describe("webhook receiver: api-update", () => {
     expect(tags.statusCode).toBe(200);
     expect(tags.json()).toEqual({ ok: true, queued: false });
     expect(await totalJobs()).toBe(0);
+  });
+});
+
+describe("webhook receiver: bodies as real Prismic sent them (tests/support/webhook-bodies.ts)", () => {
+  const repository = { domain: REPOSITORY, secret: SECRET };
+  const keys = redisKeys(prefix);
+
+  it("records a new master ref that names no document as a pending ref, and queues it", async () => {
+    await redis.del(keys.pendingIds, keys.pendingRefs);
+    const response = await post(masterRefWithoutDocuments(repository, "XoXF-BAAAB8AApSb"));
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ jobId: "publish-XoXF-BAAAB8AApSb" });
+    const job = await queue.getJob("publish-XoXF-BAAAB8AApSb");
+    expect(job?.data).toMatchObject({ masterRef: "XoXF-BAAAB8AApSb", documents: [], namesNoDocuments: true });
+    expect(await redis.smembers(keys.pendingRefs)).toEqual(["XoXF-BAAAB8AApSb"]);
+    expect(await redis.scard(keys.pendingIds)).toBe(0);
+  });
+
+  it("queues a release-only change by its ids (no ref to publish everything at), and ignores an empty one", async () => {
+    await redis.del(keys.pendingIds, keys.pendingRefs);
+    const update = await post(releaseUpdateOnly(repository, "X6LcRBAAACIAUJqp"));
+    expect(update.statusCode).toBe(200);
+    expect(await queue.getJob(update.json<{ jobId: string }>().jobId)).toBeDefined();
+    expect(await redis.smembers(keys.pendingIds)).toEqual(["X6LcRBAAACIAUJqp"]);
+    const addition = await post(releaseAdditionEmpty(repository));
+    expect(addition.statusCode).toBe(200);
+    expect(addition.json()).toEqual({ ok: true, queued: false });
+    expect(await redis.scard(keys.pendingRefs)).toBe(0);
+  });
+
+  it("counts accepted and duplicate deliveries by outcome, though both answer 200", async () => {
+    const outcomes = async () =>
+      Object.fromEntries(
+        (await webhookDeliveries.get()).values.map((value) => [value.labels.outcome, value.value]),
+      );
+    const before = await outcomes();
+    const body = documentPublished(repository, "X6qn-RIAACMAVge1", "X6LcjhAAAB8AUJwb");
+    expect((await post(body)).statusCode).toBe(200);
+    expect((await post(body)).statusCode).toBe(200);
+    const after = await outcomes();
+    expect((after.accepted ?? 0) - (before.accepted ?? 0)).toBe(1);
+    expect((after.duplicate ?? 0) - (before.duplicate ?? 0)).toBe(1);
   });
 });
 
@@ -296,7 +347,7 @@ describe("webhook receiver: health and outages", () => {
         headers: { "content-type": "application/json" },
         payload: JSON.stringify(apiUpdate({ masterRef: "REF-recovered" })),
       });
-      expect(response.statusCode).toBe(202);
+      expect(response.statusCode).toBe(200);
       expect(await queue.getJob(response.json<{ jobId: string }>().jobId)).toBeDefined();
     } finally {
       await receiverDown.close();

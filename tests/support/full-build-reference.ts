@@ -21,8 +21,10 @@ export async function siteObjects(store: SiteStore): Promise<Map<string, string>
  * The invariant "incremental ≡ full": `store` holds byte for byte what a fresh full build at `ref`
  * produces (built into memory here), and no other object. The build starts from the store's
  * redirect history (`.pressroom/redirects.json`), as a real full build of that storage does: the
- * content API only knows each document's uid now, the history knows the routes they left. The
- * redirects must match too: the history, the manifest's list, and each object's redirect location.
+ * content API only knows each document's uid now, the history knows the routes they left (a fresh
+ * build has no previous manifest either: renames a build found by comparing manifests live on in
+ * that history, issue 20 §4). The redirects must match too: the history, the manifest's list, and
+ * each object's redirect location.
  */
 export async function expectEqualsFullBuild(
   store: SiteStore,

@@ -8,10 +8,14 @@ export interface PressroomProcess {
   pid: number;
   /** Every JSON log line's `msg` so far. */
   messages: string[];
+  /** Every JSON log line so far, parsed (a line that is not JSON: `{msg: line}`). */
+  records: Record<string, unknown>[];
   /** Resolves with the first log line whose `msg` matches, from before or after the call. */
   waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray>;
   /** SIGTERM (or `signal`), then waits for the exit. */
   stop(signal?: NodeJS.Signals): Promise<void>;
+  /** Resolves with the exit code once the process ended on its own (a command such as `build`). */
+  exited(): Promise<number | null>;
 }
 
 /** `node bin/pressroom.js <args>` as its own OS process, as a container runs it; JSON logs on stdout. */
@@ -21,6 +25,7 @@ export function startPressroom(args: string[], env: Record<string, string>): Pre
     stdio: ["ignore", "pipe", "inherit"],
   });
   const messages: string[] = [];
+  const records: Record<string, unknown>[] = [];
   const waiters = new Set<() => void>();
   let buffered = "";
   child.stdout?.on("data", (chunk: Buffer) => {
@@ -29,8 +34,11 @@ export function startPressroom(args: string[], env: Record<string, string>): Pre
     buffered = lines.pop() ?? "";
     for (const line of lines) {
       try {
-        messages.push(String((JSON.parse(line) as { msg?: unknown }).msg ?? ""));
+        const record = JSON.parse(line) as Record<string, unknown>;
+        records.push(record);
+        messages.push(String(record.msg ?? ""));
       } catch {
+        records.push({ msg: line });
         messages.push(line);
       }
     }
@@ -41,6 +49,7 @@ export function startPressroom(args: string[], env: Record<string, string>): Pre
     child,
     pid: child.pid as number,
     messages,
+    records,
     waitFor(pattern, timeoutMs) {
       return new Promise((resolve, reject) => {
         const check = () => {
@@ -73,6 +82,10 @@ export function startPressroom(args: string[], env: Record<string, string>): Pre
         child.on("exit", onExit);
         check();
       });
+    },
+    async exited() {
+      await exited;
+      return child.exitCode;
     },
     async stop(signal = "SIGTERM") {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);

@@ -132,6 +132,13 @@ describe("loadConfig", () => {
     ["publisher", "S3_ENDPOINT", "minio:9000", /S3_ENDPOINT="minio:9000" is not an http\(s\) URL/],
     ["publisher", "RENDER_THREADS", "two", /RENDER_THREADS="two" is not an integer from 0 to 64/],
     ["worker", "RENDER_THREADS", "65", /not an integer from 0 to 64.*number of cores − 1/],
+    [
+      "reader",
+      "PRISMIC_RATE_LIMIT_MAX_WAIT_MS",
+      "3600000",
+      /PRISMIC_RATE_LIMIT_MAX_WAIT_MS="3600000" is not an integer from 0 to 60000\. .*releases the publish lock/,
+    ],
+    ["worker", "WORKER_LOCK_MS", "500", /WORKER_LOCK_MS="500" is not an integer from 2000 to 300000\. /],
   ] as const)("%s: refuses %s=%s and says how to fix it", (process, name, value, message) => {
     expect(problemsOf(() => loadConfig(process, { [name]: value })).join("\n")).toMatch(message);
   });
@@ -141,6 +148,17 @@ describe("loadConfig", () => {
     expect(loadConfig("publisher", { RENDER_THREADS: "" }).renderThreads).toBeUndefined();
     expect(loadConfig("worker", { RENDER_THREADS: "2" }).renderThreads).toBe(2);
     expect(loadConfig("publisher", { RENDER_THREADS: "0" }).renderThreads).toBe(0);
+  });
+
+  it("bounds waits (issue 20 §3): a 429's wait in place, and how long a stopped worker keeps its locks", () => {
+    expect(loadConfig("worker", {})).toMatchObject({
+      prismic: { rateLimitMaxWaitMs: 10_000 },
+      lockMs: 8_000,
+    });
+    expect(loadConfig("preview", {}).prismic.rateLimitMaxWaitMs).toBe(10_000);
+    expect(
+      loadConfig("worker", { PRISMIC_RATE_LIMIT_MAX_WAIT_MS: "0", WORKER_LOCK_MS: "15000" }),
+    ).toMatchObject({ prismic: { rateLimitMaxWaitMs: 0 }, lockMs: 15_000 });
   });
 
   it("reports every bad value at once", () => {

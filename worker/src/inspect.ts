@@ -3,6 +3,7 @@ import { Redis } from "ioredis";
 import type { PublisherConfig } from "#config";
 import { createContentClient, loadContentSchema } from "#content";
 import { QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
+import { describeContentApiWait, readContentApiWait } from "./content-api-wait.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
 import { planIds } from "./publish/plan-ids.ts";
 import { routeFailures } from "./publish/route-failures.ts";
@@ -61,10 +62,12 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         docs,
         pending,
         processing,
+        refsWithoutDocuments,
         counts,
         lastPublish,
         [checkedUntil, suspects, lastVerify],
         failures,
+        apiWait,
       ] = await Promise.all([
         client
           .fetchMasterRef()
@@ -78,10 +81,12 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         redis.hlen(`${config.queuePrefix}:index:docs`),
         redis.scard(keys.pendingIds),
         redis.scard(keys.processingIds),
+        redis.sunion(keys.pendingRefs, keys.processingRefs),
         queue.getJobCounts("waiting", "active", "delayed", "completed", "failed"),
         redis.get(keys.lastPublish),
         redis.mget(keys.checkedUntil, keys.suspects, keys.lastVerify),
         routeFailures(redis, config.queuePrefix),
+        readContentApiWait(redis, config.queuePrefix),
       ]);
       const report = masterRef.startsWith("unreachable")
         ? undefined
@@ -90,9 +95,10 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
       const notices = report?.notices;
       return [
         `master ref:          ${masterRef}`,
+        `content API:         ${describeContentApiWait(apiWait)}`,
         `last processed ref:  ${lastRef ?? "none"}${lastRef && lastRef !== masterRef && !masterRef.startsWith("unreachable") ? "  (behind: a publish is pending or reconcile will catch up)" : ""}`,
         `index:               ${indexRef ? `${routes} routes, ${docs} documents, at ${indexRef}` : "missing (the next publish runs a diff build)"}`,
-        `pending ids:         ${pending} waiting, ${processing} being published`,
+        `pending ids:         ${pending} waiting, ${processing} being published${refsWithoutDocuments.length === 0 ? "" : `; deliveries naming no document at ${refsWithoutDocuments.sort().join(", ")} (every route is published)`}`,
         `queue:               ${Object.entries(counts)
           .map(([state, n]) => `${state} ${n}`)
           .join(", ")}`,

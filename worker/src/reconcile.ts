@@ -69,13 +69,19 @@ export async function removeStaleTemp(ctx: Pick<PublishContext, "store" | "logge
 async function reconcileRefs(ctx: PublishContext, assetKeys: readonly string[]): Promise<ReconcileOutcome> {
   const keys = redisKeys(ctx.queuePrefix);
   const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
-  const [indexRef, pending, processing, masterRef, manifestObject] = await Promise.all([
-    index.ref(),
-    ctx.redis.scard(keys.pendingIds),
-    ctx.redis.scard(keys.processingIds),
-    ctx.client.fetchMasterRef(),
-    ctx.store.get(MANIFEST_KEY),
-  ]);
+  const [indexRef, pendingIds, processingIds, pendingRefs, processingRefs, masterRef, manifestObject] =
+    await Promise.all([
+      index.ref(),
+      ctx.redis.scard(keys.pendingIds),
+      ctx.redis.scard(keys.processingIds),
+      // Refs announced with no ids (pending-refs.ts) are pending work too.
+      ctx.redis.scard(keys.pendingRefs),
+      ctx.redis.scard(keys.processingRefs),
+      ctx.client.fetchMasterRef(),
+      ctx.store.get(MANIFEST_KEY),
+    ]);
+  const pending = pendingIds + pendingRefs;
+  const processing = processingIds + processingRefs;
   const manifest = parseManifest(manifestObject?.body);
   if (indexRef !== undefined && pending + processing > 0) {
     // Ids whose job is gone (a redelivery deduplicated against a finished job, a job that ran out of attempts).

@@ -31,7 +31,14 @@ export async function verifyCommand(
       assets,
       logger,
     };
-    const result = await withLock(redis, redisKeys(config.queuePrefix).publishLock, () => verifyStorage(ctx));
+    const result = await withLock(
+      redis,
+      redisKeys(config.queuePrefix).publishLock,
+      () => verifyStorage(ctx),
+      {
+        ...(config.lockMs === undefined ? {} : { ttlMs: config.lockMs }),
+      },
+    );
     const lines = [
       `Verified ${result.checked} stored objects against master ref ${result.ref}:`,
       result.repaired.length === 0

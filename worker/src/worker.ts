@@ -1,7 +1,8 @@
 import { type Job, Queue, QueueEvents, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { PublisherConfig } from "#config";
-import { createContentClient, loadContentSchema } from "#content";
+import { createContentClient, DEFAULT_MAX_RETRY_AFTER_MS, loadContentSchema } from "#content";
+import { ShuttingDownError } from "#errors";
 import {
   CONTACT_QUEUE_NAME,
   jobCatalog,
@@ -9,6 +10,7 @@ import {
   RECONCILE_QUEUE_NAME,
   RENDER_QUEUE_NAME,
   redisKeys,
+  retryAfterBackoff,
 } from "#jobs/catalog.ts";
 import type { Logger } from "#logger";
 import { createSiteStore } from "#storage";
@@ -18,12 +20,14 @@ import { sharedDocumentsCache } from "./build/list-documents.ts";
 import { createRenderPool, defaultRenderThreads } from "./build/render-pool.ts";
 import { deliverContact } from "./contact/deliver.ts";
 import { replayContactArchives } from "./contact/replay.ts";
+import { longWaitError, recordContentApiWait } from "./content-api-wait.ts";
 import { publishObserved } from "./ops/publish-metrics.ts";
 import type { BatchOutcome, PublishContext } from "./publish/context.ts";
 import type { IndexedDocument } from "./publish/dependency-index.ts";
 import { diffBuild } from "./publish/diff-build.ts";
 import { fetchPageAnswers } from "./publish/fetch-documents.ts";
-import { withLock } from "./publish/lock.ts";
+import { SupersededError } from "./publish/generation.ts";
+import { DEFAULT_LOCK_MS, withLock } from "./publish/lock.ts";
 import { renderBatchJob } from "./publish/render-routes.ts";
 import { waitForChildren } from "./publish/wait-for-children.ts";
 import { type ReconcileOutcome, reconcile, removeStaleTemp } from "./reconcile.ts";
@@ -62,8 +66,10 @@ export interface RunningWorker {
 
 /**
  * `pressroom serve worker`: consumes publish, build and reconcile jobs, one at a time per process
- * (and one publish at a time across processes, under a Redis lock). SIGTERM lets the job in hand
- * finish; a killed worker's job is picked up again once its lock expires (BullMQ's stalled check).
+ * (and one publish at a time across processes, under a Redis lock). SIGTERM ends every wait at once
+ * (content requests, a 429's wait, the lock, a fan-out's children): the job in hand fails and is
+ * retried by another worker. A killed or paused worker's job is taken over once its locks expire
+ * (WORKER_LOCK_MS, 8 s: the publish lock, and BullMQ's job lock with a stalled check every half).
  */
 export async function startWorker(
   config: PublisherConfig,
@@ -82,7 +88,15 @@ export async function startWorker(
     if (redisDown) logger.info("Redis connection back");
     redisDown = false;
   });
-  const client = createContentClient(config.prismic, { schema: loadContentSchema(options.rootDir), logger });
+  // Aborted first thing at close: every content request and wait ends, so the job in hand does too.
+  const shutdown = new AbortController();
+  const lock = { ttlMs: config.lockMs ?? DEFAULT_LOCK_MS, signal: shutdown.signal };
+  const client = createContentClient(config.prismic, {
+    schema: loadContentSchema(options.rootDir),
+    logger,
+    signal: shutdown.signal,
+    onRateLimited: (wait) => recordContentApiWait(connection, config.queuePrefix, wait, logger),
+  });
   await client.probe();
   const store = createSiteStore(config.storage, { logger });
   await removeStaleTemp({ store, logger }).catch((error: unknown) =>
@@ -112,11 +126,13 @@ export async function startWorker(
       pageAnswers: (ref, uids) => fetchPageAnswers(client, ref, uids),
     };
   }
-  const {
-    publishLock: lockKey,
-    pendingIds: pendingKey,
-    processingIds: processingKey,
-  } = redisKeys(config.queuePrefix);
+  const keys = redisKeys(config.queuePrefix);
+  const lockKey = keys.publishLock;
+  /** Ids, or refs announced with none (pending-refs.ts), waiting for a publish to take them. */
+  const waiting = async () =>
+    (await connection.scard(keys.pendingIds)) + (await connection.scard(keys.pendingRefs));
+  const taken = async () =>
+    (await connection.scard(keys.processingIds)) + (await connection.scard(keys.processingRefs));
 
   // Large fan-outs: child jobs on the render queue, rendered by every worker process (this one too,
   // by a second BullMQ worker, so that a lone process does not wait for itself).
@@ -143,7 +159,21 @@ export async function startWorker(
         },
       })),
     );
-    return waitForChildren<BatchOutcome>(renderQueue, renderEvents, jobs, { keep });
+    const maxWaitMs = config.prismic.rateLimitMaxWaitMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
+    return waitForChildren<BatchOutcome>(renderQueue, renderEvents, jobs, {
+      keep,
+      signal: shutdown.signal,
+      // Children delayed by a long 429 must not keep this publish holding the lock: it fails and
+      // retries when the content API said (its children, of an older generation then, are dropped).
+      check: () => longWaitError(connection, config.queuePrefix, maxWaitMs),
+    });
+  };
+  // BullMQ's job lock as short as the publish lock, checked every half of it: a paused worker's job
+  // is handed to another within lock + check (≤ 12 s by default), not 30 s + 30 s.
+  const jobLocks = {
+    lockDuration: lock.ttlMs,
+    stalledInterval: Math.round(lock.ttlMs / 2),
+    settings: { backoffStrategy: retryAfterBackoff },
   };
   const renderWorker = new Worker(
     RENDER_QUEUE_NAME,
@@ -163,29 +193,45 @@ export async function startWorker(
       prefix: config.queuePrefix,
       concurrency: Math.max(1, options.renderConcurrency ?? renderThreads + 1),
       autorun: options.renderConcurrency !== 0,
+      ...jobLocks,
     },
   );
   const assetKeys = built.files.map((file) => file.key);
 
   const processor = async (job: Job) => {
     const log = logger.child({ jobId: job.id, job: job.name });
+    try {
+      return await run(job, log);
+    } catch (error) {
+      // A worker that was paused past its locks finds another took over: said once, plainly (BullMQ
+      // may not report the failure: the job's lock is the other worker's by now).
+      if (error instanceof SupersededError)
+        log.warn({ err: error }, "superseded: another worker took this over; nothing more of it is written");
+      throw error;
+    }
+  };
+  const run = async (job: Job, log: Logger) => {
     const ctx = { ...context, logger: log };
     switch (job.name) {
       case "publish":
         jobCatalog.publish.schema.parse(job.data);
         // Nothing pending (a duplicate delivery whose ids a publish already took): done, no lock.
-        if ((await connection.scard(pendingKey)) + (await connection.scard(processingKey)) === 0)
-          return { mode: "nothing-pending" };
-        return withLock(connection, lockKey, async () => {
-          // Ids that arrived while this publish ran are published now, not after a queue round trip.
-          let result = await publishObserved(ctx);
-          while ((await connection.scard(pendingKey)) > 0) result = await publishObserved(ctx);
-          return result;
-        });
+        if ((await waiting()) + (await taken()) === 0) return { mode: "nothing-pending" };
+        return withLock(
+          connection,
+          lockKey,
+          async () => {
+            // Ids that arrived while this publish ran are published now, not after a queue round trip.
+            let result = await publishObserved(ctx);
+            while ((await waiting()) > 0) result = await publishObserved(ctx);
+            return result;
+          },
+          lock,
+        );
       case "build":
-        return withLock(connection, lockKey, async () => diffBuild(ctx, await client.fetchMasterRef()));
+        return withLock(connection, lockKey, async () => diffBuild(ctx, await client.fetchMasterRef()), lock);
       case "reconcile":
-        return withLock(connection, lockKey, () => reconcile(ctx, assetKeys));
+        return withLock(connection, lockKey, () => reconcile(ctx, assetKeys), lock);
       case "contact":
         // Not under the publish lock, and on its own queue (also here: jobs queued by older code):
         // a message never waits for a publish.
@@ -206,10 +252,19 @@ export async function startWorker(
   // Publishes and builds on the main queue; contact messages and reconcile rounds each on their
   // own, so neither waits behind a publish (nor a stream of them).
   const workers = [QUEUE_NAME, CONTACT_QUEUE_NAME, RECONCILE_QUEUE_NAME].map((name) => {
-    const w = new Worker(name, processor, { connection, prefix: config.queuePrefix, concurrency: 1 });
-    w.on("failed", (job, error) =>
-      logger.error({ jobId: job?.id, job: job?.name, err: error }, "job failed"),
-    );
+    const w = new Worker(name, processor, {
+      connection,
+      prefix: config.queuePrefix,
+      concurrency: 1,
+      ...jobLocks,
+    });
+    // BullMQ's own errors (a lock lost to a stall, Redis away) go to the log, not to stderr.
+    w.on("error", (error) => logger.warn({ err: error, queue: name }, "queue worker error"));
+    w.on("failed", (job, error) => {
+      if (shutdown.signal.aborted)
+        logger.info({ jobId: job?.id, job: job?.name }, "job interrupted by the shutdown; it is retried");
+      else logger.error({ jobId: job?.id, job: job?.name, err: error }, "job failed");
+    });
     return w;
   });
   const worker = workers[0] as Worker;
@@ -252,8 +307,9 @@ export async function startWorker(
     worker,
     workers,
     context,
-    reconcileNow: () => withLock(connection, lockKey, () => reconcile(context, assetKeys)),
+    reconcileNow: () => withLock(connection, lockKey, () => reconcile(context, assetKeys), lock),
     close: async () => {
+      shutdown.abort(new ShuttingDownError("the worker"));
       lossWatch.stop();
       for (const w of workers) await w.close();
       await renderWorker.close();

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
 import type { LogLevel, OpsConfig, PrismicConfig } from "#config";
 import { createContentClient, loadContentSchema } from "#content";
+import { ShuttingDownError } from "#errors";
 import { edgeErrorOptions } from "#http/edge-errors.ts";
 // Request ids unique across restarts and replicas: an error page shows one to find its log line.
 import { newRequestId } from "#http/error-pages.ts";
@@ -46,7 +47,9 @@ const ROOT_DIR = fileURLToPath(new URL("../../../", import.meta.url));
  */
 export async function startPreview(options: PreviewOptions, logger: Logger): Promise<RunningPreview> {
   const schema = loadContentSchema(options.rootDir ?? ROOT_DIR);
-  const client = createContentClient(options.prismic, { schema, logger });
+  // Aborted at shutdown: a request waiting on the content API (a 429's wait) ends at once.
+  const shutdown = new AbortController();
+  const client = createContentClient(options.prismic, { schema, logger, signal: shutdown.signal });
   const [assets] = await Promise.all([buildPreviewAssets(), client.probe()]);
   const app = Fastify({
     loggerInstance: logger,
@@ -85,6 +88,7 @@ export async function startPreview(options: PreviewOptions, logger: Logger): Pro
     url,
     ...(ops ? { opsUrl: ops.url } : {}),
     close: async () => {
+      shutdown.abort(new ShuttingDownError("the preview server"));
       await ops?.close();
       await app.close();
     },

@@ -13,7 +13,7 @@ export class ConfigError extends Error {
 
 /** A non-2xx answer of the content API (after any rate-limit retries ran out). */
 export class ContentApiError extends Error {
-  override readonly name = "ContentApiError";
+  override readonly name: string = "ContentApiError";
   constructor(
     readonly status: number,
     readonly url: string,
@@ -35,6 +35,30 @@ export class ContentApiError extends Error {
   }
 }
 
+/**
+ * A 429 whose `retry-after` is longer than a process may wait in place (PRISMIC_RATE_LIMIT_MAX_WAIT_MS),
+ * or one more than the retries allow: `retryAt` (epoch ms) is when the content API said to come
+ * back. A job failing with it is retried then (the worker's `retry-after` backoff), having
+ * released the publish lock instead of sleeping on it.
+ */
+export class RateLimitedError extends ContentApiError {
+  override readonly name: string = "RateLimitedError";
+  constructor(
+    url: string,
+    body: unknown,
+    readonly retryAt: number,
+    why: string,
+  ) {
+    super(429, url, body);
+    this.message = `${this.message} (the content API asks to wait until ${clockTime(retryAt)}: ${why})`;
+  }
+}
+
+/** `14:03:21`, UTC: how `pressroom status` and errors name the end of a wait. */
+export function clockTime(epochMs: number): string {
+  return new Date(epochMs).toISOString().slice(11, 19);
+}
+
 /** The content API did not answer within the configured timeout. */
 export class ContentTimeoutError extends Error {
   override readonly name = "ContentTimeoutError";
@@ -44,6 +68,18 @@ export class ContentTimeoutError extends Error {
     readonly timeoutMs: number,
   ) {
     super(`Response timeout for ${url} (no answer within ${timeoutMs} ms)`);
+  }
+}
+
+/**
+ * The process is shutting down (SIGTERM): its waits and requests in flight are cut short. What it
+ * was doing is retried elsewhere — a job by another worker, a page by the visitor (503).
+ */
+export class ShuttingDownError extends Error {
+  override readonly name = "ShuttingDownError";
+  readonly retryable = true;
+  constructor(what: string) {
+    super(`${what} is shutting down`);
   }
 }
 

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { healthRoutes } from "#ops/health-routes.ts";
 import { WarnLimiter } from "#warn-limiter";
-import { countDeliveries, markDuplicate } from "./delivery-metrics.ts";
+import { countDeliveries, markQueued } from "./delivery-metrics.ts";
 import { type PublishEnqueuer, type PublishPayload, QueueUnavailableError } from "./enqueue.ts";
 import { htmlServerError, wantsHtml, webhookHtmlErrors } from "./html-errors.ts";
 
@@ -191,19 +191,33 @@ export async function webhookApp(app: FastifyInstance, options: WebhookAppOption
           message: `${documents.length} changed documents; one delivery may carry at most ${MAX_DOCUMENTS}`,
         });
       }
+      // A new master ref that names no document (Prismic's recorded 2020 body): something changed
+      // and nothing says what, so the worker publishes every route at that ref. Ids listed only
+      // inside `releases` are not master changes: they do not name what changed there.
+      const namesNoDocuments = body.masterRef !== undefined && (body.documents ?? []).length === 0;
       const payload: PublishPayload = {
         masterRef: body.masterRef ?? null,
         documents,
         receivedAt: new Date().toISOString(),
+        ...(namesNoDocuments ? { namesNoDocuments } : {}),
       };
       const { jobId, duplicate } = await options.enqueue.enqueue(payload);
-      if (duplicate) markDuplicate(request);
+      markQueued(request, duplicate === true);
       outcome(
         request,
-        { jobId, masterRef: payload.masterRef, documents: documents.length },
-        "publish queued",
+        {
+          jobId,
+          masterRef: payload.masterRef,
+          documents: documents.length,
+          ...(namesNoDocuments ? { namesNoDocuments } : {}),
+        },
+        namesNoDocuments
+          ? "publish queued: a new master ref naming no document (every route)"
+          : "publish queued",
       );
-      return reply.code(202).send({ jobId });
+      // 200, not 202: Prismic retries any other answer every 10 minutes and disables a webhook that
+      // fails 5 times in a row (shared/reference/prismic.md). Accepted means durably in Redis.
+      return reply.code(200).send({ jobId });
     },
   );
 }

@@ -1,11 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { webhookDeliveries } from "#metrics/metrics.ts";
 
-const duplicates = new WeakSet<FastifyRequest>();
+const queued = new WeakMap<FastifyRequest, "accepted" | "duplicate">();
 
-/** The delivery was a redelivery of a job already in Redis (Prismic retrying, or two at once). */
-export function markDuplicate(request: FastifyRequest): void {
-  duplicates.add(request);
+/**
+ * The delivery was queued: `duplicate` when its job was already in Redis (Prismic retrying, or two at
+ * once). Its answer is a 200 like a test trigger's, so the outcome is recorded here, not read from it.
+ */
+export function markQueued(request: FastifyRequest, duplicate: boolean): void {
+  queued.set(request, duplicate ? "duplicate" : "accepted");
 }
 
 /** Counts each delivery by what it became, from its answer (`pressroom_webhook_deliveries_total`). */
@@ -18,10 +21,11 @@ export function countDeliveries(app: FastifyInstance, path: string): void {
 
 function outcomeOf(status: number, request: FastifyRequest): string {
   switch (status) {
-    case 202:
-      return duplicates.has(request) ? "duplicate" : "accepted";
     case 200:
-      return (request.body as { type?: unknown } | undefined)?.type === "test-trigger" ? "test" : "ignored";
+      return (
+        queued.get(request) ??
+        ((request.body as { type?: unknown } | undefined)?.type === "test-trigger" ? "test" : "ignored")
+      );
     case 401:
       return "unauthorized";
     case 403:

@@ -43,7 +43,13 @@ export function createPublishEnqueuer(options: PublishEnqueuerOptions): PublishE
       const jobId = jobCatalog.publish.jobId(payload);
       const duplicate = await producer.run(async () => {
         // Ids first: if the job cannot be added, a later publish or reconcile still finds them.
-        const existed = await recordDelivery(redis, options.queuePrefix, jobId, payload.documents);
+        const existed = await recordDelivery(
+          redis,
+          options.queuePrefix,
+          jobId,
+          payload.documents,
+          payload.namesNoDocuments && payload.masterRef ? payload.masterRef : undefined,
+        );
         await queue.add("publish", payload, {
           jobId,
           attempts: jobCatalog.publish.attempts,

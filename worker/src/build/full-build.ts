@@ -22,7 +22,7 @@ import {
   SITEMAP_ROUTE,
 } from "#web/routes.ts";
 import { reportContentNotices } from "../content-notices.ts";
-import { buildRedirects, redirectHashes } from "../publish/redirects-stage.ts";
+import { buildRedirects, previousRoutes, redirectHashes } from "../publish/redirects-stage.ts";
 import { forEachPage, readSharedDocuments } from "./list-documents.ts";
 import { mapLimit } from "./map-limit.ts";
 import { createProgress, type Progress } from "./progress.ts";
@@ -54,6 +54,17 @@ export interface BuildOptions {
   storedHashes?: ReadonlyMap<string, string>;
   /** URLs per sitemap file before `/sitemap.xml` becomes an index (default 50,000, the protocol's; tests lower it). */
   sitemapUrlLimit?: number;
+  /**
+   * The build's generation, in the worker (publish/generation.ts `buildGuard`): each route's write is
+   * claimed first and skipped when refused (a newer publish started or wrote it), and redirects,
+   * orphans and the manifest are written only while the build is still the newest (it throws
+   * SupersededError otherwise). A worker paused mid-build that resumes after another took over so
+   * writes nothing stale. `pressroom build` runs without one.
+   */
+  guard?: {
+    claim(routes: readonly string[]): Promise<ReadonlySet<string>>;
+    ensureCurrent(): Promise<void>;
+  };
 }
 
 export interface BuildSummary {
@@ -208,12 +219,15 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
       );
       progress?.tick();
     }
+    // One round trip per batch: a route refused is one a newer publish owns (this build is superseded).
+    const granted = options.guard ? await options.guard.claim(rendered.map((r) => r.route)) : undefined;
     await mapLimit(rendered, UPLOADS_IN_FLIGHT, async (result) => {
       const { route, body, contentType, parts: _parts, renderMs: _renderMs, islands, ...entry } = result;
       manifest.routes[route] = entry;
       counts.rendered++;
       if (islands) javascript.add(route, islands);
-      await write(result.key, asBuffer(body), result.hash, contentType, CACHE_CONTROL.html);
+      if (!granted || granted.has(route))
+        await write(result.key, asBuffer(body), result.hash, contentType, CACHE_CONTROL.html);
       progress?.tick();
     });
   };
@@ -263,10 +277,17 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
     await pool.close();
   }
 
-  // redirects (issue 13 §2): the stored history replayed against every document's route now.
+  // redirects (issue 13 §2): the stored history replayed against every document's route now, and
+  // (issue 20 §4) renames no publish saw, from the previous manifest's routes: its old URL answers 301.
+  await options.guard?.ensureCurrent();
+  const before = previousRoutes(previous);
   const redirects = await buildRedirects(
     store,
-    [settings, ...priceLists, ...pageStubs].map((doc) => ({ id: doc.id, route: routeForDocument(doc) })),
+    [settings, ...priceLists, ...pageStubs].map((doc) => ({
+      id: doc.id,
+      route: routeForDocument(doc),
+      from: before.get(doc.id),
+    })),
     (route) => Object.hasOwn(manifest.routes, route),
     isStored,
   );
@@ -281,12 +302,14 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
     ...redirects.keys,
   ]);
   const orphans = [...existing.keys()].filter((key) => !keep.has(key));
+  await options.guard?.ensureCurrent();
   await mapLimit(orphans, UPLOADS_IN_FLIGHT, async (key) => {
     await store.delete(key);
     counts.deleted++;
   });
 
   const body = serializeManifest(manifest);
+  await options.guard?.ensureCurrent();
   await store.put(MANIFEST_KEY, body, {
     contentType: "application/json",
     cacheControl: CACHE_CONTROL.metadata,

@@ -6,6 +6,18 @@ export type RedisCommand = [name: string, ...args: string[]];
 export const TRANSACTION_CHUNK = 500;
 
 /**
+ * A condition the transaction applies under, atomically: the integer at `key` is at most `atMost`
+ * (a publish's generation: no newer publish has started). Checked under WATCH, so a change of `key`
+ * between the check and EXEC discards the transaction.
+ */
+export interface TransactionGuard {
+  key: string;
+  atMost: number;
+  /** Thrown (made) when the condition does not hold: nothing of the transaction was applied. */
+  refused: () => Error;
+}
+
+/**
  * Runs `commands` as one MULTI … EXEC: a reader sees all of them or none. A small transaction is one
  * pipeline on `redis`. A large one (a diff build replaces 10,000 routes' entries and dependency sets:
  * 40,000 commands) is sent on a connection of its own, `chunk` commands at a time, each chunk queued
@@ -14,11 +26,15 @@ export const TRANSACTION_CHUNK = 500;
  * part of its peak RSS. That connection never reconnects nor resends: if it fails before EXEC, Redis
  * discards the transaction and nothing of it is applied. A command Redis refuses fails the whole
  * transaction (EXECABORT), and an error of a command inside EXEC is thrown after it.
+ *
+ * With a `guard`, the transaction always runs on its own connection (WATCH belongs to a connection,
+ * and the shared one carries BullMQ's commands too) and applies only if the guard holds at EXEC.
  */
 export async function execTransaction(
   redis: Redis,
   commands: Iterable<RedisCommand>,
   chunk = TRANSACTION_CHUNK,
+  guard?: TransactionGuard,
 ): Promise<void> {
   const iterator = commands[Symbol.iterator]();
   const take = () => {
@@ -30,7 +46,7 @@ export async function execTransaction(
     return taken;
   };
   let batch = take();
-  if (batch.length < chunk) {
+  if (batch.length < chunk && !guard) {
     throwFirstError(await redis.multi(batch).exec());
     return;
   }
@@ -44,12 +60,19 @@ export async function execTransaction(
   tx.on("error", () => undefined); // the command that meets it rejects
   try {
     await tx.connect();
+    if (guard) {
+      await tx.watch(guard.key);
+      if (Number((await tx.get(guard.key)) ?? "0") > guard.atMost) throw guard.refused();
+    }
     await tx.multi({ pipeline: false });
     while (batch.length > 0) {
       await Promise.all(batch.map(([name, ...args]) => tx.call(name, ...args)));
       batch = take();
     }
-    throwFirstError(await tx.exec());
+    const replies = await tx.exec();
+    // EXEC answers nil when a watched key changed: the guard no longer held, nothing was applied.
+    if (replies === null && guard) throw guard.refused();
+    throwFirstError(replies);
   } finally {
     tx.disconnect(); // before EXEC: Redis discards the transaction
   }

@@ -1,7 +1,7 @@
 import type { ChainableCommander, Redis } from "ioredis";
 import { seesDependency } from "#web/content/index.ts";
 import type { BuiltRoute } from "../build/full-build.ts";
-import { execTransaction, type RedisCommand } from "./chunked-transaction.ts";
+import { execTransaction, type RedisCommand, type TransactionGuard } from "./chunked-transaction.ts";
 import type { KnownDocument } from "./planner.ts";
 
 /**
@@ -233,8 +233,10 @@ export class DependencyIndex {
     deleted: readonly string[];
     previous: ReadonlyMap<string, IndexedRoute>;
     documents: ReadonlyMap<string, IndexedDocument | null>;
+    /** Applied only while the guard holds (the publish is still the newest: generation.ts). */
+    guard?: TransactionGuard;
   }): Promise<void> {
-    await execTransaction(this.redis, this.commitCommands(change));
+    await execTransaction(this.redis, this.commitCommands(change), undefined, change.guard);
   }
 
   private *commitCommands(change: {
@@ -281,9 +283,10 @@ export class DependencyIndex {
     ref: string,
     routes: ReadonlyMap<string, IndexedRoute>,
     documents: ReadonlyMap<string, IndexedDocument>,
+    guard?: TransactionGuard,
   ): Promise<void> {
     const stale = await this.redis.keys(`${this.key("dep:")}*`);
-    await execTransaction(this.redis, this.replaceCommands(ref, routes, documents, stale));
+    await execTransaction(this.redis, this.replaceCommands(ref, routes, documents, stale), undefined, guard);
   }
 
   private *replaceCommands(

@@ -3,7 +3,8 @@ import { routeForDocument } from "#web/routes.ts";
 import { buildSite, documentHash } from "../build/full-build.ts";
 import type { PublishContext } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
-import { nextGeneration } from "./generation.ts";
+import { buildGuard, generationGuard, nextGeneration } from "./generation.ts";
+import { builtRefsCommands } from "./pending-refs.ts";
 import { recordRouteFailures, routeFailures } from "./route-failures.ts";
 
 /**
@@ -15,8 +16,10 @@ export async function diffBuild(
   ctx: PublishContext,
   ref: string,
   index = new DependencyIndex(ctx.redis, ctx.queuePrefix),
+  /** The publish's generation when a publish runs it (taken under the lock); otherwise a new one. */
+  generation?: number,
 ) {
-  return (await rebuild(ctx, ref, index)).summary;
+  return (await rebuild(ctx, ref, index, undefined, generation)).summary;
 }
 
 /**
@@ -28,10 +31,13 @@ export async function rebuild(
   ref: string,
   index: DependencyIndex,
   storedHashes?: ReadonlyMap<string, string>,
+  generation?: number,
 ) {
-  // A new generation: any child job of an earlier publish still queued is dropped, not written.
-  await nextGeneration(ctx.redis, ctx.queuePrefix);
+  // A new generation: any child job of an earlier publish still queued is dropped, not written; and
+  // every write of this build carries it (a worker paused mid-build writes nothing once superseded).
+  const mine = generation ?? (await nextGeneration(ctx.redis, ctx.queuePrefix));
   const outcome = await buildSite({
+    guard: buildGuard(ctx.redis, ctx.queuePrefix, mine),
     client: ctx.client,
     store: ctx.store,
     siteUrl: ctx.siteUrl,
@@ -58,7 +64,9 @@ export async function rebuild(
   const documents = new Map(
     outcome.documents.map((doc) => [doc.id, indexed(doc, outcome.hashes.get(doc.id))]),
   );
-  await index.replace(ref, routes, documents);
+  await index.replace(ref, routes, documents, generationGuard(ctx.queuePrefix, mine));
+  // A delivery announcing this ref with no ids (pending-refs.ts) now needs no diff build of its own.
+  await ctx.redis.multi(builtRefsCommands(ctx.queuePrefix, [ref])).exec();
   // This build's failures recorded (attempts counted on), every other recorded failure forgotten.
   const failedRoutes = new Set(failed.map((f) => f.route));
   const recovered = (await routeFailures(ctx.redis, ctx.queuePrefix))

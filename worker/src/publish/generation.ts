@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import { redisKeys } from "#jobs/catalog.ts";
+import type { TransactionGuard } from "./chunked-transaction.ts";
 
 /**
  * Every write carries its generation, so that no write ever goes back in time.
@@ -96,6 +97,35 @@ export async function claimWrites(
     ...routes,
   )) as number[];
   return new Set(routes.filter((_, i) => answers[i] === 1));
+}
+
+/** Throws SupersededError unless `generation` is still the newest: call just before a write stage. */
+export async function ensureCurrent(redis: Redis, prefix: string, generation: number): Promise<void> {
+  if (!(await isCurrent(redis, prefix, generation))) throw new SupersededError(generation);
+}
+
+/**
+ * A commit's guard (chunked-transaction.ts): the transaction applies only while `generation` is
+ * still the newest, checked under WATCH, so a worker paused between its last check and its commit
+ * (SIGSTOP, a VM freeze) cannot commit over the publish that took over meanwhile.
+ */
+export function generationGuard(prefix: string, generation: number): TransactionGuard {
+  return {
+    key: redisKeys(prefix).generation,
+    atMost: generation,
+    refused: () => new SupersededError(generation),
+  };
+}
+
+/**
+ * What a build needs to carry its generation (full-build.ts `guard`): each route's write claimed
+ * first, and the last steps (orphans, manifest) only while still the newest.
+ */
+export function buildGuard(redis: Redis, prefix: string, generation: number) {
+  return {
+    claim: (routes: readonly string[]) => claimWrites(redis, prefix, routes, generation),
+    ensureCurrent: () => ensureCurrent(redis, prefix, generation),
+  };
 }
 
 /** Thrown where a superseded publish would commit: its newer successor commits instead. */

@@ -6,19 +6,40 @@ const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call
 const EXTEND = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`;
 
 /**
+ * How long the publish lock (and BullMQ's job lock) outlives a holder that stopped renewing it: a
+ * killed worker, or one paused (SIGSTOP, a VM freeze, a long GC). Another worker takes over after at
+ * most this, so a paused holder delays publishing by seconds, not the 30 s + 30 s of BullMQ's
+ * defaults (issue 20 §3). The holder renews every third of it, so it loses the lock only when its
+ * event loop stalls for two thirds of it; the generation guard (generation.ts) then keeps whatever
+ * it does after resuming from being written. `WORKER_LOCK_MS` sets it.
+ */
+export const DEFAULT_LOCK_MS = 8_000;
+
+export interface LockOptions {
+  /** The lock's time to live, renewed every third of it (default DEFAULT_LOCK_MS). */
+  ttlMs?: number;
+  /** Aborted at shutdown: stops waiting for the lock at once. */
+  signal?: AbortSignal;
+}
+
+/**
  * Runs `task` while holding a Redis lock, so that one process publishes at a time (two publishes
- * at once would each commit half of the index). The lock expires if its holder dies (a killed
- * worker), and is extended while the task runs. Waiting is fine: the holder publishes our ids too,
- * or leaves them for us.
+ * at once would each commit half of the index). The lock expires if its holder dies or stops (a
+ * killed or paused worker), and is extended while the task runs. Waiting is fine: the holder
+ * publishes our ids too, or leaves them for us.
  */
 export async function withLock<T>(
   redis: Redis,
   key: string,
   task: () => Promise<T>,
-  ttlMs = 30_000,
+  options: LockOptions = {},
 ): Promise<T> {
+  const ttlMs = options.ttlMs ?? DEFAULT_LOCK_MS;
   const token = randomUUID();
-  while ((await redis.set(key, token, "PX", ttlMs, "NX")) !== "OK") await sleep(50);
+  while ((await redis.set(key, token, "PX", ttlMs, "NX")) !== "OK") {
+    options.signal?.throwIfAborted();
+    await sleep(50, undefined, options.signal ? { signal: options.signal } : undefined);
+  }
   const keepAlive = setInterval(() => {
     redis.eval(EXTEND, 1, key, token, String(ttlMs)).catch(() => undefined);
   }, ttlMs / 3);

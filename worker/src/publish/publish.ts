@@ -1,9 +1,11 @@
 import { hostname } from "node:os";
 import type { PrismicDocument } from "@prismicio/client";
 import { redisKeys } from "#jobs/catalog.ts";
+import { deliveriesWithoutDocuments } from "#metrics/metrics.ts";
 import { createClientSource } from "#web/content/index.ts";
 import { keyForRoute, routeProblem } from "#web/routes.ts";
 import { reportContentNotices } from "../content-notices.ts";
+import { execTransaction, type RedisCommand } from "./chunked-transaction.ts";
 import { updateManifest } from "./commit.ts";
 import {
   type BatchOutcome,
@@ -16,8 +18,9 @@ import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./depe
 import { dependencyPool } from "./dependency-pool.ts";
 import { diffBuild, indexed } from "./diff-build.ts";
 import { fetchPagesByUid, pageUidsOf } from "./fetch-documents.ts";
-import { isCurrent, nextGeneration, SupersededError } from "./generation.ts";
+import { claimWrites, ensureCurrent, generationGuard, nextGeneration } from "./generation.ts";
 import { layeredSource } from "./layered-source.ts";
+import { builtRefsCommands, coveredRefs, refsToBuild } from "./pending-refs.ts";
 import { planIds } from "./plan-ids.ts";
 import { idsToFetch } from "./planner.ts";
 import { publishRedirects } from "./redirects-stage.ts"; // redirects (issue 13 §2)
@@ -47,28 +50,48 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   // Take every pending id at once; ids a failed or killed publish took are still in processing and
   // are taken again. Webhooks arriving from now on fill a fresh pending set for the next publish.
   // The index's meta (version, ref, settings id) comes back in the same round trip.
+  // Master refs announced with no ids (pending-refs.ts) are taken the same way.
   const take = ctx.redis
     .multi()
     .sunionstore(keys.processingIds, keys.processingIds, keys.pendingIds)
     .del(keys.pendingIds)
-    .smembers(keys.processingIds);
+    .smembers(keys.processingIds)
+    .sunionstore(keys.processingRefs, keys.processingRefs, keys.pendingRefs)
+    .del(keys.pendingRefs)
+    .smembers(keys.processingRefs);
   const answers = (await index.readMeta(take).exec()) ?? [];
   const ids = [...((answers[2]?.[1] as string[] | undefined) ?? [])].sort();
-  const meta = DependencyIndex.parseMeta((answers[3]?.[1] as (string | null)[] | undefined) ?? []);
+  const announced = (answers[5]?.[1] as string[] | undefined) ?? [];
+  const meta = DependencyIndex.parseMeta((answers[6]?.[1] as (string | null)[] | undefined) ?? []);
+  const unbuilt = refsToBuild(announced, await coveredRefs(ctx.redis, ctx.queuePrefix, announced));
   timer.lap("take");
+  // Taken below, before anything is rendered; every write from then on carries it.
+  let generation = 0;
   const done = async (summary: Omit<PublishSummary, "durationMs">): Promise<PublishSummary> => {
     const result = { ...summary, durationMs: timer.elapsed(), startedAt, timings: timer.timings };
-    await ctx.redis
-      .multi()
-      .del(keys.processingIds)
-      .set(keys.lastRef, summary.ref)
+    const commands: RedisCommand[] = [
+      ["del", keys.processingIds, keys.processingRefs],
+      ["set", keys.lastRef, summary.ref],
       // `by`: the worker process that ran it (`pressroom status` shows it; the benchmark reads its pid).
-      .set(keys.lastPublish, JSON.stringify({ ...result, at: new Date().toISOString(), by: PUBLISHER }))
-      .exec();
+      ["set", keys.lastPublish, JSON.stringify({ ...result, at: new Date().toISOString(), by: PUBLISHER })],
+      // A diff build read the master ref after taking the announced refs: it covered them all.
+      ...(summary.mode === "diff-build" ? builtRefsCommands(ctx.queuePrefix, announced) : []),
+    ];
+    // Only while still the newest: a superseded publish (paused, then resumed) must neither forget
+    // ids its successor took nor move the last ref back.
+    await execTransaction(ctx.redis, commands, undefined, generationGuard(ctx.queuePrefix, generation));
     ctx.logger.info(result, "publish finished");
     return result;
   };
-  if (ids.length === 0) {
+  if (announced.length > unbuilt.length) {
+    deliveriesWithoutDocuments.inc({ action: "covered" }, announced.length - unbuilt.length);
+    ctx.logger.info(
+      { refs: announced.filter((ref) => !unbuilt.includes(ref)) },
+      "deliveries naming no document at refs a diff build already covered: nothing more to publish for them",
+    );
+  }
+  if (ids.length === 0 && unbuilt.length === 0) {
+    if (announced.length > 0) await ctx.redis.del(keys.processingRefs);
     return {
       ref: (await ctx.redis.get(keys.lastRef)) ?? "",
       ids: 0,
@@ -82,7 +105,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   }
   // From here on every write carries this publish's generation: a child job of an older publish
   // still queued (its worker was killed) is dropped, and none of its writes can land after ours.
-  const generation = await nextGeneration(ctx.redis, ctx.queuePrefix);
+  generation = await nextGeneration(ctx.redis, ctx.queuePrefix);
   const threshold = ctx.fanOutThreshold ?? 200;
   // The master ref and what the index knows do not depend on each other: both at once.
   const [ref, prior] = await Promise.all([
@@ -94,7 +117,17 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   const log = ctx.logger.child({ ref, generation });
   if (prior === undefined) {
     log.warn("the dependency index is missing or of another version: running a diff build");
-    return done({ ...(await diffBuild(ctx, ref, index)), ids: ids.length });
+    return done({ ...(await diffBuild(ctx, ref, index, generation)), ids: ids.length });
+  }
+  if (unbuilt.length > 0) {
+    // Something changed at these refs and no delivery said what: every route, at once, at the
+    // master ref read now (never the announced one: later work never goes back in time).
+    deliveriesWithoutDocuments.inc({ action: "diff-build" }, unbuilt.length);
+    log.warn(
+      { announced: unbuilt, ids: ids.length },
+      "a delivery named no document for a new master ref: publishing every route at the master ref (a diff build)",
+    );
+    return done({ ...(await diffBuild(ctx, ref, index, generation)), ids: ids.length });
   }
 
   const { plan, fetchedDocs, gone, fetched, documents } = await planIds(ctx.client, index, ref, ids, {
@@ -120,7 +153,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
       { routes: plan.render.size },
       "large fan-out and no render queue: rendering everything as a diff build",
     );
-    return done({ ...(await diffBuild(ctx, ref, index)), ids: ids.length });
+    return done({ ...(await diffBuild(ctx, ref, index, generation)), ids: ids.length });
   }
 
   // A document's own route first, then what links to it, listings last.
@@ -213,20 +246,34 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     );
     timer.lap("rest");
   }
-  // A publish whose lock expired while it ran (a paused process) must not commit over its successor.
-  if (!(await isCurrent(ctx.redis, ctx.queuePrefix, generation))) throw new SupersededError(generation);
+  // A publish whose lock expired while it ran (a paused process) must not commit over its successor:
+  // it checks before each stage that writes, claims each delete as it claims each put, and commits
+  // the index only while still the newest (atomically: generation.ts). What a pause can still slip
+  // in is one step's writes, as for a put (docs/reliability.md).
+  await ensureCurrent(ctx.redis, ctx.queuePrefix, generation);
+  const deletable = await claimWrites(ctx.redis, ctx.queuePrefix, deleted, generation);
   for (const route of deleted) {
+    if (!deletable.has(route)) continue;
     await ctx.store.delete(previous.get(route)?.key ?? keyForRoute(route));
     counts.deleted++;
   }
 
   // redirects (issue 13 §2): old routes of renamed documents answer 301; see redirects-stage.ts.
+  await ensureCurrent(ctx.redis, ctx.queuePrefix, generation);
   const redirects = await publishRedirects(ctx.store, {
     ...{ ids, known: prior.known, fetched, written, deleted },
     indexedRoutes: (candidates) => index.routes(candidates),
   });
+  await ensureCurrent(ctx.redis, ctx.queuePrefix, generation);
   await updateManifest(ctx.store, ref, written, deleted, redirects);
-  await index.commit({ ref, written, deleted, previous, documents: overlay });
+  await index.commit({
+    ref,
+    written,
+    deleted,
+    previous,
+    documents: overlay,
+    guard: generationGuard(ctx.queuePrefix, generation),
+  });
   await recordRouteFailures(
     ctx.redis,
     ctx.queuePrefix,

@@ -96,20 +96,23 @@ export async function publishRedirects(
 
 /**
  * A build's redirects: the stored history replayed against every document's route now, so a full
- * build produces the redirects the publishes made. Writes each redirect object unless `isStored`
- * says its bytes are there; what it drops is left to the build's orphan sweep (its keys are not in
- * `keys`). Returns the manifest's `redirects` and the keys to keep.
+ * build produces the redirects the publishes made; and a document whose route in the previous
+ * manifest (`from`) is not its route now moved without a publish seeing it (its webhook was lost, or
+ * the operator ran `pressroom build`): its old route gets a redirect, as a publish would write it.
+ * Writes each redirect object unless `isStored` says its bytes are there; what it drops is left to
+ * the build's orphan sweep (its keys are not in `keys`). Returns the manifest's `redirects` and the
+ * keys to keep.
  */
 export async function buildRedirects(
   store: SiteStore,
-  documents: readonly { id: string; route: string | null }[],
+  documents: readonly { id: string; route: string | null; from?: string | undefined }[],
   isPage: (route: string) => boolean,
   isStored: (key: string, hash: string) => boolean,
 ): Promise<{ locations: Record<string, string>; keys: string[]; written: number }> {
   const history = await readRedirectHistory(store);
   const plan = planRedirects({
     history,
-    documents: documents.map(({ id, route }) => ({ id, to: route })),
+    documents: documents.map(({ id, route, from }) => ({ id, to: route, ...(from ? { from } : {}) })),
     complete: true,
     isPage,
   });
@@ -125,6 +128,17 @@ export async function buildRedirects(
   }
   await writeRedirectHistory(store, history, plan.history);
   return { locations, keys, written };
+}
+
+/**
+ * Where each document's page was when the manifest was written: document id → route (issue 20 §4).
+ * A build compares it with the routes now to see renames no publish saw.
+ */
+export function previousRoutes(manifest: { routes: Record<string, { documentId?: string }> } | undefined) {
+  const routes = new Map<string, string>();
+  for (const [route, entry] of Object.entries(manifest?.routes ?? {}))
+    if (entry.documentId) routes.set(entry.documentId, route);
+  return routes;
 }
 
 /** The hashes of the redirect objects a manifest lists, by key (a build skips those already stored). */

@@ -23,9 +23,17 @@ export async function waitForChildren<T>(
     timeoutMs?: number;
     /** Applied to each result as it arrives (it may shrink it: the others are still to come). */
     keep?: (result: T) => T;
+    /** Aborted at shutdown: the wait fails at once with the signal's reason. */
+    signal?: AbortSignal;
+    /**
+     * Asked every poll: an error it answers fails the wait (the content API asked the children to
+     * wait longer than a job may hold the publish lock).
+     */
+    check?: () => Promise<Error | undefined>;
   } = {},
 ): Promise<T[]> {
-  const { timeoutMs = 10 * 60_000, keep = (result: T) => result } = options;
+  const { timeoutMs = 10 * 60_000, keep = (result: T) => result, signal, check: stopWhen } = options;
+  signal?.throwIfAborted();
   const results = new Map<string, T>();
   const ids = jobs.map((job) => job.id as string);
   return new Promise<T[]>((resolve, reject) => {
@@ -36,6 +44,7 @@ export async function waitForChildren<T>(
       settled = true;
       clearInterval(poll);
       clearTimeout(limit);
+      signal?.removeEventListener("abort", onAbort);
       events.off("completed", onEvent);
       events.off("failed", onEvent);
       if (error) reject(error);
@@ -119,7 +128,13 @@ export async function waitForChildren<T>(
     const poll = setInterval(() => {
       sweepDue = true;
       void check();
+      stopWhen?.().then(
+        (error) => error && finish(error),
+        () => undefined, // Redis away for a moment: asked again next poll
+      );
     }, POLL_MS);
+    const onAbort = () => finish(signal?.reason instanceof Error ? signal.reason : new Error("aborted"));
+    signal?.addEventListener("abort", onAbort, { once: true });
     const limit = setTimeout(
       () => finish(new Error(`child jobs not finished after ${timeoutMs} ms`)),
       timeoutMs,

@@ -46,6 +46,12 @@ export interface PrismicConfig {
   cacheTtlMs: number;
   cacheMaxEntries: number;
   rateLimitRetries: number;
+  /**
+   * The longest single wait a 429's `retry-after` may impose in place (default 10 s): a longer one
+   * fails at once with a RateLimitedError, so a job releases its lock and retries at that time.
+   * Optional so that hosts building a config by hand need not care; loadConfig always sets it.
+   */
+  rateLimitMaxWaitMs?: number;
 }
 
 export interface ContentServiceConfig extends ServerConfig {
@@ -92,6 +98,11 @@ export interface PublisherConfig extends ContentReaderConfig {
    * the number of cores − 1, which in a container limited by CPU quota overcounts (it sees the host's).
    */
   renderThreads?: number;
+  /**
+   * How long a worker that stopped renewing its locks (killed, paused) keeps the publish lock and
+   * its BullMQ job from the others (`WORKER_LOCK_MS`); undefined: 8 s (worker/src/publish/lock.ts).
+   */
+  lockMs?: number;
 }
 
 export interface WebhookConfig extends ServerConfig {
@@ -214,6 +225,7 @@ function prismicConfig(read: EnvReader): PrismicConfig {
     cacheTtlMs: read.get("PRISMIC_CACHE_TTL_MS"),
     cacheMaxEntries: read.get("PRISMIC_CACHE_MAX_ENTRIES"),
     rateLimitRetries: read.get("PRISMIC_RATE_LIMIT_RETRIES"),
+    rateLimitMaxWaitMs: read.get("PRISMIC_RATE_LIMIT_MAX_WAIT_MS"),
   };
 }
 
@@ -262,6 +274,7 @@ const loaders = {
       siteUrl: read.get("SITE_URL"),
       contact: contactMailConfig(read),
       ...(renderThreads === undefined ? {} : { renderThreads }),
+      lockMs: read.get("WORKER_LOCK_MS"),
     };
   },
   /** `pressroom serve webhook`: refuses to start without the secret it must check. */

@@ -163,6 +163,10 @@ export const variables = {
     schema: nonNegativeInt(3, 20),
     fix: "Set PRISMIC_RATE_LIMIT_RETRIES to how often a 429 answer is retried (0 to 20).",
   },
+  PRISMIC_RATE_LIMIT_MAX_WAIT_MS: {
+    schema: nonNegativeInt(10_000, 60_000),
+    fix: "Set PRISMIC_RATE_LIMIT_MAX_WAIT_MS to the longest single wait a 429 may ask for before it is retried in place, in milliseconds (0 to 60000; default 10000). A longer retry-after fails the job, which releases the publish lock and is retried at that time.",
+  },
   REDIS_URL: {
     schema: trimmed()
       .default("redis://127.0.0.1:6379")
@@ -186,6 +190,16 @@ export const variables = {
         .optional(),
     ),
     fix: "Set RENDER_THREADS to the number of render threads of a build or worker (0 to 64; 0 renders on the main thread), or unset it for the number of cores − 1.",
+  },
+  WORKER_LOCK_MS: {
+    schema: trimmed()
+      .default("8000")
+      .refine(
+        (v) => /^\d+$/.test(v) && Number(v) >= 2_000 && Number(v) <= 300_000,
+        "not an integer from 2000 to 300000",
+      )
+      .transform(Number),
+    fix: "Set WORKER_LOCK_MS to how long a worker that stopped renewing its locks (killed, paused, frozen) keeps the publish and its BullMQ job from the other workers, in milliseconds (2000 to 300000; default 8000). Longer only if the workers' event loops stall for seconds.",
   },
   STORAGE_URL: {
     schema: trimmed()

@@ -3,8 +3,9 @@ import type { PrismicConfig } from "../config/index.ts";
 import { ContentQueryError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { meteredFetch } from "../metrics/metered-fetch.ts";
+import { noteContentApiWait } from "../metrics/metrics.ts";
 import { bookmarkedId, repositoryForm } from "./api-root-forms.ts";
-import { type ContentFetch, createContentFetch } from "./content-fetch.ts";
+import { type ContentFetch, createContentFetch, type RateLimitWait } from "./content-fetch.ts";
 import type { ContentSchema } from "./content-schema.ts";
 import { guardQuery, type QueryParams } from "./query-guard.ts";
 import { contentRoutes } from "./routes.ts";
@@ -107,6 +108,10 @@ export interface ContentClientDeps {
   schema?: ContentSchema;
   /** The network fetch under the content fetch (tests may count calls with it). */
   fetch?: typeof fetch;
+  /** Told of every 429 besides the metric (the worker records the wait for `pressroom status`). */
+  onRateLimited?: (wait: RateLimitWait) => void;
+  /** Aborted at shutdown: requests in flight and 429 waits end at once. */
+  signal?: AbortSignal;
 }
 
 /** The one factory every process uses to read content. Build it in entry files, never at module top level. */
@@ -116,6 +121,12 @@ export function createContentClient(config: PrismicConfig, deps: ContentClientDe
     cacheTtlMs: config.cacheTtlMs,
     cacheMaxEntries: config.cacheMaxEntries,
     rateLimitRetries: config.rateLimitRetries,
+    ...(config.rateLimitMaxWaitMs === undefined ? {} : { maxRetryAfterMs: config.rateLimitMaxWaitMs }),
+    onRateLimited: (wait) => {
+      noteContentApiWait(wait.until);
+      deps.onRateLimited?.(wait);
+    },
+    ...(deps.signal ? { signal: deps.signal } : {}),
     ...(deps.logger ? { logger: deps.logger } : {}),
     fetch: meteredFetch(deps.fetch),
   });

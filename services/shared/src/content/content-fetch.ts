@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { ContentApiError, ContentTimeoutError } from "../errors.ts";
+import { ContentApiError, ContentTimeoutError, RateLimitedError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { redactUrl } from "../redact-url.ts";
 import { ResponseCache, ttlFromCacheControl } from "./response-cache.ts";
@@ -14,8 +14,31 @@ export interface ContentFetchOptions {
   rateLimitRetries: number;
   /** Wait before retrying a 429 that has no usable `retry-after` header. */
   defaultRetryAfterMs?: number;
+  /**
+   * The longest single wait a 429 may impose in place (default 10 s). A longer `retry-after` fails
+   * at once with a RateLimitedError carrying the time to come back: a job must not sleep for an hour
+   * holding the publish lock (issue 20 §3).
+   */
+  maxRetryAfterMs?: number;
+  /** Told of every 429, with the time the content API asked to wait until (status, metrics). */
+  onRateLimited?: (wait: RateLimitWait) => void;
+  /**
+   * Aborted when the process shuts down: every request in flight and every wait ends at once
+   * (SIGTERM must stop a process within seconds, not after a 429's wait).
+   */
+  signal?: AbortSignal;
   logger?: Logger;
   fetch?: typeof fetch;
+}
+
+/** A 429 as the content fetch met it. */
+export interface RateLimitWait {
+  /** The request's URL, access token redacted. */
+  url: string;
+  /** When the content API said to come back (epoch ms). */
+  until: number;
+  /** Whether this process waits and retries in place (false: it fails now with a RateLimitedError). */
+  retrying: boolean;
 }
 
 export type ContentFetch = ((input: string | URL | Request, init?: RequestInit) => Promise<Response>) & {
@@ -23,30 +46,40 @@ export type ContentFetch = ((input: string | URL | Request, init?: RequestInit) 
 };
 
 const DEFAULT_RETRY_AFTER_MS = 1000;
+/** The default PRISMIC_RATE_LIMIT_MAX_WAIT_MS. */
+export const DEFAULT_MAX_RETRY_AFTER_MS = 10_000;
 
 /**
  * The fetch that every content client uses. It owns the rules the product
  * relies on, so that they hold whatever @prismicio/client does internally:
  * a bounded response cache, a timeout, bounded 429 retries honouring
- * `retry-after`, and an error carrying the status for any other non-2xx.
+ * `retry-after` up to a bound (a longer one fails at once: RateLimitedError), an
+ * abort on shutdown, and an error carrying the status for any other non-2xx.
  * (The client's own 429 handling retries forever; it never sees a 429 from here.)
  */
 export function createContentFetch(options: ContentFetchOptions): ContentFetch {
   const cache = new ResponseCache(options.cacheMaxEntries);
   const baseFetch = options.fetch ?? globalThis.fetch;
   const defaultRetryAfterMs = options.defaultRetryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
+  /** The caller's signal and the process's shutdown, as one. */
+  const callerSignal = (init: RequestInit | undefined): AbortSignal | undefined => {
+    const signals = [init?.signal, options.signal].filter((s): s is AbortSignal => Boolean(s));
+    return signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+  };
 
   async function fetchOnce(url: string, init: RequestInit | undefined): Promise<Response> {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), options.timeoutMs);
-    const signal = init?.signal ? AbortSignal.any([init.signal, timeout.signal]) : timeout.signal;
+    const caller = callerSignal(init);
+    const signal = caller ? AbortSignal.any([caller, timeout.signal]) : timeout.signal;
     try {
       const response = await baseFetch(url, { ...init, signal });
       // Read the body under the same timer: a server that sends headers and then stalls is a timeout too.
       const body = await response.arrayBuffer();
       return new Response(body, { status: response.status, headers: response.headers });
     } catch (error) {
-      if (timeout.signal.aborted && !init?.signal?.aborted)
+      if (timeout.signal.aborted && !caller?.aborted)
         throw new ContentTimeoutError(redactUrl(url), options.timeoutMs);
       throw error;
     } finally {
@@ -75,13 +108,24 @@ export function createContentFetch(options: ContentFetchOptions): ContentFetch {
         }
         return response;
       }
-      if (response.status === 429 && attempt < options.rateLimitRetries) {
+      if (response.status === 429) {
         const waitMs = retryAfterMs(response.headers.get("retry-after"), defaultRetryAfterMs);
+        const until = Date.now() + waitMs;
+        const retrying = attempt < options.rateLimitRetries && waitMs <= maxRetryAfterMs;
+        options.onRateLimited?.({ url: redactUrl(url), until, retrying });
+        if (!retrying) {
+          const why =
+            waitMs > maxRetryAfterMs
+              ? `longer than the ${maxRetryAfterMs} ms a single wait may last (PRISMIC_RATE_LIMIT_MAX_WAIT_MS)`
+              : `still limited after ${options.rateLimitRetries} retries (PRISMIC_RATE_LIMIT_RETRIES)`;
+          throw new RateLimitedError(redactUrl(url), await readBody(response), until, why);
+        }
         options.logger?.warn(
           { url: redactUrl(url), waitMs, attempt: attempt + 1 },
           "content API rate limit, retrying",
         );
-        await sleep(waitMs, undefined, init?.signal ? { signal: init.signal } : undefined);
+        const signal = callerSignal(init);
+        await sleep(waitMs, undefined, signal ? { signal } : undefined);
         continue;
       }
       throw new ContentApiError(response.status, redactUrl(url), await readBody(response));

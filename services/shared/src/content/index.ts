@@ -1,5 +1,11 @@
 export * from "./content-client.ts";
-export { type ContentFetch, createContentFetch, retryAfterMs } from "./content-fetch.ts";
+export {
+  type ContentFetch,
+  createContentFetch,
+  DEFAULT_MAX_RETRY_AFTER_MS,
+  type RateLimitWait,
+  retryAfterMs,
+} from "./content-fetch.ts";
 export { type ContentSchema, loadContentSchema } from "./content-schema.ts";
 export * from "./preview-ref.ts";
 export { contentRoutes } from "./routes.ts";

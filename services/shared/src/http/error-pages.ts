@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { ContentApiError, ContentTimeoutError } from "../errors.ts";
+import { ContentApiError, ContentTimeoutError, ShuttingDownError } from "../errors.ts";
 import { StorageError } from "../storage/storage-errors.ts";
 
 /**
@@ -64,7 +64,7 @@ export function statusForFailure(error: unknown): 500 | 503 {
   for (let depth = 0; depth < 6 && current instanceof Error; depth++) {
     if (current instanceof StorageError) return current.retryable ? 503 : 500;
     if (current instanceof ContentApiError) return current.retryable ? 503 : 500;
-    if (current instanceof ContentTimeoutError) return 503;
+    if (current instanceof ContentTimeoutError || current instanceof ShuttingDownError) return 503;
     if (current instanceof TypeError && /fetch failed/i.test(current.message)) return 503;
     current = current.cause;
   }

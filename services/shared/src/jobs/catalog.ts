@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { MinimalJob } from "bullmq";
 import { z } from "zod";
 
 /**
@@ -22,6 +23,10 @@ const publishPayload = z.object({
   /** Ids Prismic listed as changed; they are also recorded in the pending set before the job exists. */
   documents: z.array(z.string().min(1)).max(10_000),
   receivedAt: z.string(),
+  /** The delivery announced `masterRef` and named no document (as Prismic's recorded 2020 body does):
+   * the ref is recorded in the pending refs and the worker publishes every route at once (a diff
+   * build). Informational here, as the ids are: Redis' pending refs are the source of truth. */
+  namesNoDocuments: z.boolean().optional(),
 });
 
 const buildPayload = z.object({
@@ -54,11 +59,31 @@ const contactPayload = z.object({
   receivedAt: z.iso.datetime(),
 });
 
+/**
+ * The backoff of jobs that read the content API (`type: "retry-after"`, registered as every worker's
+ * `backoffStrategy`): exponential from the job's `delay`, as BullMQ's own, but never before the time a
+ * 429 asked to come back. A job failing with a RateLimitedError (a wait longer than a job may sleep
+ * holding the lock) is so retried when the content API said, not seven times within minutes.
+ */
+export const RETRY_AFTER_BACKOFF = "retry-after";
+
+export function retryAfterBackoff(
+  attemptsMade: number,
+  _type?: string,
+  error?: Error,
+  job?: MinimalJob,
+): number {
+  const delay = (job?.opts.backoff as { delay?: number } | undefined)?.delay ?? 1_000;
+  const exponential = Math.round(2 ** Math.max(0, attemptsMade - 1) * delay);
+  const retryAt = (error as { retryAt?: unknown } | undefined)?.retryAt;
+  return typeof retryAt === "number" ? Math.max(exponential, retryAt - Date.now()) : exponential;
+}
+
 export const jobCatalog = {
   publish: {
     schema: publishPayload,
     attempts: 8,
-    backoff: { type: "exponential", delay: 1_000 },
+    backoff: { type: RETRY_AFTER_BACKOFF, delay: 1_000 },
     /** One job per announced master ref: Prismic's redelivery of the same publish is a duplicate.
      * (BullMQ refuses custom ids with a colon, hence the dash; a release-only change has no ref, so
      * its ids, hashed, name it.) */
@@ -74,13 +99,13 @@ export const jobCatalog = {
   build: {
     schema: buildPayload,
     attempts: 3,
-    backoff: { type: "exponential", delay: 5_000 },
+    backoff: { type: RETRY_AFTER_BACKOFF, delay: 5_000 },
     jobId: (_payload: z.output<typeof buildPayload>) => undefined,
   },
   "render-batch": {
     schema: renderBatchPayload,
     attempts: 3,
-    backoff: { type: "exponential", delay: 500 },
+    backoff: { type: RETRY_AFTER_BACKOFF, delay: 500 },
     jobId: (_payload: z.output<typeof renderBatchPayload>) => undefined,
   },
   reconcile: {
@@ -107,6 +132,17 @@ export const redisKeys = (prefix: string) => ({
   pendingIds: `${prefix}:pending-ids`,
   /** The ids a publish took from pendingIds: deleted when it commits, merged back into the next one otherwise. */
   processingIds: `${prefix}:processing-ids`,
+  /**
+   * Set of master refs announced by deliveries that named no document (pending-refs.ts): each calls
+   * for a diff build at the master ref, unless a diff build already covered it.
+   */
+  pendingRefs: `${prefix}:pending-refs`,
+  /** The refs a publish took from pendingRefs: deleted when it commits, taken again by the next one otherwise. */
+  processingRefs: `${prefix}:processing-refs`,
+  /** Sorted set (by time) of refs a diff build covered: a delivery announcing one of them needs none. */
+  builtRefs: `${prefix}:built-refs`,
+  /** Until when (epoch ms) the content API's latest 429 asked to wait; expires then (content-api-wait.ts). */
+  contentApiWait: `${prefix}:content-api-wait`,
   /** Held by the one process publishing at a time. */
   publishLock: `${prefix}:publish-lock`,
   /** The last master ref a publish or build completed at. */

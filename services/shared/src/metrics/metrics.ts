@@ -1,4 +1,4 @@
-import { Counter, Histogram } from "prom-client";
+import { Counter, Gauge, Histogram } from "prom-client";
 import { registry } from "./registry.ts";
 
 /**
@@ -26,7 +26,7 @@ export const publishDuration = new Histogram({
 
 export const publishToLive = new Histogram({
   name: "pressroom_publish_to_live_seconds",
-  help: "From a webhook delivery accepted (202) to the last route of its changed documents written to storage.",
+  help: "From a webhook delivery accepted (200) to the last route of its changed documents written to storage.",
   buckets: PUBLISH_BUCKETS,
   registers: [registry],
 });
@@ -51,6 +51,26 @@ export const contentRequests = new Counter({
   help: "Requests to the content API (cache misses) by HTTP status; `error` when no answer came (timeout, refused).",
   labelNames: ["status"] as const,
   registers: [registry],
+});
+
+/** When the content API last asked this process to wait until (epoch ms; 0: never). */
+let contentApiWaitUntil = 0;
+
+/**
+ * The content API's latest word: a 429 asked to wait until `until` (epoch ms), and the gauge below
+ * counts down to it; 0 when it answered a request since (metered-fetch.ts).
+ */
+export function noteContentApiWait(until: number): void {
+  contentApiWaitUntil = until;
+}
+
+export const contentApiWait = new Gauge({
+  name: "pressroom_content_api_wait_seconds",
+  help: "Seconds left until the time a 429 of the content API asked this process to wait until (0: no wait). Above PRISMIC_RATE_LIMIT_MAX_WAIT_MS, publishes fail and retry at that time instead of sleeping on the lock.",
+  registers: [registry],
+  collect() {
+    this.set(Math.max(0, (contentApiWaitUntil - Date.now()) / 1000));
+  },
 });
 
 export const storageOperations = new Counter({
@@ -78,6 +98,13 @@ export const contactMessages = new Counter({
   name: "pressroom_contact_messages_total",
   help: "Contact message deliveries: sent, retry (an attempt failed; it will be tried again), failed (no attempts left).",
   labelNames: ["outcome"] as const,
+  registers: [registry],
+});
+
+export const deliveriesWithoutDocuments = new Counter({
+  name: "pressroom_deliveries_without_documents_total",
+  help: "Master refs announced by webhook deliveries that named no document, as publishes took them: diff-build (every route published at once at the master ref) or covered (a diff build already covered the ref).",
+  labelNames: ["action"] as const,
   registers: [registry],
 });
 
