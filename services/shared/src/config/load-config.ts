@@ -80,6 +80,12 @@ export interface ContactMailConfig {
   from: string;
 }
 
+/** The edge in front of the site, purged after every publish (`CDN_PURGE_URL`; docs/operations.md, "The edge"). */
+export interface EdgeConfig {
+  /** `varnish://host:port` or `cloudfront://DISTRIBUTION_ID`; undefined: no purge. */
+  purgeUrl: string | undefined;
+}
+
 export interface PublisherConfig extends ContentReaderConfig {
   redisUrl: string;
   queuePrefix: string;
@@ -92,6 +98,8 @@ export interface PublisherConfig extends ContentReaderConfig {
    * the number of cores − 1, which in a container limited by CPU quota overcounts (it sees the host's).
    */
   renderThreads?: number;
+  /** Always set by loadConfig; absent (hand-made configs): no purge. */
+  edge?: EdgeConfig;
 }
 
 export interface WebhookConfig extends ServerConfig {
@@ -261,6 +269,7 @@ const loaders = {
       storage: storageConfig(read),
       siteUrl: read.get("SITE_URL"),
       contact: contactMailConfig(read),
+      edge: { purgeUrl: read.get("CDN_PURGE_URL") },
       ...(renderThreads === undefined ? {} : { renderThreads }),
     };
   },
