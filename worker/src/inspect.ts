@@ -4,6 +4,7 @@ import type { PublisherConfig } from "#config";
 import { createContentClient, loadContentSchema } from "#content";
 import { QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
+import { describeEdge } from "./publish/pending-purges.ts";
 import { planIds } from "./publish/plan-ids.ts";
 import { routeFailures } from "./publish/route-failures.ts";
 import type { Suspects } from "./reconcile.ts";
@@ -65,6 +66,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         lastPublish,
         [checkedUntil, suspects, lastVerify],
         failures,
+        edge,
       ] = await Promise.all([
         client
           .fetchMasterRef()
@@ -82,6 +84,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         redis.get(keys.lastPublish),
         redis.mget(keys.checkedUntil, keys.suspects, keys.lastVerify),
         routeFailures(redis, config.queuePrefix),
+        describeEdge(redis, config.queuePrefix, config.edge?.purgeUrl),
       ]);
       const refused = masterRef.startsWith("unreachable")
         ? undefined
@@ -101,6 +104,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
           (f) =>
             `  ${f.route}  document ${f.documentId ?? "unknown"}, at ${f.ref} (${f.attempts} publish${f.attempts === 1 ? "" : "es"}): ${f.error}`,
         ),
+        ...edge,
         `last publish:        ${lastPublish ?? "none"}`,
         `refused documents:   ${refused === undefined ? "unknown (content API unreachable)" : refused.length === 0 ? "none" : `${refused.length}, fix their uid in Prismic and publish again:`}`,
         ...(refused ?? []).map((doc) => `  ${describeRefused(doc)}`),

@@ -4,6 +4,7 @@ import { createClientSource } from "#web/content/index.ts";
 import type { PublishContext } from "./publish/context.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
 import { rebuild } from "./publish/diff-build.ts";
+import { purgeRoutes } from "./publish/edge-purge.ts";
 import { renderRoutes } from "./publish/render-routes.ts";
 
 /** Stored objects reconcile reads and hashes per round: the whole of a 3,000-page site in ~10 rounds. */
@@ -95,6 +96,8 @@ export async function sampleStorage(ctx: PublishContext, size = SAMPLE_SIZE): Pr
       index,
       log: ctx.logger.child({ ref, step: "verify" }),
     });
+    // The edge may hold the drifted bytes too (issue 21).
+    await purgeRoutes(ctx, drifted, { reference: `${ctx.queuePrefix}-verify-${Date.now()}` });
   }
   if (sample.length > 0) await ctx.redis.set(keys.verifyCursor, sample.at(-1) as string);
   const result: Verification = {

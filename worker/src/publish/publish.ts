@@ -19,6 +19,7 @@ import { isCurrent, nextGeneration, SupersededError } from "./generation.ts";
 import { layeredSource } from "./layered-source.ts";
 import { planIds } from "./plan-ids.ts";
 import { idsToFetch } from "./planner.ts";
+import { type PurgeOutcome, purgeStage, startOwnPurge } from "./purge-stage.ts"; // the edge (issue 21)
 import { publishRedirects } from "./redirects-stage.ts"; // redirects (issue 13 §2)
 import { renderRoutes } from "./render-routes.ts";
 import { recordRouteFailures } from "./route-failures.ts";
@@ -150,6 +151,12 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     for (const [route, entry] of await index.routes(missing)) previous.set(route, pooled(entry));
   };
 
+  // The edge (issue 21): the changed pages of the changed documents, purged as soon as they are
+  // written when the site server already serves them from the same key (purge-stage.ts).
+  let ownChanged: string[] = [];
+  let early: string[] = [];
+  let earlyPurge: Promise<PurgeOutcome> | undefined;
+
   if (plan.render.size > threshold && ctx.fanOut) {
     // Shared by every worker process: batches of routes as child jobs on the render queue; this
     // publish waits for them (holding the lock and the ids) and commits when all are done.
@@ -183,6 +190,15 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
       }),
     );
     timer.sinceStart("ownDone");
+    if (ctx.edge)
+      ({ ownChanged, early, earlyPurge } = startOwnPurge(ctx, {
+        own,
+        written,
+        previous,
+        generation,
+        timer,
+        log,
+      }));
     await readPrevious([...rest, ...plan.delete.keys()]);
     // Pages of the other routes that were not fetched with the changed ids (normally none): one
     // request for all of them rather than one each.
@@ -215,9 +231,11 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   }
 
   // redirects (issue 13 §2): old routes of renamed documents answer 301; see redirects-stage.ts.
+  const redirected = new Set<string>();
   const redirects = await publishRedirects(ctx.store, {
     ...{ ids, known: prior.known, fetched, written, deleted },
     indexedRoutes: (candidates) => index.routes(candidates),
+    touched: redirected,
   });
   await updateManifest(ctx.store, ref, written, deleted, redirects);
   await index.commit({ ref, written, deleted, previous, documents: overlay });
@@ -228,7 +246,29 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     [...written.keys(), ...deleted],
   );
   timer.lap("commit");
-  return done({ ref, ids: ids.length, ...counts, failed: failed.length, mode: "incremental" });
+  const edge = ctx.edge
+    ? await purgeStage(ctx, {
+        written,
+        previous,
+        deleted,
+        redirected,
+        ownChanged,
+        early,
+        earlyPurge,
+        generation,
+        startedAt,
+        log,
+      })
+    : undefined;
+  if (edge) timer.lap("purge");
+  return done({
+    ref,
+    ids: ids.length,
+    ...counts,
+    failed: failed.length,
+    mode: "incremental",
+    ...(edge ? { edge } : {}),
+  });
 }
 
 function rank(route: string, own: ReadonlySet<string | null>): number {
