@@ -117,5 +117,12 @@ export interface PublishSummary {
    * (epoch ms): the publish is live. `deferred`: a purge it needed was not acknowledged; the
    * deliveries it took are made live by the purge that is (purge-stage.ts).
    */
-  edge?: { liveAt?: number; deferred: boolean; purged: number; everything: boolean };
+  edge?: {
+    liveAt?: number;
+    /** When every purge of the publish was acknowledged (epoch ms): no route it changed is stale at the edge. */
+    settledAt?: number;
+    deferred: boolean;
+    purged: number;
+    everything: boolean;
+  };
 }

@@ -75,7 +75,7 @@ export async function rebuild(
   // The edge (issue 21): what the build changed, once its manifest and index are written.
   const edge = ctx.edge
     ? await purgeRoutes(ctx, outcome.changedRoutes, {
-        reference: `${ctx.queuePrefix}-${generation}-build`,
+        reference: `${ctx.queuePrefix}-${generation}-build-${Date.now()}`,
         siteRoutes: routes.size,
       })
     : undefined;

@@ -156,6 +156,11 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   let ownChanged: string[] = [];
   let early: string[] = [];
   let earlyPurge: Promise<PurgeOutcome> | undefined;
+  // Unique to this publish, whatever Redis remembers (its generation restarts at 1 if Redis is lost).
+  const reference = `${ctx.queuePrefix}-${generation}-${startedAt}`;
+  // Read now, so that the changed pages' purge goes out the moment they are written.
+  const owed = ctx.edge ? ctx.redis.hlen(keys.edgePending) : Promise.resolve(0);
+  owed.catch(() => undefined);
 
   if (plan.render.size > threshold && ctx.fanOut) {
     // Shared by every worker process: batches of routes as child jobs on the render queue; this
@@ -195,7 +200,8 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
         own,
         written,
         previous,
-        generation,
+        reference,
+        owed,
         timer,
         log,
       }));
@@ -255,7 +261,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
         ownChanged,
         early,
         earlyPurge,
-        generation,
+        reference,
         startedAt,
         log,
       })

@@ -29,7 +29,10 @@ export function startOwnPurge(
     own: ReadonlySet<string | null>;
     written: ReadonlyMap<string, IndexedRoute>;
     previous: ReadonlyMap<string, IndexedRoute>;
-    generation: number;
+    /** Unique to this publish: CloudFront's CallerReference (a reused one is no new invalidation). */
+    reference: string;
+    /** The purges the edge owed when the publish started (edge-purge.ts, `owed`). */
+    owed: Promise<number>;
     timer: StepTimer;
     log: Logger;
   },
@@ -44,8 +47,9 @@ export function startOwnPurge(
   if (early.length === 0) return { ownChanged, early, earlyPurge: undefined };
   const sent = performance.now();
   const earlyPurge = purgeRoutes(ctx, early, {
-    reference: `${ctx.queuePrefix}-${work.generation}-own`,
+    reference: `${work.reference}-own`,
     log: work.log,
+    owed: work.owed,
   }).then((outcome) => {
     work.timer.record("purgeOwn", performance.now() - sent);
     return outcome;
@@ -66,7 +70,7 @@ export async function purgeStage(
     ownChanged: readonly string[];
     early: readonly string[];
     earlyPurge: Promise<PurgeOutcome> | undefined;
-    generation: number;
+    reference: string;
     startedAt: number;
     log: Logger;
   },
@@ -85,7 +89,7 @@ export async function purgeStage(
       ? await ctx.redis.hlen(`${ctx.queuePrefix}:index:routes`)
       : undefined;
   const rest = await purgeRoutes(ctx, routes, {
-    reference: `${ctx.queuePrefix}-${work.generation}`,
+    reference: work.reference,
     ...(siteRoutes === undefined ? {} : { siteRoutes }),
     log: work.log,
   });
@@ -97,8 +101,11 @@ export async function purgeStage(
       : undefined;
   const deferred = holding !== undefined && holding.acknowledgedAt === undefined;
   if (deferred) await deferLive(ctx.redis, ctx.queuePrefix, work.startedAt);
+  const settled =
+    rest.acknowledgedAt !== undefined && (earlier === undefined || earlier.acknowledgedAt !== undefined);
   return {
     ...(holding?.acknowledgedAt === undefined ? {} : { liveAt: holding.acknowledgedAt }),
+    ...(settled ? { settledAt: rest.acknowledgedAt } : {}),
     deferred,
     purged: (earlier?.routes ?? 0) + rest.routes,
     everything: rest.everything,
