@@ -231,7 +231,7 @@ describe.skipIf(!hasVarnish)(
       // Live when the purge was acknowledged: after the page was written, and measured.
       expect(summary.edge.deferred).toBe(false);
       expect(summary.timings.ownDone).toBeGreaterThan(0);
-    expect(summary.edge.liveAt).toBeGreaterThanOrEqual(summary.startedAt + (summary.timings.ownDone ?? 0));
+      expect(summary.edge.liveAt).toBeGreaterThanOrEqual(summary.startedAt + (summary.timings.ownDone ?? 0));
       expect(summary.timings.purgeOwn).toBeGreaterThan(0);
       expect(await liveCount()).toBe(metricBefore + 1);
     });

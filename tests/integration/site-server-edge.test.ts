@@ -43,7 +43,12 @@ async function manifest(routes: Record<string, string>, redirects?: Record<strin
     contentHash: sha256(body),
   });
 }
-const PAGES = { "/": "index.html", "/about": "about/index.html", "/faq": "faq/index.html", "404": "404.html" };
+const PAGES = {
+  "/": "index.html",
+  "/about": "about/index.html",
+  "/faq": "faq/index.html",
+  "404": "404.html",
+};
 
 beforeAll(async () => {
   store = createSiteStore({ url: "memory:", s3Endpoint: undefined, s3Region: "us-east-1" });

@@ -146,7 +146,12 @@ describe("loadConfig", () => {
     expect(loadConfig("worker", { CDN_PURGE_URL: "cloudfront://E2QWRUHAPOMQZL" }).edge?.purgeUrl).toBe(
       "cloudfront://E2QWRUHAPOMQZL",
     );
-    for (const bad of ["http://edge:8080", "varnish://", "varnish://edge:8080/purge", "cloudfront://e2-lower"])
+    for (const bad of [
+      "http://edge:8080",
+      "varnish://",
+      "varnish://edge:8080/purge",
+      "cloudfront://e2-lower",
+    ])
       expect(problemsOf(() => loadConfig("worker", { CDN_PURGE_URL: bad })).join("\n"), bad).toMatch(
         /CDN_PURGE_URL=".*" is not varnish:\/\/<host>:<port> or cloudfront:\/\/<DISTRIBUTION_ID>\. Set CDN_PURGE_URL to varnish:\/\/<host>:<port> .* or unset it for no purge\./,
       );

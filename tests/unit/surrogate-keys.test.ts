@@ -37,7 +37,11 @@ describe("routeKey", () => {
   });
 
   it("purges each route's key once, whatever the spelling the worker has", () => {
-    expect(purgeKeys(["/price-list/", "/price-list", "/about", "404"])).toEqual(["/price-list", "/about", "404"]);
+    expect(purgeKeys(["/price-list/", "/price-list", "/about", "404"])).toEqual([
+      "/price-list",
+      "/about",
+      "404",
+    ]);
   });
 });
 
