@@ -8,11 +8,16 @@
  * is fresh, without holding the publish. Real Redis, the local content service calling the real
  * webhook receiver, the worker's own jobs. Skipped, with a note, where varnishd is missing.
  */
+import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { request } from "node:http";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runBuild } from "#bin/run-build.ts";
 import type { PublisherConfig, SiteConfig } from "#config";
 import { redisKeys } from "#jobs/catalog.ts";
 import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
@@ -21,6 +26,7 @@ import { type RunningSite, startSite } from "#site/server.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { startWebhook } from "#webhook/server.ts";
 import { statusCommand } from "#worker/inspect.ts";
+import { addPendingPurges } from "#worker/publish/pending-purges.ts";
 import { type RunningWorker, startWorker } from "#worker/worker.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
@@ -57,6 +63,7 @@ const PRIMED = [
 type Doc = { id: string; uid: string; data: Record<string, unknown> };
 const demo = (id: string) => JSON.parse(readFileSync(`${DEMO}${id}.json`, "utf8")) as Doc;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const execFileAsync = promisify(execFile);
 
 let content: LocalPrismic;
 let webhook: Awaited<ReturnType<typeof startWebhook>>;
@@ -345,6 +352,44 @@ describe.skipIf(!hasVarnish)(
         "<title>Privacy, published while the edge was stopped",
       );
     }, 120_000);
+
+    it("reconcile sends the purges still owed (the purge job gone: given up, or lost with Redis)", async () => {
+      await edge("/contact");
+      expect((await edge("/contact")).headers.get("x-cache")).toBe("hit");
+      await addPendingPurges(redis, PREFIX, ["/contact"], { at: Date.now(), edge: "test", error: "owed" });
+      await worker.reconcileNow();
+      expect(await owed()).toBe(0);
+      expect((await edge("/contact")).headers.get("x-cache")).toBe("miss");
+    });
+
+    it("pressroom build purges what it rewrote; pressroom purge purges routes and everything", async () => {
+      await edge("/privacy");
+      expect((await edge("/privacy")).headers.get("x-cache")).toBe("hit");
+      await rm(join(folder.path, "privacy", "index.html")); // storage lost it: the build writes it again
+      const built = await runBuild({ ...config, rootDir: ROOT, logger });
+      expect(built.edge).toMatch(/^Edge varnish:\/\/127\.0\.0\.1:\d+: purged 1 route \(/);
+      expect((await edge("/privacy")).headers.get("x-cache")).toBe("miss");
+
+      const env = {
+        ...process.env,
+        LOG_LEVEL: "silent",
+        CDN_PURGE_URL: config.edge?.purgeUrl,
+        QUEUE_PREFIX: PREFIX,
+      };
+      await edge("/about");
+      const one = await execFileAsync(process.execPath, [`${ROOT}bin/pressroom.js`, "purge", "/about/"], {
+        env,
+      });
+      expect(one.stdout).toMatch(/^Purged 1 route at varnish:\/\/127\.0\.0\.1:\d+: 1 objects \(1 request\)/);
+      expect((await edge("/about")).headers.get("x-cache")).toBe("miss");
+      await addPendingPurges(redis, PREFIX, ["/faq-v2"], { at: Date.now(), edge: "test", error: "owed" });
+      const all = await execFileAsync(process.execPath, [`${ROOT}bin/pressroom.js`, "purge", "--all"], {
+        env,
+      });
+      expect(all.stdout).toMatch(/^Purged everything at varnish:.*\n {2}1 owed purge no longer waiting/);
+      expect(await owed()).toBe(0);
+      expect((await edge("/services")).headers.get("x-cache")).toBe("miss");
+    }, 60_000);
   },
 );
 

@@ -91,7 +91,7 @@ export async function purgeAfterBuild(
       reference: `build-${Date.now()}`,
     });
     return {
-      line: `Edge ${edge.description}: purged ${receipt.scope === "everything" ? "everything" : `${changed.routes.length} routes`} (${receipt.detail})`,
+      line: `Edge ${edge.description}: purged ${receipt.scope === "everything" ? "everything" : `${changed.routes.length} route${changed.routes.length === 1 ? "" : "s"}`} (${receipt.detail})`,
       failed: false,
     };
   } catch (error) {
