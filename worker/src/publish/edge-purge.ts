@@ -60,11 +60,7 @@ export async function purgeRoutes(
   const owed = everything ? EVERYTHING : routes;
   if ((await (options.owed ?? ctx.redis.hlen(redisKeys(ctx.queuePrefix).edgePending))) > 0) {
     // The edge was failing a moment ago: no one waits for it again; the purge job sends it all.
-    await addPendingPurges(ctx.redis, ctx.queuePrefix, owed, {
-      at: Date.now(),
-      edge: edge.description,
-      error: "queued behind purges the edge still owes",
-    });
+    await addPendingPurges(ctx.redis, ctx.queuePrefix, owed, { at: Date.now(), edge: edge.description });
     edgePurges.inc({ outcome: "deferred", scope: everything ? "everything" : "routes" });
     log.info(
       { edge: edge.description, routes: routes.length, everything },
@@ -86,7 +82,7 @@ export async function purgeRoutes(
 
 /**
  * Sends every purge the edge owes, as one (everything when they are most of the site): the purge
- * job's work, reconcile's each round, `pressroom purge`'s. On acknowledgement forgets them and
+ * job's work, and reconcile's each round. On acknowledgement forgets them and
  * makes live the deliveries that waited for them. Returns false when the edge did not acknowledge.
  */
 export async function sendOwedPurges(

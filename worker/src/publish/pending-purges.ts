@@ -64,21 +64,25 @@ export async function readPendingPurges(redis: Redis, prefix: string): Promise<P
   };
 }
 
-/** Records routes (or everything) as owed by the edge since `at`, and why the purge failed. */
+/**
+ * Records routes (or everything) as owed by the edge since `at`, and why the purge failed (no
+ * `error`: it was not sent, the edge owing others; the last failure stays what `status` shows).
+ */
 export async function addPendingPurges(
   redis: Redis,
   prefix: string,
   routes: readonly string[] | typeof EVERYTHING,
-  failure: { at: number; edge: string; error: string },
+  failure: { at: number; edge: string; error?: string },
 ): Promise<void> {
   const keys = redisKeys(prefix);
   const list = routes === EVERYTHING ? [EVERYTHING] : [...new Set(routes)];
   if (list.length === 0) return;
   await redis.eval(ADD, 1, keys.edgePending, String(failure.at), randomUUID(), ...list);
-  await redis.set(
-    keys.edgeLastError,
-    JSON.stringify({ at: new Date(failure.at).toISOString(), edge: failure.edge, error: failure.error }),
-  );
+  if (failure.error !== undefined)
+    await redis.set(
+      keys.edgeLastError,
+      JSON.stringify({ at: new Date(failure.at).toISOString(), edge: failure.edge, error: failure.error }),
+    );
 }
 
 /** Forgets what an acknowledged purge covered: the entries of `read` that nobody changed since. */
