@@ -135,7 +135,17 @@ sub vcl_synth {
     if (resp.status == 503) {
         set resp.http.Retry-After = "30";
         set resp.http.Content-Type = "text/html; charset=utf-8";
-        synthetic({"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>This site is briefly unavailable</title></head><body style="font-family: system-ui, sans-serif; max-width: 36rem; margin: 4rem auto; padding: 0 1rem; line-height: 1.5"><h1>This site is briefly unavailable</h1><p>Please try again in a moment.</p><p><a href="/">Go back to home</a></p></body></html>"});
+        # The site's built-in fallback page, its stylesheet inlined (edge-error-page.ts; a test keeps them equal).
+        synthetic({"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>This site is briefly unavailable</title><style>html{background:#fffaf2;color:#0e2236;font:1.0625rem/1.6 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+body{margin:0;min-height:100vh;display:grid;place-items:center}
+.fallback{max-width:36rem;margin:2rem;padding:2.5rem;background:#f4e9d8;border-radius:1rem;box-shadow:inset 0 .5rem 0 #e76f51}
+@media (max-width:30rem){.fallback{margin:1rem;padding:2rem 1.25rem}}
+.fallback h1{color:#16324f;font-size:1.75rem;line-height:1.2;margin:.25rem 0 1rem}
+.fallback__status{margin:0;color:#1a6b61;font-weight:700;letter-spacing:.08em;text-transform:uppercase;font-size:.85rem}
+.error-page__reference{color:#4a5868}
+.fallback__home{display:inline-block;margin-top:.5rem;padding:.7rem 1.3rem;border-radius:999px;background:#c2492b;color:#fff;font-weight:600;text-decoration:none}
+.fallback__home:hover,.fallback__home:focus-visible{background:#a33b20}
+.fallback__home:focus-visible{outline:3px solid #16324f;outline-offset:3px}</style></head><body><main class="fallback" id="main"><p class="fallback__status">Error 503</p><h1>This site is briefly unavailable</h1><p>The site cannot be reached right now, most likely for a minute or two. Please try again shortly.</p><p data-fallback-message="">Unfortunately an error occurred and while showing the error page another error occurred.</p><p><a class="fallback__home" href="/">Go back to home</a></p></main></body></html>"});
         return (deliver);
     }
     set resp.http.Content-Type = "text/plain; charset=utf-8";
