@@ -26,6 +26,7 @@ export const COMMAND_CONFIG = {
   build: "publisher",
   plan: "publisher",
   status: "publisher",
+  purge: "publisher",
   start: "start",
   "serve site": "site",
   "serve webhook": "webhook",
@@ -55,7 +56,8 @@ const commands: Record<string, Command> = {
       const { runBuild } = await import("./run-build.ts");
       const summary = await runBuild({ ...config, rootDir: ROOT_DIR, logger });
       console.log(formatSummary(summary));
-      return summary.failed.length > 0 ? EXIT_ROUTES_FAILED : 0;
+      if (summary.edge) console.log(summary.edge);
+      return summary.failed.length > 0 || summary.edgeFailed ? EXIT_ROUTES_FAILED : 0;
     },
   },
   plan: {
@@ -84,8 +86,21 @@ const commands: Record<string, Command> = {
       return result.repaired.length === 0 && result.deleted === 0 ? 0 : 1;
     },
   },
+  purge: {
+    summary: "Purge routes at the edge (CDN_PURGE_URL): pressroom purge /about /price-list/, or --all",
+    usage: "pressroom purge <route…> | pressroom purge --all",
+    async run(args, env) {
+      const config = loadConfig(COMMAND_CONFIG.purge, env);
+      const logger = createLogger({ name: "purge", level: config.logLevel });
+      const { purgeCommand } = await import("#worker/edge-commands.ts");
+      const { text, code } = await purgeCommand(config, args, logger);
+      (code === 0 ? console.log : console.error)(text);
+      return code;
+    },
+  },
   status: {
-    summary: "Print the master ref, the last processed ref, queue counts, index size and the last publish",
+    summary:
+      "Print the master ref, the last processed ref, queue counts, index size, edge purges owed and the last publish",
     usage: "pressroom status",
     async run(_args, env) {
       const { statusCommand } = await import("#worker/inspect.ts");

@@ -67,6 +67,21 @@ describe("pressroom command", () => {
     );
   });
 
+  it("`pressroom purge` names what it needs: an edge (78, with the fix) and routes or --all (64)", async () => {
+    const noEdge = run(["purge", "/about"], { CDN_PURGE_URL: "" });
+    expect(await noEdge.exit()).toBe(78);
+    expect(noEdge.output().stderr).toContain(
+      "CDN_PURGE_URL is not set: no edge to purge. Set CDN_PURGE_URL to varnish://",
+    );
+    const nothing = run(["purge"], { CDN_PURGE_URL: "varnish://127.0.0.1:9" });
+    expect(await nothing.exit()).toBe(64);
+    const both = run(["purge", "--all", "/about"], { CDN_PURGE_URL: "varnish://127.0.0.1:9" });
+    expect(await both.exit()).toBe(64);
+    const notRoute = run(["purge", "about"], { CDN_PURGE_URL: "varnish://127.0.0.1:9" });
+    expect(await notRoute.exit()).toBe(64);
+    expect(notRoute.output().stderr).toContain("not a route: about");
+  });
+
   it("lists the commands, and refuses an unknown one with exit code 64", async () => {
     const help = run(["--help"], {});
     expect(await help.exit()).toBe(0);

@@ -4,7 +4,9 @@
  * it), on real Redis (a prefix of its own) and the S3 driver against s3rver. A settings change
  * re-renders every route of a generated repository, split into child jobs both workers render; one
  * worker is SIGKILLed in the middle. The other must finish, the bucket must equal a fresh full
- * build, and the site server must serve it.
+ * build, and the site server must serve it. Where varnishd runs here, the edge too (the shipped VCL
+ * in front of the site server, the workers purging it): the fan-out rewrites every page, so it is
+ * purged by the one site-wide key, and the edge then serves the new pages.
  *
  * About 80 s on a quiet machine (BullMQ's stalled-job check runs every 30 s). Part of `npm test`,
  * as the operators' issue asks; `npm run test:topology` runs it alone, and PRESSROOM_TOPOLOGY=0
@@ -25,6 +27,7 @@ import { type PressroomProcess, startPressroom } from "../support/pressroom-proc
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { type S3Server, startS3rver } from "../support/s3rver.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { hasVarnish, startVarnish, type Varnish } from "../support/varnish.ts";
 
 const RUN = process.env.PRESSROOM_TOPOLOGY !== "0";
 if (!RUN) console.log("topology.test.ts skipped (PRESSROOM_TOPOLOGY=0): `npm run test:topology` runs it");
@@ -42,6 +45,7 @@ let s3Dir: { path: string; remove: () => Promise<void> };
 let content: LocalPrismic;
 let redis: Redis;
 let store: SiteStore;
+let edge: Varnish | undefined;
 const processes: PressroomProcess[] = [];
 
 function common(): Record<string, string> {
@@ -105,6 +109,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const running of processes) await running.stop().catch(() => undefined);
+  await edge?.stop();
   await content?.stop();
   await store?.close();
   if (redis) {
@@ -125,11 +130,20 @@ async function until(condition: () => Promise<boolean>, timeoutMs: number, what:
 
 describe.skipIf(!RUN)("the compose topology as OS processes", () => {
   it("survives a worker SIGKILLed mid-fan-out: the other finishes, the bucket equals a full build, the site serves it", async () => {
-    const worker = { PRISMIC_ENDPOINT: content.endpoint };
-    const workers = [start(["serve", "worker"], worker), start(["serve", "worker"], worker)];
     const site = start(["serve", "site"], {});
     const preview = start(["serve", "preview"], { PRISMIC_ENDPOINT: content.endpoint });
     const [siteUrl, previewUrl] = await Promise.all([listening(site), listening(preview)]);
+    if (hasVarnish)
+      edge = await startVarnish({
+        backend: { host: "127.0.0.1", port: Number(new URL(siteUrl).port) },
+        purgers: ["127.0.0.1"],
+      });
+    else console.log("topology.test.ts: no edge (varnishd or its xkey vmod is missing)");
+    const worker = {
+      PRISMIC_ENDPOINT: content.endpoint,
+      ...(edge ? { CDN_PURGE_URL: `varnish://127.0.0.1:${edge.port}` } : {}),
+    };
+    const workers = [start(["serve", "worker"], worker), start(["serve", "worker"], worker)];
     for (const running of workers) await running.waitFor(/^worker started$/, 60_000);
 
     // A worker's first reconcile finds no index: a diff build of every route.
@@ -138,6 +152,16 @@ describe.skipIf(!RUN)("the compose topology as OS processes", () => {
       120_000,
       "the first build",
     );
+
+    // The edge keeps the home page and a page of the repository (any one) before the publish.
+    const [, page = "/"] = Object.keys(
+      JSON.parse((await store.get(".pressroom/manifest.json"))?.body.toString() ?? "{}").routes ?? {},
+    ).filter((route) => /^\/[a-z0-9-]+$/.test(route));
+    if (edge)
+      for (const path of ["/", page]) {
+        await fetch(`${edge.url}${path}`);
+        expect((await fetch(`${edge.url}${path}`)).headers.get("x-cache"), path).toBe("hit");
+      }
 
     const settings = (await localContentClient(content.endpoint).getSingle("settings")) as unknown as {
       data: Record<string, unknown>;
@@ -190,5 +214,11 @@ describe.skipIf(!RUN)("the compose topology as OS processes", () => {
     expect(await home.text()).toContain(HOLDER);
     expect((await fetch(`${siteUrl}/_pressroom/readyz`)).status).toBe(200);
     expect((await fetch(`${previewUrl}/`)).status).toBe(200);
+    if (edge) {
+      // One site-wide purge, not one per page: the edge serves the new pages.
+      expect(publisher.messages).toContain("edge purged everything (site-wide key)");
+      for (const path of ["/", page])
+        expect(await (await fetch(`${edge.url}${path}`)).text(), path).toContain(HOLDER);
+    }
   }, 400_000);
 });

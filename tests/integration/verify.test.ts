@@ -10,6 +10,7 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublisherConfig } from "#config";
+import { CACHE_CONTROL } from "#manifest/manifest.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { statusCommand } from "#worker/inspect.ts";
 import { verifyCommand } from "#worker/verify-command.ts";
@@ -90,6 +91,20 @@ describe("storage verification", () => {
     // A second run finds nothing to repair.
     expect((await verifyCommand(config, ROOT, logger)).result.repaired).toEqual([]);
     expect(await statusCommand(config, ROOT)).toMatch(/last verification: +full verification .*all matched/);
+  }, 120_000);
+
+  it("gives an object stored with an older cache policy (before the edge: no s-maxage) the one the build writes", async () => {
+    const [key] = await pageKeys();
+    const object = await store.get(key as string);
+    if (!object) throw new Error("no page stored");
+    await store.put(key as string, object.body, {
+      contentType: object.contentType,
+      cacheControl: "public, max-age=0, must-revalidate",
+      contentHash: object.contentHash as string,
+    });
+    const { result } = await verifyCommand(config, ROOT, logger);
+    expect(result.repaired).toEqual([key]);
+    expect((await store.head(key as string))?.cacheControl).toBe(CACHE_CONTROL.html);
   }, 120_000);
 
   it("reconcile's rotating sample finds drift unasked and repairs it", async () => {

@@ -19,6 +19,8 @@ export interface ComposeSources {
   readme: string;
   /** .env.example: every variable the compose file interpolates is documented there. */
   envExample: string;
+  /** infra/varnish/default.vcl: the edge's backend and purgers ACL must match the compose file. */
+  vcl: string;
 }
 
 interface Service {
@@ -32,6 +34,13 @@ interface Service {
   container_name?: string;
   restart?: string;
   profiles?: string[];
+  volumes?: string[];
+  networks?: string[] | Record<string, { aliases?: string[] } | null>;
+}
+
+interface ComposeFile {
+  services?: Record<string, Service>;
+  networks?: Record<string, { ipam?: { config?: { subnet?: string }[] } } | null>;
 }
 
 /** Variables some processes read through a library rather than loadConfig (the AWS SDK's credentials). */
@@ -47,7 +56,7 @@ let validate: ValidateFunction | undefined;
 
 export function composeProblems(sources: ComposeSources): string[] {
   const problems: string[] = [];
-  const doc = parse(sources.compose, { merge: true }) as { services?: Record<string, Service> };
+  const doc = parse(sources.compose, { merge: true }) as ComposeFile;
 
   validate ??= new Ajv2019({ strict: false, allErrors: true, validateFormats: false }).compile(
     forAjv(composeSchema),
@@ -125,7 +134,110 @@ export function composeProblems(sources: ComposeSources): string[] {
   for (const service of readmePorts.keys())
     if (!services[service])
       problems.push(`README: lists ports of ${service}, which docker-compose.yml lacks`);
+  problems.push(...edgeProblems(doc, sources.vcl, imageEnv));
   return problems;
+}
+
+/**
+ * The edge (issue 21): a Varnish service running infra/varnish/default.vcl, published where
+ * varnishd listens; the VCL's backend is the site server where it listens; every worker purges it
+ * at that port, by a name it reaches on a network whose subnet the VCL's purgers ACL lists.
+ */
+function edgeProblems(doc: ComposeFile, vcl: string, imageEnv: Record<string, string>): string[] {
+  const problems: string[] = [];
+  const services = doc.services ?? {};
+  const found = Object.entries(services).find(([, service]) => /^varnish(:|$)/.test(service.image ?? ""));
+  if (!found) return ["no edge: no service runs a varnish image in front of the site server"];
+  const [edgeName, edge] = found;
+  const command = Array.isArray(edge.command) ? edge.command : String(edge.command ?? "").split(/\s+/);
+  const listen = Number(/:(\d+)/.exec(command[command.indexOf("-a") + 1] ?? "")?.[1]);
+  for (const port of (edge.ports ?? []).map(String)) {
+    const container = Number(port.split(":").at(-1));
+    if (container !== listen)
+      problems.push(
+        `${edgeName}: publishes container port ${container}, where varnishd does not listen (-a :${listen})`,
+      );
+  }
+  if (!(edge.volumes ?? []).some((v) => v.startsWith("./infra/varnish/default.vcl:/etc/varnish/default.vcl")))
+    problems.push(`${edgeName}: does not run infra/varnish/default.vcl (/etc/varnish/default.vcl)`);
+
+  const host = /backend site \{[^}]*?\.host = "([^"]+)"/.exec(vcl)?.[1] ?? "";
+  const backendPort = Number(/backend site \{[^}]*?\.port = "(\d+)"/.exec(vcl)?.[1]);
+  // The backend by its service name, or by an alias it has on a network the edge joins.
+  const [backendName, backend] =
+    Object.entries(services).find(
+      ([name, service]) =>
+        name === host ||
+        networksOf(service).some(
+          (net) => networksOf(edge).includes(net) && aliasesOf(service, net).includes(host),
+        ),
+    ) ?? [];
+  if (!backend || !backendName)
+    problems.push(`infra/varnish/default.vcl: its backend ${host} is not a service`);
+  else if (isPressroom(backend)) {
+    const process =
+      COMMAND_CONFIG[
+        (Array.isArray(backend.command) ? backend.command : []).join(" ") as keyof typeof COMMAND_CONFIG
+      ];
+    const env = { ...imageEnv, ...resolve(environmentOf(backend)) };
+    const port = Number(env.PORT ?? (process ? defaultPort(process) : undefined));
+    if (port !== backendPort)
+      problems.push(
+        `infra/varnish/default.vcl: its backend ${host}:${backendPort} is not where ${backendName} listens (${port})`,
+      );
+    // The edge is the visitors' proxy: the site server must believe its X-Forwarded-For (and only
+    // its), so it must reach the site over a network of a fixed subnet that TRUST_PROXY lists.
+    const via = networksOf(backend).filter(
+      (net) =>
+        networksOf(edge).includes(net) && (host === backendName || aliasesOf(backend, net).includes(host)),
+    );
+    const subnets = via.map((net) => doc.networks?.[net]?.ipam?.config?.[0]?.subnet ?? "no fixed subnet");
+    const trusted = (env.TRUST_PROXY ?? "").split(",").map((entry) => entry.trim());
+    if (via.length !== 1 || !trusted.includes(subnets[0] as string))
+      problems.push(
+        `${backendName}: the edge reaches it as ${host} over ${via.join(", ") || "no shared network"} (${subnets.join(", ") || "none"}), which TRUST_PROXY (${env.TRUST_PROXY ?? "unset"}) does not list: every visitor would share the edge's address`,
+      );
+  }
+
+  const acl = [...(/acl purgers \{([^}]*)\}/.exec(vcl)?.[1] ?? "").matchAll(/"([^"]+)"(?:\/(\d+))?/g)].map(
+    (m) => (m[2] ? `${m[1]}/${m[2]}` : (m[1] as string)),
+  );
+  for (const [name, service] of Object.entries(services)) {
+    const url = resolve(environmentOf(service)).CDN_PURGE_URL;
+    if (!url?.startsWith("varnish://")) continue;
+    const target = /^varnish:\/\/([^:/]+):(\d+)$/.exec(url);
+    const [, purgeHost, purgePort] = target ?? [];
+    if (Number(purgePort) !== listen)
+      problems.push(`${name}: CDN_PURGE_URL=${url} is not the port ${edgeName} listens on (${listen})`);
+    const shared = networksOf(service).filter(
+      (net) =>
+        networksOf(edge).includes(net) &&
+        (purgeHost === edgeName || aliasesOf(edge, net).includes(purgeHost ?? "")),
+    );
+    if (shared.length === 0)
+      problems.push(
+        `${name}: CDN_PURGE_URL=${url} names no host ${edgeName} answers on a network ${name} joins`,
+      );
+    for (const net of shared) {
+      const subnet = doc.networks?.[net]?.ipam?.config?.[0]?.subnet;
+      if (!subnet || !acl.includes(subnet))
+        problems.push(
+          `${name}: purges ${edgeName} over network ${net} (${subnet ?? "no fixed subnet"}), which the VCL's purgers ACL does not list (${acl.join(", ")})`,
+        );
+    }
+  }
+  return problems;
+}
+
+function networksOf(service: Service): string[] {
+  const networks = service.networks ?? ["default"];
+  return Array.isArray(networks) ? networks : Object.keys(networks);
+}
+
+function aliasesOf(service: Service, network: string): string[] {
+  const networks = service.networks;
+  if (!networks || Array.isArray(networks)) return [];
+  return networks[network]?.aliases ?? [];
 }
 
 /**

@@ -14,6 +14,7 @@ const sources: ComposeSources = {
   dockerfile: read("infra/Dockerfile"),
   readme: read("README.md"),
   envExample: read(".env.example"),
+  vcl: read("infra/varnish/default.vcl"),
 };
 
 /** Compose's `${…}`, spelled so that nobody mistakes it for a template literal. */
@@ -47,6 +48,18 @@ describe("docker-compose.yml", () => {
     expect(redis?.healthcheck).toBeDefined();
     expect(redis?.ports).toBeUndefined();
     expect(compose.services.worker?.ports).toBeUndefined();
+  });
+
+  it("puts the edge in front of the site server: only the edge is published, the workers purge it", () => {
+    const compose = parseDocument(sources.compose, { merge: true }).toJS() as {
+      services: Record<string, { ports?: string[]; environment?: Record<string, string>; image?: string }>;
+    };
+    expect(compose.services.site?.ports).toBeUndefined();
+    expect(compose.services.edge?.image).toMatch(/^varnish:7\./);
+    expect(compose.services.edge?.ports).toEqual(["4101:8080"]);
+    expect(compose.services.worker?.environment?.CDN_PURGE_URL).toBe(
+      interpolation("CDN_PURGE_URL:-varnish://edge-purge:8080"),
+    );
   });
 
   it.each([
@@ -92,8 +105,48 @@ describe("docker-compose.yml", () => {
     ],
     [
       "a port the README does not list",
-      mutated(["services", "site", "ports"], ["8080:4101"]),
-      "site: publishes [8080:4101] but the README says [4101:4101]",
+      mutated(["services", "webhook", "ports"], ["8080:4102"]),
+      "webhook: publishes [8080:4102] but the README says [4102:4102, 127.0.0.1:4112:9100]",
+    ],
+    [
+      "the site server published past the edge",
+      mutated(["services", "site", "ports"], ["4101:4101"]),
+      "site: publishes [4101:4101] but the README says []",
+    ],
+    [
+      "an edge published where varnishd does not listen",
+      mutated(["services", "edge", "ports"], ["4101:80"]),
+      "edge: publishes container port 80, where varnishd does not listen (-a :8080)",
+    ],
+    [
+      "a worker purging another port than the edge's",
+      mutated(["services", "worker", "environment", "CDN_PURGE_URL"], "varnish://edge-purge:6081"),
+      "worker: CDN_PURGE_URL=varnish://edge-purge:6081 is not the port edge listens on (8080)",
+    ],
+    [
+      "a worker purging the edge from outside the purge network",
+      mutated(["services", "worker", "networks"], ["default"]),
+      "worker: CDN_PURGE_URL=varnish://edge-purge:8080 names no host edge answers on a network worker joins",
+    ],
+    [
+      "a purge network the VCL's ACL does not list",
+      mutated(["networks", "purge", "ipam", "config", 0, "subnet"], "10.99.0.0/24"),
+      "worker: purges edge over network purge (10.99.0.0/24), which the VCL's purgers ACL does not list (172.31.255.0/24)",
+    ],
+    [
+      "a VCL backend that is not where the site server listens",
+      { ...sources, vcl: sources.vcl.replace('.port = "4101";', '.port = "80";') },
+      "infra/varnish/default.vcl: its backend site-origin:80 is not where site listens (4101)",
+    ],
+    [
+      "a site server that does not believe the edge's X-Forwarded-For (every visitor one address)",
+      mutated(["services", "site", "environment", "TRUST_PROXY"], "loopback"),
+      "site: the edge reaches it as site-origin over origin (172.31.254.0/24), which TRUST_PROXY (loopback) does not list",
+    ],
+    [
+      "an edge reaching the site server by a name on the shared network",
+      { ...sources, vcl: sources.vcl.replace('.host = "site-origin";', '.host = "site";') },
+      "site: the edge reaches it as site over default, origin (no fixed subnet, 172.31.254.0/24)",
     ],
     [
       "a port where nothing listens",

@@ -161,6 +161,26 @@ describe("loadConfig", () => {
     ).toMatchObject({ prismic: { rateLimitMaxWaitMs: 0 }, lockMs: 15_000 });
   });
 
+  it("names the edge to purge by CDN_PURGE_URL, and none when it is unset (issue 21)", () => {
+    expect(loadConfig("worker", {}).edge).toEqual({ purgeUrl: undefined });
+    expect(loadConfig("publisher", { CDN_PURGE_URL: "" }).edge).toEqual({ purgeUrl: undefined });
+    expect(loadConfig("worker", { CDN_PURGE_URL: "varnish://edge-purge:8080" }).edge).toEqual({
+      purgeUrl: "varnish://edge-purge:8080",
+    });
+    expect(loadConfig("worker", { CDN_PURGE_URL: "cloudfront://E2QWRUHAPOMQZL" }).edge?.purgeUrl).toBe(
+      "cloudfront://E2QWRUHAPOMQZL",
+    );
+    for (const bad of [
+      "http://edge:8080",
+      "varnish://",
+      "varnish://edge:8080/purge",
+      "cloudfront://e2-lower",
+    ])
+      expect(problemsOf(() => loadConfig("worker", { CDN_PURGE_URL: bad })).join("\n"), bad).toMatch(
+        /CDN_PURGE_URL=".*" is not varnish:\/\/<host>:<port> or cloudfront:\/\/<DISTRIBUTION_ID>\. Set CDN_PURGE_URL to varnish:\/\/<host>:<port> .* or unset it for no purge\./,
+      );
+  });
+
   it("reports every bad value at once", () => {
     const problems = problemsOf(() =>
       loadConfig("publisher", {

@@ -5,6 +5,7 @@ import { createContentClient, loadContentSchema } from "#content";
 import { QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
 import { describeContentApiWait, readContentApiWait } from "./content-api-wait.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
+import { describeEdge } from "./publish/pending-purges.ts";
 import { planIds } from "./publish/plan-ids.ts";
 import { routeFailures } from "./publish/route-failures.ts";
 import type { Suspects } from "./reconcile.ts";
@@ -68,6 +69,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         [checkedUntil, suspects, lastVerify],
         failures,
         apiWait,
+        edge,
       ] = await Promise.all([
         client
           .fetchMasterRef()
@@ -87,6 +89,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         redis.mget(keys.checkedUntil, keys.suspects, keys.lastVerify),
         routeFailures(redis, config.queuePrefix),
         readContentApiWait(redis, config.queuePrefix),
+        describeEdge(redis, config.queuePrefix, config.edge?.purgeUrl),
       ]);
       const report = masterRef.startsWith("unreachable")
         ? undefined
@@ -109,6 +112,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
           (f) =>
             `  ${f.route}  document ${f.documentId ?? "unknown"}, at ${f.ref} (${f.attempts} publish${f.attempts === 1 ? "" : "es"}): ${f.error}`,
         ),
+        ...edge,
         `last publish:        ${lastPublish ?? "none"}`,
         `refused documents:   ${refused === undefined ? "unknown (content API unreachable)" : refused.length === 0 ? "none" : `${refused.length}, fix their uid in Prismic and publish again:`}`,
         ...(refused ?? []).map((doc) => `  ${describeRefused(doc)}`),

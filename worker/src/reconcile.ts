@@ -6,6 +6,7 @@ import { publishObserved } from "./ops/publish-metrics.ts";
 import type { PublishContext } from "./publish/context.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
 import { diffBuild } from "./publish/diff-build.ts";
+import { sendOwedPurges } from "./publish/edge-purge.ts";
 import { republishPastYears } from "./publish/year-turn.ts";
 import { sampleStorage } from "./verify.ts";
 
@@ -44,6 +45,7 @@ export async function reconcile(
   options: { sampleSize?: number } = {},
 ): Promise<ReconcileOutcome> {
   await removeStaleTemp(ctx);
+  await resendOwedPurges(ctx);
   const outcome = await reconcileRefs(ctx, assetKeys);
   // Nothing else to do, so the index describes the master ref: check that storage holds what the
   // index says, a few hundred stored pages a round, so drift (a write gone back in time, an object
@@ -54,6 +56,23 @@ export async function reconcile(
       return { action: "none", reason: `repaired ${sample.repaired.length} drifted pages`, ref: outcome.ref };
   }
   return outcome;
+}
+
+/**
+ * The edge (issue 21): purges still owed since a failure go out again every round, whatever the
+ * purge job did (it gives up after an hour and a half; Redis may have lost it). Never fails the round.
+ */
+async function resendOwedPurges(ctx: PublishContext): Promise<void> {
+  if (!ctx.edge) return;
+  try {
+    const sent = await sendOwedPurges(ctx, {
+      reference: `${ctx.queuePrefix}-reconcile-${Date.now()}`,
+      siteRoutes: await ctx.redis.hlen(`${ctx.queuePrefix}:index:routes`),
+    });
+    if (!sent.ok) await ctx.schedulePurge?.();
+  } catch (error) {
+    ctx.logger.warn({ err: error }, "reconcile: could not send the purges the edge owes");
+  }
 }
 
 /** A temp file older than this is no write in flight: its writer was killed (folder storage). */

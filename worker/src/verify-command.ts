@@ -1,6 +1,7 @@
 import { Redis } from "ioredis";
 import type { PublisherConfig } from "#config";
 import { createContentClient, loadContentSchema } from "#content";
+import { createEdgePurger } from "#edge";
 import { redisKeys } from "#jobs/catalog.ts";
 import type { Logger } from "#logger";
 import { createSiteStore } from "#storage";
@@ -19,6 +20,8 @@ export async function verifyCommand(
 ): Promise<{ text: string; result: Verification }> {
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
   const store = createSiteStore(config.storage, { logger });
+  // What verify repairs is purged at the edge too; a purge that fails is owed (the worker re-sends).
+  const edge = createEdgePurger(config.edge?.purgeUrl, { logger });
   try {
     const client = createContentClient(config.prismic, { schema: loadContentSchema(rootDir), logger });
     const { assets } = await buildSiteAssets();
@@ -30,6 +33,7 @@ export async function verifyCommand(
       siteUrl: config.siteUrl,
       assets,
       logger,
+      ...(edge ? { edge } : {}),
     };
     const result = await withLock(
       redis,
@@ -49,6 +53,7 @@ export async function verifyCommand(
     ];
     return { text: lines.join("\n"), result };
   } finally {
+    await edge?.close();
     await store.close();
     redis.disconnect();
   }

@@ -1,9 +1,11 @@
 import { redisKeys } from "#jobs/catalog.ts";
+import { CACHE_CONTROL } from "#manifest/manifest.ts";
 import { type SiteStore, sha256 } from "#storage";
 import { createClientSource } from "#web/content/index.ts";
 import type { PublishContext } from "./publish/context.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
 import { rebuild } from "./publish/diff-build.ts";
+import { purgeRoutes } from "./publish/edge-purge.ts";
 import { renderRoutes } from "./publish/render-routes.ts";
 
 /** Stored objects reconcile reads and hashes per round: the whole of a 3,000-page site in ~10 rounds. */
@@ -95,6 +97,8 @@ export async function sampleStorage(ctx: PublishContext, size = SAMPLE_SIZE): Pr
       index,
       log: ctx.logger.child({ ref, step: "verify" }),
     });
+    // The edge may hold the drifted bytes too (issue 21).
+    await purgeRoutes(ctx, drifted, { reference: `${ctx.queuePrefix}-verify-${Date.now()}` });
   }
   if (sample.length > 0) await ctx.redis.set(keys.verifyCursor, sample.at(-1) as string);
   const result: Verification = {
@@ -109,13 +113,22 @@ export async function sampleStorage(ctx: PublishContext, size = SAMPLE_SIZE): Pr
   return result;
 }
 
-/** Key → sha256 of the bytes each stored object holds (the `.pressroom/` metadata aside). */
+/**
+ * Key → sha256 of the bytes each stored object holds (the `.pressroom/` metadata aside). An object
+ * stored with another cache policy than the build writes (one written before issue 21, without
+ * `s-maxage`) counts as differing, so verify rewrites it: its bytes alone would never be.
+ */
 async function hashStored(store: SiteStore): Promise<Map<string, string>> {
   const hashes = new Map<string, string>();
   for await (const key of store.keys()) {
     if (key.startsWith(".pressroom/")) continue;
     const object = await store.get(key);
-    if (object) hashes.set(key, sha256(object.body));
+    if (!object) continue;
+    const policy = key.startsWith("assets/") ? CACHE_CONTROL.immutable : CACHE_CONTROL.html;
+    hashes.set(
+      key,
+      object.cacheControl === policy ? sha256(object.body) : `cache-control: ${object.cacheControl}`,
+    );
   }
   return hashes;
 }

@@ -2,9 +2,11 @@ import { type Job, Queue, QueueEvents, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { PublisherConfig } from "#config";
 import { createContentClient, DEFAULT_MAX_RETRY_AFTER_MS, loadContentSchema } from "#content";
+import { createEdgePurger } from "#edge";
 import { ShuttingDownError } from "#errors";
 import {
   CONTACT_QUEUE_NAME,
+  EDGE_QUEUE_NAME,
   jobCatalog,
   QUEUE_NAME,
   RECONCILE_QUEUE_NAME,
@@ -25,6 +27,7 @@ import { publishObserved } from "./ops/publish-metrics.ts";
 import type { BatchOutcome, PublishContext } from "./publish/context.ts";
 import type { IndexedDocument } from "./publish/dependency-index.ts";
 import { diffBuild } from "./publish/diff-build.ts";
+import { sendOwedPurges } from "./publish/edge-purge.ts";
 import { fetchPageAnswers } from "./publish/fetch-documents.ts";
 import { SupersededError } from "./publish/generation.ts";
 import { DEFAULT_LOCK_MS, withLock } from "./publish/lock.ts";
@@ -114,6 +117,13 @@ export async function startWorker(
     ...(options.fanOutThreshold !== undefined ? { fanOutThreshold: options.fanOutThreshold } : {}),
     ...(options.fanOutBatch !== undefined ? { fanOutBatch: options.fanOutBatch } : {}),
   };
+  // The edge in front of the site (issue 21): purged after every publish, owed purges sent again.
+  const edge = createEdgePurger(config.edge?.purgeUrl, { logger });
+  const edgeQueue = new Queue(EDGE_QUEUE_NAME, { connection, prefix: config.queuePrefix });
+  if (edge) {
+    context.edge = edge;
+    context.schedulePurge = () => schedulePurge(edgeQueue);
+  }
   const renderThreads = options.renderThreads ?? config.renderThreads ?? defaultRenderThreads();
   context.renderThreads = renderThreads;
   const renderPool = idleRenderPool(() =>
@@ -268,6 +278,35 @@ export async function startWorker(
     return w;
   });
   const worker = workers[0] as Worker;
+  // Purges the edge owes, sent again with backoff (1 s doubling to a minute); not under the publish
+  // lock: a purge sent late is harmless, and a publish never waits for an edge that is down.
+  const edgeWorker = new Worker(
+    EDGE_QUEUE_NAME,
+    async (job) => {
+      jobCatalog.purge.schema.parse(job.data);
+      const log = logger.child({ jobId: job.id, job: job.name, attempt: job.attemptsMade + 1 });
+      // Routes added while a send was in flight wait for the next one, here rather than a round later.
+      for (let round = 0; round < 3; round++) {
+        const sent = await sendOwedPurges(
+          { ...context, logger: log },
+          { reference: `${config.queuePrefix}-owed-${Date.now()}`, siteRoutes: await indexSize() },
+        );
+        if (!sent.ok) throw new Error(sent.error ?? "the edge did not acknowledge the purge");
+        if (sent.routes === 0 && !sent.everything) break;
+      }
+      return "sent";
+    },
+    {
+      connection,
+      prefix: config.queuePrefix,
+      concurrency: 1,
+      autorun: edge !== undefined,
+      settings: {
+        backoffStrategy: (attemptsMade: number) => Math.min(60_000, 1_000 * 2 ** (attemptsMade - 1)),
+      },
+    },
+  );
+  const indexSize = () => connection.hlen(`${config.queuePrefix}:index:routes`);
 
   const queue = new Queue(QUEUE_NAME, { connection, prefix: config.queuePrefix });
   const contactQueue = new Queue(CONTACT_QUEUE_NAME, { connection, prefix: config.queuePrefix });
@@ -313,6 +352,9 @@ export async function startWorker(
       lossWatch.stop();
       for (const w of workers) await w.close();
       await renderWorker.close();
+      await edgeWorker.close();
+      await edgeQueue.close();
+      await edge?.close();
       await renderPool.close();
       await renderEvents.close();
       await eventsConnection.quit().catch(() => undefined);
@@ -324,4 +366,28 @@ export async function startWorker(
       await connection.quit().catch(() => undefined);
     },
   };
+}
+
+/**
+ * Queues the purge job, or brings a waiting retry forward to now (a publish just added routes: the
+ * edge may be back). One job at a time, by its fixed id; a job sending right now re-reads what is
+ * owed before it ends.
+ */
+async function schedulePurge(queue: Queue): Promise<void> {
+  const spec = jobCatalog.purge;
+  const data = spec.schema.parse({ reason: "a purge was not acknowledged" });
+  const id = spec.jobId(data);
+  const existing = await queue.getJob(id);
+  if (existing) {
+    if (await existing.isDelayed()) await existing.promote().catch(() => undefined);
+    if (!(await existing.isCompleted()) && !(await existing.isFailed())) return;
+    await existing.remove().catch(() => undefined);
+  }
+  await queue.add("purge", data, {
+    jobId: id,
+    attempts: spec.attempts,
+    backoff: { ...spec.backoff },
+    removeOnComplete: true,
+    removeOnFail: true,
+  });
 }

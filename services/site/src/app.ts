@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { surrogateKeys } from "#edge";
 import { homeAliasTarget } from "#manifest/home-alias.ts";
+import { CACHE_CONTROL } from "#manifest/manifest.ts";
 import { healthRoutes } from "#ops/health-routes.ts";
 import type { ReadinessChecks } from "#ops/readiness.ts";
 import { assertSafeKey, contentTypeFor, type SiteStore, type StoredObject } from "#storage";
@@ -71,12 +73,21 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
     if (extension) return serve(request, reply, path.slice(1));
     const match = await routes.match(path);
     if (!match) return notFound(request, reply);
-    if (match.redirect) {
-      const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : "";
-      return reply.header("cache-control", "public, max-age=3600").redirect(`${match.redirect}${query}`, 301);
-    }
+    if (match.redirect) return redirect(request, reply, match.redirect);
     return serve(request, reply, match.key);
   });
+
+  /**
+   * 301 to `location`, the query kept. Cached at the edge like a page (its route's key purges it
+   * when the route becomes a page again); browsers revalidate it.
+   */
+  function redirect(request: FastifyRequest, reply: FastifyReply, location: string) {
+    const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : "";
+    return reply
+      .header("cache-control", CACHE_CONTROL.html)
+      .header("surrogate-key", surrogateKeys(request.url))
+      .redirect(`${location}${query}`, 301);
+  }
 
   async function serve(request: FastifyRequest, reply: FastifyReply, key: string) {
     let safeKey: string;
@@ -89,6 +100,9 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
     if (safeKey.startsWith(".")) return notFound(request, reply);
     const object = await store.get(safeKey);
     if (!object) return notFound(request, reply);
+    // A redirect object at a route the manifest read a moment ago still calls a page (a rename
+    // published since): the object says where the page went.
+    if (object.redirectLocation) return redirect(request, reply, object.redirectLocation);
     return send(request, reply, object, 200, compression);
   }
 }
@@ -119,6 +133,8 @@ async function send(
   reply
     .header("content-type", contentType)
     .header("cache-control", object.cacheControl || "public, max-age=0, must-revalidate")
+    // What the edge purges this answer by (its route, and the site-wide key): see #edge.
+    .header("surrogate-key", surrogateKeys(request.url))
     .header("etag", encoding && !object.etag.startsWith("W/") ? `W/${object.etag}` : object.etag)
     .header("last-modified", object.lastModified.toUTCString());
   if (compressible) reply.header("vary", "accept-encoding");

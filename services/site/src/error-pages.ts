@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { statusForFailure } from "#http/error-pages.ts";
+import { surrogateKeys } from "#edge";
+import { prefersJson, statusForFailure } from "#http/error-pages.ts";
 import { fallbackStyles, sendError } from "#http/error-reply.ts";
 import type { SiteStore } from "#storage";
 
@@ -18,7 +19,10 @@ export interface SiteErrorPages {
 export function siteErrorPages(app: FastifyInstance, store: SiteStore): SiteErrorPages {
   const stored = (status: number) => async () => (await store.get(`${status}.html`))?.body;
   const pages: SiteErrorPages = {
-    notFound: (request, reply) => sendError(request, reply, { status: 404, storedPage: stored(404) }),
+    notFound: async (request, reply) =>
+      (await sendStoredNotFound(store, request, reply))
+        ? reply
+        : sendError(request, reply, { status: 404, storedPage: stored(404) }),
     failed: (request, reply, error) => {
       const status = statusForFailure(error);
       return sendError(request, reply, { status, error, storedPage: stored(status) });
@@ -36,4 +40,31 @@ export function siteErrorPages(app: FastifyInstance, store: SiteStore): SiteErro
     return pages.failed(request, reply, error);
   });
   return pages;
+}
+
+/**
+ * A page read (GET, HEAD) of a path the site does not have: the stored `404.html` as it is stored,
+ * with its cache policy, so the edge keeps it like a page — tagged with the path's route key (a
+ * publish creating that route purges it) and `404` (a publish changing the not-found page purges
+ * every cached 404). Not a failure: no request id (the page's reference slot stays empty, as when a
+ * bucket serves it). False when it cannot be sent so (another method, a JSON client, no stored
+ * page, storage failing): the caller answers as for any error, `no-store`.
+ */
+async function sendStoredNotFound(
+  store: SiteStore,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<boolean> {
+  if (request.method !== "GET" && request.method !== "HEAD") return false;
+  if (prefersJson(request.headers.accept)) return false;
+  const page = await store.get("404.html").catch(() => undefined);
+  if (!page) return false;
+  // A reply is thenable: never awaited or returned from here, it would wait for the answer to finish.
+  void reply
+    .code(404)
+    .type(page.contentType || "text/html; charset=utf-8")
+    .header("cache-control", page.cacheControl || "no-store")
+    .header("surrogate-key", surrogateKeys(request.url, { notFound: true }))
+    .send(page.body);
+  return true;
 }

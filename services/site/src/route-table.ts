@@ -12,7 +12,9 @@ export interface RouteMatch {
  * Maps request paths to storage keys. The canonical spelling of each route
  * comes from the build manifest (`/about`, but `/price-list/`): the other
  * spelling redirects to it. Without a manifest the rule is "no trailing slash".
- * The manifest is re-read at most every `refreshMs`, so a publish is seen quickly.
+ * The manifest is re-read at most every `refreshMs`, so a publish is seen quickly;
+ * a path it does not know, or knows as a redirect, is looked up in a manifest read
+ * after the request arrived (see `match`).
  */
 export class RouteTable {
   #routes = new Map<string, string>();
@@ -20,7 +22,7 @@ export class RouteTable {
   #redirects = new Map<string, string>();
   #etag: string | undefined;
   #checkedAt = -Infinity;
-  #refreshing: Promise<void> | undefined;
+  #refreshing: { promise: Promise<void>; startedAt: number } | undefined;
 
   constructor(
     private readonly store: SiteStore,
@@ -31,8 +33,23 @@ export class RouteTable {
     return this.#routes.size;
   }
 
+  /**
+   * The key (or redirect) of `path`. A miss or a redirect is checked again against a manifest read
+   * after the request arrived: an edge in front purges a publish's routes once the manifest is
+   * written and fetches them at once, and would keep a 404 or 301 from a manifest a second old
+   * (the page of a new uid, a route a page took back) until the next purge. Costs one manifest
+   * `head` per unknown path (concurrent ones share it); a known page never waits.
+   */
   async match(path: string): Promise<RouteMatch | undefined> {
-    await this.#refresh();
+    await this.#refresh(false);
+    const found = this.#lookup(path);
+    // A page, or its other spelling (`/about/` → `/about`): as the manifest says.
+    if (found && found.key !== "") return found;
+    await this.#refresh(true);
+    return this.#lookup(path);
+  }
+
+  #lookup(path: string): RouteMatch | undefined {
     const key = this.#routes.get(path);
     if (key !== undefined) return { key };
     const other = path.endsWith("/") ? path.slice(0, -1) : `${path}/`;
@@ -52,9 +69,18 @@ export class RouteTable {
     return this.#routes.size === 0 && this.#redirects.size === 0;
   }
 
-  async #refresh(): Promise<void> {
-    if (performance.now() - this.#checkedAt < this.refreshMs) return;
-    this.#refreshing ??= (async () => {
+  /** Reads the manifest again if it is older than `refreshMs`, or (`fresh`) if it was read before this call. */
+  async #refresh(fresh: boolean): Promise<void> {
+    const asked = performance.now();
+    if (!fresh && asked - this.#checkedAt < this.refreshMs) return;
+    for (let running = this.#refreshing; running; running = this.#refreshing) {
+      await running.promise;
+      // A read that started before the request may have missed a manifest written just before it.
+      if (!fresh || running.startedAt >= asked) return;
+    }
+    const refresh = { promise: Promise.resolve(), startedAt: performance.now() };
+    this.#refreshing = refresh;
+    refresh.promise = (async () => {
       try {
         const head = await this.store.head(MANIFEST_KEY);
         if (head?.etag === this.#etag && head !== undefined) return;
@@ -73,10 +99,10 @@ export class RouteTable {
         );
       } finally {
         this.#checkedAt = performance.now();
-        this.#refreshing = undefined;
+        if (this.#refreshing === refresh) this.#refreshing = undefined;
       }
     })();
-    await this.#refreshing;
+    await refresh.promise;
   }
 }
 

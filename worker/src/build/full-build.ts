@@ -22,6 +22,7 @@ import {
   SITEMAP_ROUTE,
 } from "#web/routes.ts";
 import { reportContentNotices } from "../content-notices.ts";
+import { routesOfKeys } from "../publish/purge-plan.ts";
 import { buildRedirects, previousRoutes, redirectHashes } from "../publish/redirects-stage.ts";
 import { forEachPage, readSharedDocuments } from "./list-documents.ts";
 import { mapLimit } from "./map-limit.ts";
@@ -123,6 +124,8 @@ export interface BuildOutcome {
   documents: PrismicDocument[];
   /** `documentHash` of each document (with its data), by id. */
   hashes: Map<string, string>;
+  /** Routes whose stored object the build wrote or deleted, assets aside: what the edge purges. */
+  changedRoutes: string[];
 }
 
 /** The document types a build reads: everything else in the repository is not the site's. */
@@ -188,6 +191,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
     assets: {},
   };
   const counts = { rendered: 0, written: 0, unchanged: 0, deleted: 0 };
+  const changedKeys = new Set<string>();
   const javascript = createJavaScriptMeter(built.assets.browser);
   const write = async (
     key: string,
@@ -202,6 +206,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
     }
     await store.put(key, body, { contentType, cacheControl, contentHash: hash });
     counts.written++;
+    changedKeys.add(key);
   };
   const failed: FailedRender[] = [];
   const commit = async ({ rendered, failed: failedHere }: BatchResult, progress?: Progress) => {
@@ -289,7 +294,11 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
       from: before.get(doc.id),
     })),
     (route) => Object.hasOwn(manifest.routes, route),
-    isStored,
+    (key, hash) => {
+      const stored = isStored(key, hash);
+      if (!stored) changedKeys.add(key); // written by buildRedirects
+      return stored;
+    },
   );
   if (Object.keys(redirects.locations).length > 0) manifest.redirects = redirects.locations;
   counts.written += redirects.written;
@@ -306,6 +315,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
   await mapLimit(orphans, UPLOADS_IN_FLIGHT, async (key) => {
     await store.delete(key);
     counts.deleted++;
+    changedKeys.add(key);
   });
 
   const body = serializeManifest(manifest);
@@ -331,7 +341,23 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
   const { failed: _failed, ...counted } = figures;
   log.info({ ...counted, failed: failed.length }, "build finished");
   for (const line of summary.javascript.overBudget) log.warn(line);
-  return { summary, manifest, documents: [stub(settings), ...priceLists.map(stub), ...pageStubs], hashes };
+  return {
+    summary,
+    manifest,
+    documents: [stub(settings), ...priceLists.map(stub), ...pageStubs],
+    hashes,
+    changedRoutes: routesOfKeys(changedKeys, routesByKey([previous, manifest])),
+  };
+}
+
+/** Storage key → route, from manifests' routes and redirects (the later manifest wins). */
+function routesByKey(manifests: readonly (BuildManifest | undefined)[]): Map<string, string> {
+  const routes = new Map<string, string>();
+  for (const manifest of manifests) {
+    for (const [route, entry] of Object.entries(manifest?.routes ?? {})) routes.set(entry.key, route);
+    for (const route of Object.keys(manifest?.redirects ?? {})) routes.set(keyForRoute(route), route);
+  }
+  return routes;
 }
 
 /** Every key of the site in storage (the `.pressroom/` metadata aside), hashes left to the manifest. */

@@ -15,6 +15,8 @@ export interface ObservedSummary {
   durationMs?: number;
   startedAt?: number;
   timings?: Record<string, number>;
+  /** With an edge: when the purge of its changed own routes was acknowledged, or that it was not. */
+  edge?: { liveAt?: number; deferred: boolean };
 }
 
 export interface ObserveContext {
@@ -26,15 +28,18 @@ export interface ObserveContext {
 /**
  * Records one publish: its duration, its routes, and the publish-to-live latency of every delivery
  * it made live (accepted before it took the pending ids; live when its changed documents' own
- * routes were written, `ownDone`, or at its end for a fan-out or diff build). Returns the summary.
+ * routes were written, `ownDone`, or at its end for a fan-out or diff build — and with an edge,
+ * when their purge was acknowledged: a purge not acknowledged leaves them to the one that is,
+ * purge-stage.ts). Returns the summary.
  */
 export async function observePublish<S extends ObservedSummary>(ctx: ObserveContext, summary: S): Promise<S> {
   if (summary.mode === "nothing-pending") return summary;
   countRoutes(summary);
   if (summary.durationMs !== undefined)
     publishDuration.observe({ mode: summary.mode }, summary.durationMs / 1000);
-  if (summary.startedAt !== undefined) {
-    const liveAt = summary.startedAt + (summary.timings?.ownDone ?? summary.durationMs ?? 0);
+  if (summary.startedAt !== undefined && !summary.edge?.deferred) {
+    const liveAt =
+      summary.edge?.liveAt ?? summary.startedAt + (summary.timings?.ownDone ?? summary.durationMs ?? 0);
     await observeLiveSafely(ctx, summary.startedAt, liveAt);
   }
   return summary;

@@ -1,12 +1,14 @@
 import type { Job } from "bullmq";
 import type { OpsConfig } from "#config";
 import type { Logger } from "#logger";
+import { watchEdgeOwed } from "#metrics/edge-metrics.ts";
 import { contactMessages, contentNotices, failedRoutes, reconcileRuns } from "#metrics/metrics.ts";
 import { watchQueues } from "#metrics/queue-metrics.ts";
 import { openOpsQueues } from "#ops/ops-queues.ts";
 import { startOpsServer } from "#ops/ops-server.ts";
 import type { ReadinessChecks } from "#ops/readiness.ts";
 import { onContentNotice } from "../content-notices.ts";
+import { readPendingPurges } from "../publish/pending-purges.ts";
 import { onRouteFailed } from "../publish/route-failures.ts";
 import type { RunningWorker } from "../worker.ts";
 import { countRoutes, observeLiveSafely } from "./publish-metrics.ts";
@@ -38,9 +40,17 @@ export async function startWorkerOps(
   const detach = countJobs(running, logger);
   const opened = openOpsQueues(config.redisUrl, config.queuePrefix);
   const unwatch = watchQueues(opened.queues);
+  const { redis, queuePrefix, edge } = running.context;
+  const unwatchEdge = edge
+    ? watchEdgeOwed(async () => {
+        const owed = await readPendingPurges(redis, queuePrefix);
+        return { count: owed.entries.size, since: owed.since };
+      })
+    : () => {};
   const release = async () => {
     detach();
     unwatch();
+    unwatchEdge();
     await opened.close();
   };
   try {

@@ -1,5 +1,6 @@
 import type { Client, PrismicDocument } from "@prismicio/client";
 import type { Redis } from "ioredis";
+import type { EdgePurger } from "#edge";
 import type { Logger } from "#logger";
 import type { SiteStore } from "#storage";
 import type { SiteAssets } from "#web/assets.ts";
@@ -47,6 +48,10 @@ export interface PublishContext {
   threads?: ThreadedRendering;
   /** Render threads of a diff build (`RENDER_THREADS`); undefined: cores − 1. */
   renderThreads?: number;
+  /** The edge in front of the site (`CDN_PURGE_URL`), purged after the writes; absent: no purge. */
+  edge?: EdgePurger;
+  /** Queues the purge job (or brings it forward): it sends what the edge still owes. */
+  schedulePurge?: () => Promise<void>;
 }
 
 /** What a child job needs to render as the full build does (render-routes.ts, `renderOnThreads`). */
@@ -107,4 +112,17 @@ export interface PublishSummary {
   /** When the publish started (epoch ms, after the lock), and where its time went (ms per step). */
   startedAt?: number;
   timings?: PublishTimings;
+  /**
+   * The edge (issue 21): when the purge of the changed documents' own routes was acknowledged
+   * (epoch ms): the publish is live. `deferred`: a purge it needed was not acknowledged; the
+   * deliveries it took are made live by the purge that is (purge-stage.ts).
+   */
+  edge?: {
+    liveAt?: number;
+    /** When every purge of the publish was acknowledged (epoch ms): no route it changed is stale at the edge. */
+    settledAt?: number;
+    deferred: boolean;
+    purged: number;
+    everything: boolean;
+  };
 }

@@ -3,6 +3,7 @@ import { routeForDocument } from "#web/routes.ts";
 import { buildSite, documentHash } from "../build/full-build.ts";
 import type { PublishContext } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
+import { purgeRoutes } from "./edge-purge.ts";
 import { buildGuard, generationGuard, nextGeneration } from "./generation.ts";
 import { builtRefsCommands } from "./pending-refs.ts";
 import { recordRouteFailures, routeFailures } from "./route-failures.ts";
@@ -79,6 +80,13 @@ export async function rebuild(
     failed.map((f) => ({ ...f, ref, at })),
     recovered,
   );
+  // The edge (issue 21): what the build changed, once its manifest and index are written.
+  const edge = ctx.edge
+    ? await purgeRoutes(ctx, outcome.changedRoutes, {
+        reference: `${ctx.queuePrefix}-${mine}-build-${Date.now()}`,
+        siteRoutes: routes.size,
+      })
+    : undefined;
   const { summary } = outcome;
   return {
     manifest: outcome.manifest,
@@ -90,6 +98,16 @@ export async function rebuild(
       deleted: summary.deleted,
       failed: failed.length,
       mode: "diff-build" as const,
+      ...(edge
+        ? {
+            edge: {
+              ...(edge.acknowledgedAt === undefined ? {} : { liveAt: edge.acknowledgedAt }),
+              deferred: edge.acknowledgedAt === undefined,
+              purged: edge.routes,
+              everything: edge.everything,
+            },
+          }
+        : {}),
     },
   };
 }

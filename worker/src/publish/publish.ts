@@ -23,6 +23,7 @@ import { layeredSource } from "./layered-source.ts";
 import { builtRefsCommands, coveredRefs, refsToBuild } from "./pending-refs.ts";
 import { planIds } from "./plan-ids.ts";
 import { idsToFetch } from "./planner.ts";
+import { type PurgeOutcome, purgeStage, startOwnPurge } from "./purge-stage.ts"; // the edge (issue 21)
 import { publishRedirects } from "./redirects-stage.ts"; // redirects (issue 13 §2)
 import { renderRoutes } from "./render-routes.ts";
 import { recordRouteFailures } from "./route-failures.ts";
@@ -189,6 +190,17 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     for (const [route, entry] of await index.routes(missing)) previous.set(route, pooled(entry));
   };
 
+  // The edge (issue 21): the changed pages of the changed documents, purged as soon as they are
+  // written when the site server already serves them from the same key (purge-stage.ts).
+  let ownChanged: string[] = [];
+  let early: string[] = [];
+  let earlyPurge: Promise<PurgeOutcome> | undefined;
+  // Unique to this publish, whatever Redis remembers (its generation restarts at 1 if Redis is lost).
+  const reference = `${ctx.queuePrefix}-${generation}-${startedAt}`;
+  // Read now, so that the changed pages' purge goes out the moment they are written.
+  const owed = ctx.edge ? ctx.redis.hlen(keys.edgePending) : Promise.resolve(0);
+  owed.catch(() => undefined);
+
   if (plan.render.size > threshold && ctx.fanOut) {
     // Shared by every worker process: batches of routes as child jobs on the render queue; this
     // publish waits for them (holding the lock and the ids) and commits when all are done.
@@ -222,6 +234,16 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
       }),
     );
     timer.sinceStart("ownDone");
+    if (ctx.edge)
+      ({ ownChanged, early, earlyPurge } = startOwnPurge(ctx, {
+        own,
+        written,
+        previous,
+        reference,
+        owed,
+        timer,
+        log,
+      }));
     await readPrevious([...rest, ...plan.delete.keys()]);
     // Pages of the other routes that were not fetched with the changed ids (normally none): one
     // request for all of them rather than one each.
@@ -260,9 +282,11 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
 
   // redirects (issue 13 §2): old routes of renamed documents answer 301; see redirects-stage.ts.
   await ensureCurrent(ctx.redis, ctx.queuePrefix, generation);
+  const redirected = new Set<string>();
   const redirects = await publishRedirects(ctx.store, {
     ...{ ids, known: prior.known, fetched, written, deleted },
     indexedRoutes: (candidates) => index.routes(candidates),
+    touched: redirected,
   });
   await ensureCurrent(ctx.redis, ctx.queuePrefix, generation);
   await updateManifest(ctx.store, ref, written, deleted, redirects);
@@ -281,7 +305,29 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     [...written.keys(), ...deleted],
   );
   timer.lap("commit");
-  return done({ ref, ids: ids.length, ...counts, failed: failed.length, mode: "incremental" });
+  const edge = ctx.edge
+    ? await purgeStage(ctx, {
+        written,
+        previous,
+        deleted,
+        redirected,
+        ownChanged,
+        early,
+        earlyPurge,
+        reference,
+        startedAt,
+        log,
+      })
+    : undefined;
+  if (edge) timer.lap("purge");
+  return done({
+    ref,
+    ids: ids.length,
+    ...counts,
+    failed: failed.length,
+    mode: "incremental",
+    ...(edge ? { edge } : {}),
+  });
 }
 
 function rank(route: string, own: ReadonlySet<string | null>): number {

@@ -71,6 +71,8 @@ export async function publishRedirects(
     written: ReadonlyMap<string, unknown>;
     deleted: readonly string[];
     indexedRoutes(routes: readonly string[]): Promise<ReadonlyMap<string, unknown>>;
+    /** Filled with the routes whose redirect object was written or dropped (the edge purges them). */
+    touched?: Set<string>;
   },
 ): Promise<Record<string, string>> {
   const history = await readRedirectHistory(store);
@@ -88,8 +90,14 @@ export async function publishRedirects(
     complete: false,
     isPage: (route) => changes.written.has(route) || (indexed.has(route) && !deleted.has(route)),
   });
-  for (const [route, location] of plan.write) await putRedirect(store, route, location);
-  for (const route of plan.drop) await store.delete(keyForRoute(route));
+  for (const [route, location] of plan.write) {
+    await putRedirect(store, route, location);
+    changes.touched?.add(route);
+  }
+  for (const route of plan.drop) {
+    await store.delete(keyForRoute(route));
+    changes.touched?.add(route);
+  }
   await writeRedirectHistory(store, history, plan.history);
   return redirectLocations(plan.history);
 }

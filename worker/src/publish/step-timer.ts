@@ -2,7 +2,8 @@
  * Milliseconds per step of a publish: `take` (ids and index meta, one round trip), `masterRef` and
  * `indexRead` (at the same time), `fetch` (the changed ids and what their routes need, one request
  * per 100 ids), `plan`, `ownRender` / `ownWrite` and `ownDone` (since the start: the changed pages
- * are live), `rest` (linking pages, listings) or `fanOut`, `commit` (deletes, manifest, index).
+ * are live), `rest` (linking pages, listings) or `fanOut`, `commit` (deletes, manifest, index),
+ * `purgeOwn` (the edge purge of the changed pages, sent beside `rest`) and `purge` (the rest).
  */
 export type PublishTimings = Record<string, number>;
 
@@ -38,6 +39,11 @@ export class StepTimer {
   /** Adds the time since `since` to `name` (work spread over many calls: rendering route by route). */
   add(name: string, since: number): void {
     this.timings[name] = round((this.timings[name] ?? 0) + performance.now() - since);
+  }
+
+  /** Records `name` as `ms` measured elsewhere (work that ran beside the steps: the early edge purge). */
+  record(name: string, ms: number): void {
+    this.timings[name] = round(ms);
   }
 
   /** Records `name` as the time since the start, and starts the next step. */

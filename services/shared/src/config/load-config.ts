@@ -86,6 +86,12 @@ export interface ContactMailConfig {
   from: string;
 }
 
+/** The edge in front of the site, purged after every publish (`CDN_PURGE_URL`; docs/operations.md, "The edge"). */
+export interface EdgeConfig {
+  /** `varnish://host:port` or `cloudfront://DISTRIBUTION_ID`; undefined: no purge. */
+  purgeUrl: string | undefined;
+}
+
 export interface PublisherConfig extends ContentReaderConfig {
   redisUrl: string;
   queuePrefix: string;
@@ -103,6 +109,8 @@ export interface PublisherConfig extends ContentReaderConfig {
    * its BullMQ job from the others (`WORKER_LOCK_MS`); undefined: 8 s (worker/src/publish/lock.ts).
    */
   lockMs?: number;
+  /** Always set by loadConfig; absent (hand-made configs): no purge. */
+  edge?: EdgeConfig;
 }
 
 export interface WebhookConfig extends ServerConfig {
@@ -273,6 +281,7 @@ const loaders = {
       storage: storageConfig(read),
       siteUrl: read.get("SITE_URL"),
       contact: contactMailConfig(read),
+      edge: { purgeUrl: read.get("CDN_PURGE_URL") },
       ...(renderThreads === undefined ? {} : { renderThreads }),
       lockMs: read.get("WORKER_LOCK_MS"),
     };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isPurgeUrl, PURGE_URL_FIX } from "../edge/purge-url.ts";
 
 /**
  * Every environment variable Pressroom reads, in one place: its schema, its
@@ -216,6 +217,14 @@ export const variables = {
   S3_ENDPOINT: {
     schema: optionalString().pipe(httpUrl().optional()),
     fix: "Set S3_ENDPOINT to the S3-compatible endpoint URL (e.g. http://minio:9000), or unset it for AWS S3.",
+  },
+  CDN_PURGE_URL: {
+    schema: optionalString().pipe(
+      trimmed()
+        .refine(isPurgeUrl, "not varnish://<host>:<port> or cloudfront://<DISTRIBUTION_ID>")
+        .optional(),
+    ),
+    fix: PURGE_URL_FIX,
   },
   S3_REGION: {
     schema: trimmed().min(1).default("us-east-1"),

@@ -15,6 +15,8 @@ export const CONTACT_QUEUE_NAME = "pressroom-contact";
 export const RECONCILE_QUEUE_NAME = "pressroom-reconcile";
 /** Child jobs of large fan-outs: every worker process renders from it while a publish waits. */
 export const RENDER_QUEUE_NAME = "pressroom-render";
+/** Edge purges that failed, sent again with backoff: never behind a publish, never holding its lock. */
+export const EDGE_QUEUE_NAME = "pressroom-edge";
 
 const publishPayload = z.object({
   /** The master ref the webhook announced (absent when only a release changed). Informational: the
@@ -34,6 +36,11 @@ const buildPayload = z.object({
 });
 
 const reconcilePayload = z.object({});
+
+const purgePayload = z.object({
+  /** What queued it: a publish or build whose purge failed, or reconcile finding purges still owed. */
+  reason: z.string().max(200),
+});
 
 const renderBatchPayload = z.object({
   ref: z.string().min(1),
@@ -114,6 +121,18 @@ export const jobCatalog = {
     backoff: { type: "fixed", delay: 0 },
     jobId: (_payload: z.output<typeof reconcilePayload>) => undefined,
   },
+  /**
+   * Sends every purge the edge still owes (`<prefix>:edge-pending`), whoever queued it: one job at
+   * a time (a fixed id), promoted when a publish adds to it. Backoff doubles from 1 s to at most a
+   * minute (the worker's `backoffStrategy`): about an hour and a half of attempts; then
+   * reconcile re-sends every round.
+   */
+  purge: {
+    schema: purgePayload,
+    attempts: 100,
+    backoff: { type: "edge", delay: 1_000 },
+    jobId: (_payload: z.output<typeof purgePayload>) => "edge-purge",
+  },
   /** One visitor's message: archived to storage, then mailed; retries ride out an SMTP outage (~3 h). */
   contact: {
     schema: contactPayload,
@@ -167,4 +186,13 @@ export const redisKeys = (prefix: string) => ({
   workerMarker: `${prefix}:worker-marker`,
   /** Fixed 10-minute window counter of contact messages per client IP (`<this>:<ip>`). */
   contactRate: `${prefix}:contact-rate`,
+  /**
+   * Hash route → `<since ms>|<token>`: routes written whose edge purge has not been acknowledged
+   * (`*`: everything). Sent again by the `purge` job, the next publish and reconcile.
+   */
+  edgePending: `${prefix}:edge-pending`,
+  /** The last failed purge (JSON: at, edge, error), for `pressroom status`. */
+  edgeLastError: `${prefix}:edge-last-error`,
+  /** Epoch ms: the latest publish start whose deliveries wait for a purge to be live (publish-to-live). */
+  edgeLiveFrom: `${prefix}:edge-live-from`,
 });

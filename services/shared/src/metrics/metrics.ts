@@ -130,3 +130,16 @@ export function observeRender(process: "worker" | "preview", since: number): voi
 export function observeRenderMs(process: "worker" | "preview", ms: number): void {
   renderDuration.observe({ process }, ms / 1000);
 }
+
+export const edgePurges = new Counter({
+  name: "pressroom_edge_purges_total",
+  help: "Edge purges (CDN_PURGE_URL) by outcome — acknowledged, failed (retried with backoff), deferred (the edge still owed earlier purges: left to the purge job) — and scope: routes or everything.",
+  labelNames: ["outcome", "scope"] as const,
+  registers: [registry],
+});
+
+export const edgePurgedRoutes = new Counter({
+  name: "pressroom_edge_purged_routes_total",
+  help: "Routes whose edge copies an acknowledged purge removed (a site-wide purge counts none).",
+  registers: [registry],
+});

@@ -62,9 +62,19 @@ export function parseManifest(body: Buffer | string | undefined): BuildManifest 
   }
 }
 
+/**
+ * Shared caches (the edge: Varnish, CloudFront, Fastly, Cloudflare all read `s-maxage` before
+ * `max-age`) keep a page for a year: the publish that changes it purges it (CDN_PURGE_URL), and
+ * the edge hands visitors `max-age=0, must-revalidate` again. Browsers revalidate every time (ETag,
+ * 304). `stale-if-error` lets the edge serve its last copy for a day while the site server or
+ * storage fails (RFC 5861 §4: "regardless of other freshness information").
+ */
+export const EDGE_TTL_SECONDS = 31_536_000;
+export const STALE_IF_ERROR_SECONDS = 86_400;
+
 /** Cache policies by what the object is: pages revalidate, content-hashed assets never change. */
 export const CACHE_CONTROL = {
-  html: "public, max-age=0, must-revalidate",
+  html: `public, max-age=0, must-revalidate, s-maxage=${EDGE_TTL_SECONDS}, stale-if-error=${STALE_IF_ERROR_SECONDS}`,
   immutable: "public, max-age=31536000, immutable",
   metadata: "no-store",
 } as const;

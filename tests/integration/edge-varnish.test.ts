@@ -1,0 +1,407 @@
+/**
+ * Issue 21, "Done when": the worker, the site server and a real varnishd running the shipped VCL
+ * (infra/varnish/default.vcl, backend and ACL rewritten for the test) in front of it. A page is a
+ * cache hit; a publish makes exactly the pages whose stored bytes changed fresh at the edge while
+ * the others stay hits (their Age grows); a rename answers 301 at the old URL through the edge; a
+ * PURGE from an address outside the ACL is refused; with the site server down the edge serves the
+ * last page; a purge that fails (Varnish frozen, then killed) is retried until every affected page
+ * is fresh, without holding the publish. Real Redis, the local content service calling the real
+ * webhook receiver, the worker's own jobs. Skipped, with a note, where varnishd is missing.
+ */
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { request } from "node:http";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { Redis } from "ioredis";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runBuild } from "#bin/run-build.ts";
+import type { PublisherConfig, SiteConfig } from "#config";
+import { redisKeys } from "#jobs/catalog.ts";
+import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
+import { registry } from "#metrics/registry.ts";
+import { type RunningSite, startSite } from "#site/server.ts";
+import { createSiteStore, type SiteStore } from "#storage";
+import { startWebhook } from "#webhook/server.ts";
+import { statusCommand } from "#worker/inspect.ts";
+import { addPendingPurges } from "#worker/publish/pending-purges.ts";
+import { type RunningWorker, startWorker } from "#worker/worker.ts";
+import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { removeKeysUnder } from "../support/redis-keys.ts";
+import { tempDir } from "../support/temp-dir.ts";
+import { hasVarnish, startVarnish, type Varnish } from "../support/varnish.ts";
+import { untilWorkerSettled } from "../support/worker-settled.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const DEMO = `${ROOT}services/local-prismic/demo/documents/`;
+const PREFIX = `test-edge-${process.pid}-${Date.now()}`;
+const SECRET = "edge-varnish-secret";
+const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
+const ID = {
+  about: "Z9nWuhEAACMAx1Cc",
+  services: "Z9nWvBEAACQAx1Dd",
+  pricing: "Z9nWvxEAACUAx1Ee",
+  faq: "Z9nWwREAACMAx1Ff",
+  privacy: "Z9nWxxEAACUAx1Hh",
+};
+/** Every route the tests read through the edge first (the demo's pages, listings and files). */
+const PRIMED = [
+  "/",
+  "/about",
+  "/services",
+  "/pricing",
+  "/faq",
+  "/contact",
+  "/privacy",
+  "/price-list/",
+  "/price-list/websites",
+  "/sitemap.xml",
+  "/robots.txt",
+];
+type Doc = { id: string; uid: string; data: Record<string, unknown> };
+const demo = (id: string) => JSON.parse(readFileSync(`${DEMO}${id}.json`, "utf8")) as Doc;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const execFileAsync = promisify(execFile);
+
+let content: LocalPrismic;
+let webhook: Awaited<ReturnType<typeof startWebhook>>;
+let worker: RunningWorker;
+let site: RunningSite;
+let siteConfig: SiteConfig;
+let varnish: Varnish;
+let folder: { path: string; remove: () => Promise<void> };
+let redis: Redis;
+let store: SiteStore;
+let config: PublisherConfig;
+
+async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/** Publishes in the content service (which calls the webhook) and waits for the publish to end. */
+async function published(upsert: Doc[]) {
+  const answer = await fetch(`${content.url}/admin/publish`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ upsert }),
+  });
+  expect(answer.status).toBe(200);
+  let summary: { ref?: string; edge?: { liveAt?: number; deferred: boolean }; startedAt?: number } = {};
+  await until(
+    async () => {
+      summary = JSON.parse((await redis.get(redisKeys(PREFIX).lastPublish)) ?? "{}");
+      return summary.ref === content.store.masterRef;
+    },
+    60_000,
+    "the publish to end",
+  );
+  return summary as Required<typeof summary> & { timings: Record<string, number> };
+}
+
+const titled = (id: string, title: string): Doc => {
+  const doc = demo(id);
+  return { ...doc, data: { ...doc.data, meta_title: title } };
+};
+const edge = (path: string) => fetch(`${varnish.url}${path}`, { redirect: "manual" });
+const owed = () => redis.hlen(redisKeys(PREFIX).edgePending);
+/** Storage key → content hash of every object (the folder driver's sidecars). */
+async function storedHashes(): Promise<Map<string, string | undefined>> {
+  const hashes = new Map<string, string | undefined>();
+  for await (const object of store.list()) hashes.set(object.key, object.contentHash);
+  return hashes;
+}
+async function routeKeys(): Promise<Record<string, { key: string }>> {
+  return parseManifest((await store.get(MANIFEST_KEY))?.body)?.routes ?? {};
+}
+
+describe.skipIf(!hasVarnish)(
+  "the edge: a real varnishd with the shipped VCL in front of the site server",
+  () => {
+    beforeAll(async () => {
+      folder = await tempDir("edge-site");
+      redis = new Redis({ maxRetriesPerRequest: null });
+      webhook = await startWebhook(
+        {
+          host: "127.0.0.1",
+          port: 0,
+          logLevel: "silent",
+          repository: "demo",
+          webhookSecret: SECRET,
+          redisUrl: "redis://127.0.0.1:6379",
+          queuePrefix: PREFIX,
+        },
+        logger,
+      );
+      content = await startLocalPrismic({
+        webhookUrl: `${webhook.url}/webhooks/prismic`,
+        webhookSecret: SECRET,
+      });
+      const storage = { url: `file://${folder.path}`, s3Endpoint: undefined, s3Region: "us-east-1" };
+      siteConfig = {
+        host: "127.0.0.1",
+        port: 0,
+        logLevel: "silent",
+        storage,
+        siteUrl: "https://www.example.com",
+        redisUrl: "redis://127.0.0.1:6379",
+        queuePrefix: PREFIX,
+        contactRateLimit: 5,
+        trustProxy: ["loopback"],
+      };
+      site = await startSite(siteConfig, logger);
+      siteConfig.port = Number(new URL(site.url).port);
+      // The ACL lists this machine's 127.0.0.1 only: the worker purges from it, the outsider below
+      // speaks from 127.0.0.2.
+      varnish = await startVarnish({
+        backend: { host: "127.0.0.1", port: siteConfig.port },
+        purgers: ["127.0.0.1"],
+      });
+      config = {
+        logLevel: "silent",
+        prismic: {
+          repository: "demo",
+          endpoint: content.endpoint,
+          accessToken: undefined,
+          timeoutMs: 10_000,
+          cacheTtlMs: 0,
+          cacheMaxEntries: 1_000,
+          rateLimitRetries: 3,
+        },
+        redisUrl: "redis://127.0.0.1:6379",
+        queuePrefix: PREFIX,
+        storage,
+        siteUrl: "https://www.example.com",
+        edge: { purgeUrl: `varnish://127.0.0.1:${varnish.port}` },
+      };
+      worker = await startWorker(config, logger, { rootDir: ROOT, reconcileEveryMs: 3_600_000 });
+      store = createSiteStore(storage);
+      await untilWorkerSettled(redis, PREFIX, content.store.masterRef);
+    }, 120_000);
+
+    afterAll(async () => {
+      await worker?.close();
+      await webhook?.close();
+      await site?.close();
+      await varnish?.stop();
+      await content?.stop();
+      await store?.close();
+      await removeKeysUnder(redis, PREFIX);
+      await redis?.quit();
+      await folder?.remove();
+    });
+
+    it("keeps every page: the second read is a hit, visitors are told to revalidate", async () => {
+      for (const path of PRIMED) {
+        const first = await edge(path);
+        expect(first.status, path).toBe(200);
+        const again = await edge(path);
+        expect(again.headers.get("x-cache"), path).toBe("hit");
+        expect(await again.text(), path).toBe(await first.text());
+        // s-maxage and stale-if-error are the edge's; nothing behind it keeps the page.
+        expect(again.headers.get("cache-control"), path).toBe("public, max-age=0, must-revalidate");
+        expect(again.headers.get("surrogate-key") ?? again.headers.get("xkey"), path).toBeNull();
+      }
+      // Every Accept-Encoding is one object: a gzip reader and a plain one share the copy.
+      const gzip = await fetch(`${varnish.url}/about`, { headers: { "accept-encoding": "gzip, br" } });
+      expect(gzip.headers.get("x-cache")).toBe("hit");
+    });
+
+    it("a publish makes exactly the pages it changed fresh; the others stay hits and age", async () => {
+      const before = await storedHashes();
+      const ages = new Map<string, number>();
+      for (const path of PRIMED) ages.set(path, Number((await edge(path)).headers.get("age")));
+      await sleep(1_100); // Age counts whole seconds
+      const metricBefore = await liveCount();
+      const summary = await published([titled(ID.about, "About Northwind, edited at the edge")]);
+      const after = await storedHashes();
+      const keys = await routeKeys();
+      const changed = PRIMED.filter(
+        (path) => before.get(keys[path]?.key ?? "") !== after.get(keys[path]?.key ?? ""),
+      );
+      expect(changed).toContain("/about");
+
+      const misses: string[] = [];
+      for (const path of PRIMED) {
+        const answer = await edge(path);
+        const body = await answer.text();
+        if (answer.headers.get("x-cache") === "miss") misses.push(path);
+        else expect(Number(answer.headers.get("age")), path).toBeGreaterThan(ages.get(path) as number);
+        if (path === "/about") expect(body).toContain("<title>About Northwind, edited at the edge");
+      }
+      expect(misses).toEqual(changed);
+      // Live when the purge was acknowledged: after the page was written, and measured.
+      expect(summary.edge.deferred).toBe(false);
+      expect(summary.timings.ownDone).toBeGreaterThan(0);
+      expect(summary.edge.liveAt).toBeGreaterThanOrEqual(summary.startedAt + (summary.timings.ownDone ?? 0));
+      expect(summary.timings.purgeOwn).toBeGreaterThan(0);
+      expect(await liveCount()).toBe(metricBefore + 1);
+    });
+
+    it("a rename answers 301 at the old URL through the edge, its query kept", async () => {
+      for (const path of ["/faq", "/faq?utm_source=newsletter", "/faq-v2"]) {
+        await edge(path);
+        expect((await edge(path)).headers.get("x-cache"), path).toBe("hit");
+      }
+      expect((await edge("/faq-v2")).status).toBe(404);
+      await published([{ ...demo(ID.faq), uid: "faq-v2" }]);
+
+      const old = await edge("/faq");
+      expect(old.status).toBe(301);
+      expect(old.headers.get("location")).toBe("/faq-v2");
+      const tagged = await edge("/faq?utm_source=newsletter");
+      expect(tagged.status).toBe(301);
+      expect(tagged.headers.get("location")).toBe("/faq-v2?utm_source=newsletter");
+      const page = await edge("/faq-v2");
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain("faq");
+      expect((await edge("/faq")).headers.get("x-cache")).toBe("hit");
+    });
+
+    it("refuses a PURGE from an address outside the ACL, and keeps the pages", async () => {
+      await edge("/services"); // the rename rewrote every page (their navigation links to the FAQ)
+      expect((await edge("/services")).headers.get("x-cache")).toBe("hit");
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const purge = request(
+          `${varnish.url}/`,
+          { method: "PURGE", localAddress: "127.0.0.2", headers: { "xkey-purge": "all" } },
+          (response) => {
+            let body = "";
+            response.on("data", (chunk: Buffer) => {
+              body += chunk.toString();
+            });
+            response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+          },
+        );
+        purge.on("error", reject);
+        purge.end();
+      });
+      expect(answer.status).toBe(403);
+      expect((await edge("/services")).headers.get("x-cache")).toBe("hit");
+    });
+
+    it("with the site server down, serves the last page of a route a publish purged", async () => {
+      const last = await (await edge("/services")).text();
+      await site.close();
+      await published([titled(ID.services, "Services, published while the site server is down")]);
+
+      const stale = await edge("/services");
+      expect(stale.status).toBe(200);
+      expect(stale.headers.get("x-cache")).toBe("stale");
+      expect(await stale.text()).toBe(last);
+      // A page the edge never held: the edge's own page, not a hang or a Varnish error page.
+      const never = await edge("/price-list/care-plans");
+      expect(never.status).toBe(503);
+      expect(never.headers.get("retry-after")).toBe("30");
+      expect(await never.text()).toContain("This site is briefly unavailable");
+
+      site = await startSite(siteConfig, logger);
+      // Varnish holds a refused backend off for a quarter of a second (backend_remote_error_holddown).
+      await until(
+        async () =>
+          (await (await edge("/services")).text()).includes(
+            "<title>Services, published while the site server is down",
+          ),
+        5_000,
+        "the edge to fetch the new page once the site server is back",
+      );
+    });
+
+    it("a purge that fails (Varnish frozen) is owed, then retried until the page is fresh; the publish goes on", async () => {
+      await edge("/pricing");
+      varnish.pause();
+      let summary: Awaited<ReturnType<typeof published>>;
+      try {
+        summary = await published([titled(ID.pricing, "Pricing, published while the edge was frozen")]);
+        // Committed and finished without the edge: the index has the new ref, the purge is owed.
+        expect(summary.edge.deferred).toBe(true);
+        expect(await owed()).toBeGreaterThan(0);
+        expect(await statusCommand(config, ROOT)).toMatch(/edge: +\d+ routes? awaiting purge since \d{4}-/);
+      } finally {
+        varnish.resume();
+      }
+      await until(async () => (await owed()) === 0, 60_000, "the owed purge to be acknowledged");
+      expect(await (await edge("/pricing")).text()).toContain(
+        "<title>Pricing, published while the edge was frozen",
+      );
+      expect(await statusCommand(config, ROOT)).toMatch(
+        /edge: +varnish:\/\/127\.0\.0\.1:\d+, no purge waiting/,
+      );
+      expect(
+        await metricValue('pressroom_edge_purges_total{outcome="failed",scope="routes"}'),
+      ).toBeGreaterThan(0);
+    }, 90_000);
+
+    it("a purge owed while Varnish is stopped is sent once it runs again", async () => {
+      const port = varnish.port;
+      await varnish.stop();
+      await published([titled(ID.privacy, "Privacy, published while the edge was stopped")]);
+      expect(await owed()).toBeGreaterThan(0);
+      varnish = await startVarnish({
+        backend: { host: "127.0.0.1", port: siteConfig.port },
+        purgers: ["127.0.0.1"],
+        port,
+      });
+      await until(async () => (await owed()) === 0, 90_000, "the owed purge to be acknowledged");
+      expect(await (await edge("/privacy")).text()).toContain(
+        "<title>Privacy, published while the edge was stopped",
+      );
+    }, 120_000);
+
+    it("reconcile sends the purges still owed (the purge job gone: given up, or lost with Redis)", async () => {
+      await edge("/contact");
+      expect((await edge("/contact")).headers.get("x-cache")).toBe("hit");
+      await addPendingPurges(redis, PREFIX, ["/contact"], { at: Date.now(), edge: "test", error: "owed" });
+      await worker.reconcileNow();
+      expect(await owed()).toBe(0);
+      expect((await edge("/contact")).headers.get("x-cache")).toBe("miss");
+    });
+
+    it("pressroom build purges what it rewrote; pressroom purge purges routes and everything", async () => {
+      await edge("/privacy");
+      expect((await edge("/privacy")).headers.get("x-cache")).toBe("hit");
+      await rm(join(folder.path, "privacy", "index.html")); // storage lost it: the build writes it again
+      const built = await runBuild({ ...config, rootDir: ROOT, logger });
+      expect(built.edge).toMatch(/^Edge varnish:\/\/127\.0\.0\.1:\d+: purged 1 route \(/);
+      expect((await edge("/privacy")).headers.get("x-cache")).toBe("miss");
+
+      const env = {
+        ...process.env,
+        LOG_LEVEL: "silent",
+        CDN_PURGE_URL: config.edge?.purgeUrl,
+        QUEUE_PREFIX: PREFIX,
+      };
+      await edge("/about");
+      const one = await execFileAsync(process.execPath, [`${ROOT}bin/pressroom.js`, "purge", "/about/"], {
+        env,
+      });
+      expect(one.stdout).toMatch(/^Purged 1 route at varnish:\/\/127\.0\.0\.1:\d+: 1 objects \(1 request\)/);
+      expect((await edge("/about")).headers.get("x-cache")).toBe("miss");
+      await addPendingPurges(redis, PREFIX, ["/faq-v2"], { at: Date.now(), edge: "test", error: "owed" });
+      const all = await execFileAsync(process.execPath, [`${ROOT}bin/pressroom.js`, "purge", "--all"], {
+        env,
+      });
+      expect(all.stdout).toMatch(/^Purged everything at varnish:.*\n {2}1 owed purge no longer waiting/);
+      expect(await owed()).toBe(0);
+      expect((await edge("/services")).headers.get("x-cache")).toBe("miss");
+    }, 60_000);
+  },
+);
+
+async function metricValue(series: string): Promise<number> {
+  const text = await registry.metrics();
+  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.split(" ")[1]) : 0;
+}
+
+const liveCount = () => metricValue("pressroom_publish_to_live_seconds_count");
+
+if (!hasVarnish)
+  describe("the edge: a real varnishd (skipped: /usr/sbin/varnishd or the xkey vmod is missing; apt-get install varnish varnish-modules)", () => {
+    it.skip("needs varnishd", () => {});
+  });
