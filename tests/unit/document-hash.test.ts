@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import type { PrismicDocument } from "@prismicio/client";
 import { describe, expect, it } from "vitest";
-import { documentHash } from "#worker/build/full-build.ts";
+import { documentHash } from "#worker/build/document-hash.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 // The demo's pricing page: its slices link to other pages (the FAQ among them).

@@ -15,6 +15,7 @@ function countingPools() {
         new Promise<BatchResult>((resolve) => {
           release = () => resolve({ rendered: [], failed: [] });
         }),
+      renderOwn: async () => ({ rendered: [], failed: [] }),
       close: async () => {
         counts.closed++;
       },
@@ -59,7 +60,8 @@ describe("a worker's render threads", () => {
     const pool = idleRenderPool(async () => {
       attempts++;
       if (attempts === 1) throw new Error("could not bundle the render thread");
-      return { threads: 1, render: async () => ({ rendered: [], failed: [] }), close: async () => {} };
+      const nothing = async () => ({ rendered: [], failed: [] });
+      return { threads: 1, render: nothing, renderOwn: nothing, close: async () => {} };
     }, 50);
     await expect(pool.get()).rejects.toThrow("could not bundle");
     await expect(pool.get()).resolves.toMatchObject({ threads: 1 });

@@ -1,7 +1,8 @@
 import { filter } from "@prismicio/client";
 import { redisKeys } from "#jobs/catalog.ts";
 import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
-import { documentHash, SITE_TYPES } from "./build/full-build.ts";
+import { documentHash } from "./build/document-hash.ts";
+import { SITE_TYPES } from "./build/full-build.ts";
 import { publishObserved } from "./ops/publish-metrics.ts";
 import type { PublishContext } from "./publish/context.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";

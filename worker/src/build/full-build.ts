@@ -1,4 +1,5 @@
-import { type Client, filter, type PrismicDocument } from "@prismicio/client";
+import { filter, type PrismicDocument } from "@prismicio/client";
+import type { ContentClient } from "#content/content-client.ts";
 import type { Logger } from "#logger";
 import {
   type BuildManifest,
@@ -24,7 +25,8 @@ import {
 import { reportContentNotices } from "../content-notices.ts";
 import { routesOfKeys } from "../publish/purge-plan.ts";
 import { buildRedirects, previousRoutes, redirectHashes } from "../publish/redirects-stage.ts";
-import { forEachPage, readSharedDocuments } from "./list-documents.ts";
+import { documentHash, stub } from "./document-hash.ts";
+import { forEachPageAnswer, readSharedDocuments } from "./list-documents.ts";
 import { mapLimit } from "./map-limit.ts";
 import { createProgress, type Progress } from "./progress.ts";
 import type { BatchResult, FailedRender, SharedContent } from "./render-batch.ts";
@@ -32,7 +34,7 @@ import { createRenderPool } from "./render-pool.ts";
 
 export interface BuildOptions {
   /** The content client (`createContentClient`): its `fetchMasterRef` bypasses every cache. */
-  client: Client & { fetchMasterRef(): Promise<string> };
+  client: ContentClient;
   store: SiteStore;
   siteUrl: string;
   logger: Logger;
@@ -130,30 +132,6 @@ export interface BuildOutcome {
 
 /** The document types a build reads: everything else in the repository is not the site's. */
 export const SITE_TYPES = ["settings", "price_list", "page"] as const;
-
-/**
- * A short hash of what a document's own publications set: its data, uid, tags and dates. Left out
- * is what reflects other documents or the ref: `href` (names the ref), `alternate_languages`, and
- * in each link to a document everything but its id (the API copies the target's uid, dates and tags
- * into the link, so publishing the target would change every document linking to it). About 20–40 µs
- * a document; reconcile compares it with the index's to find publications no webhook announced.
- */
-export function documentHash(doc: PrismicDocument): string {
-  const { href: _href, alternate_languages: _alternates, ...own } = doc;
-  return sha256(JSON.stringify(own, (_key, value) => (isDocumentLink(value) ? value.id : value))).slice(
-    0,
-    24,
-  );
-}
-
-function isDocumentLink(value: unknown): value is { id: string } {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    (value as { link_type?: unknown }).link_type === "Document" &&
-    typeof (value as { id?: unknown }).id === "string"
-  );
-}
 
 /** fullBuild, also handing back the manifest and the documents (the worker rebuilds its index from them). */
 export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
@@ -258,20 +236,28 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
     // Price lists before the pages that embed and link them.
     await commit(await pool.render([], routesOf(priceLists, log)));
     const progress = options.progress ? createProgress("rendering pages", log) : undefined;
-    await forEachPage(
+    // Each page of 100 goes to a render thread as the API's bytes: it parses them, renders every
+    // document's route and answers what the build keeps of each (stub, hash, refused uid).
+    const listed = await forEachPageAnswer(
       client,
       ref,
       [filter.at("document.type", "page")],
       pool.threads + 1,
-      async (pages) => {
-        for (const page of pages) {
-          pageStubs.push(stub(page));
-          hashes.set(page.id, documentHash(page));
+      async (answer) => {
+        const result = await pool.renderOwn([answer]);
+        for (const { stub: page, hash, refused } of result.listed ?? []) {
+          pageStubs.push(page);
+          hashes.set(page.id, hash);
+          if (refused) logRefused(page, refused, log);
         }
-        await commit(await pool.render(pages, routesOf(pages, log)), progress);
+        await commit(result, progress);
       },
       (total) => progress?.setTotal(total),
     );
+    if (pageStubs.length !== listed) {
+      // Content at a ref never changes, so a mismatch means a broken API answer, not a race.
+      throw new Error(`Listed ${pageStubs.length} pages at ref ${ref}, but the API counts ${listed}`);
+    }
     progress?.done();
     const listings = await pool.render(pageStubs, LISTING_ROUTES);
     await commit(listings);
@@ -385,22 +371,20 @@ function routesOf(documents: readonly PrismicDocument[], logger: Logger): string
   const routes: string[] = [];
   for (const doc of documents) {
     const route = routeForDocument(doc);
-    if (route === null)
-      logger.error(
-        { documentId: doc.id, type: doc.type, uid: doc.uid },
-        `${doc.type} ${doc.id} gets no page: ${routeProblem(doc) ?? "it has no route"} (see pressroom status)`,
-      );
+    if (route === null) logRefused(doc, routeProblem(doc) ?? "it has no route", logger);
     else routes.push(route);
   }
   return routes;
 }
 
+function logRefused(doc: PrismicDocument, problem: string, logger: Logger): void {
+  logger.error(
+    { documentId: doc.id, type: doc.type, uid: doc.uid },
+    `${doc.type} ${doc.id} gets no page: ${problem} (see pressroom status)`,
+  );
+}
+
 /** The bytes a render thread handed over, as a Buffer over the same memory (no copy). */
 export function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-/** What listings read of a document: its identity, route and dates, without its content. */
-export function stub(doc: PrismicDocument): PrismicDocument {
-  return { ...doc, data: {}, alternate_languages: [], linked_documents: [] };
 }

@@ -58,19 +58,21 @@ export function idleRenderPool(create: () => Promise<RenderPool>, idleMs = 30_00
   return {
     async get() {
       const { threads } = await ensure();
+      // The pool of now: the one `get` saw may have closed for idleness since.
+      const busyWhile = async <T>(work: (pool: RenderPool) => Promise<T>): Promise<T> => {
+        busy++;
+        if (timer) clearTimeout(timer);
+        try {
+          return await work(await ensure());
+        } finally {
+          busy--;
+          if (busy === 0) idleLater();
+        }
+      };
       return {
         threads,
-        async render(documents, routes, answers) {
-          busy++;
-          if (timer) clearTimeout(timer);
-          try {
-            // The pool of now: the one `get` saw may have closed for idleness since.
-            return await (await ensure()).render(documents, routes, answers);
-          } finally {
-            busy--;
-            if (busy === 0) idleLater();
-          }
-        },
+        render: (documents, routes, answers) => busyWhile((pool) => pool.render(documents, routes, answers)),
+        renderOwn: (answers) => busyWhile((pool) => pool.renderOwn(answers)),
         // The batches share the pool: only idleness or the process's close ends it.
         close: async () => {},
       };

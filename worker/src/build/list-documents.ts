@@ -1,4 +1,5 @@
 import { type Client, filter, type PrismicDocument } from "@prismicio/client";
+import type { ContentClient } from "#content/content-client.ts";
 import { mapLimit } from "./map-limit.ts";
 
 const PAGE_SIZE = 100;
@@ -37,6 +38,40 @@ export async function forEachPage(
     throw new Error(`Listed ${seen} documents at ref ${ref}, but the API counts ${first.total_results_size}`);
   }
   return seen;
+}
+
+/**
+ * `forEachPage`, each page handed over as the API's bytes, unparsed: a build moves them to a render
+ * thread, which parses them (the main thread parsed, hashed and copied every page before). Only the
+ * first page is parsed here, for the count. Answers the count, which the caller checks against what
+ * the render threads listed.
+ */
+export async function forEachPageAnswer(
+  client: ContentClient,
+  ref: string,
+  filters: string[],
+  concurrency: number,
+  onAnswer: (answer: ArrayBuffer) => Promise<void>,
+  onTotal?: (total: number) => void,
+): Promise<number> {
+  const query = async (page: number) => {
+    const url = await client.buildQueryURL({ ref, filters, pageSize: PAGE_SIZE, page, lang: "*" });
+    return (await client.contentFetch(url, { cache: "no-store" })).arrayBuffer();
+  };
+  const first = await query(1);
+  const envelope = JSON.parse(new TextDecoder().decode(first)) as {
+    total_results_size?: unknown;
+    total_pages?: unknown;
+  };
+  const total = envelope.total_results_size;
+  const pages = envelope.total_pages;
+  if (typeof total !== "number" || typeof pages !== "number")
+    throw new Error("the content API's search answer has no total_results_size or total_pages");
+  onTotal?.(total);
+  await onAnswer(first);
+  const rest = Array.from({ length: Math.max(0, pages - 1) }, (_, i) => i + 2);
+  await mapLimit(rest, concurrency, async (page) => onAnswer(await query(page)));
+  return total;
 }
 
 /** Every document matching `filters` at `ref`, collected (for small sets: settings, price lists). */

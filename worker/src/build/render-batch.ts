@@ -4,7 +4,8 @@ import type { SiteAssets } from "#web/assets.ts";
 import { islandsIn } from "#web/browser-bundle.ts";
 import { createMemorySource } from "#web/content/index.ts";
 import { type RenderLogger, renderRoute } from "#web/render.ts";
-import { keyForRoute, routeForDocument } from "#web/routes.ts";
+import { keyForRoute, routeForDocument, routeProblem } from "#web/routes.ts";
+import { documentHash, stub } from "./document-hash.ts";
 
 /** What every render of a build shares: sent once to each render thread. */
 export interface SharedContent {
@@ -51,6 +52,38 @@ export interface FailedRender {
 export interface BatchResult {
   rendered: RenderedRoute[];
   failed: FailedRender[];
+  /** With `own`: every document of the batch, as listings and the dependency index keep it. */
+  listed?: ListedDocument[];
+}
+
+/** A document a build listed: what the main thread keeps of it, made where it was parsed. */
+export interface ListedDocument {
+  stub: PrismicDocument;
+  /** `documentHash` of the whole document. */
+  hash: string;
+  /** Why it gets no page (a uid that cannot be a route), when it gets none. */
+  refused?: string;
+}
+
+/**
+ * A build's batch of documents: renders each one's own route and answers what the build keeps of
+ * every document (stub, hash, refusal). Done on the render thread that parsed the documents, so the
+ * build's main thread never holds a page's content (docs/benchmarks.md, "Issue 22").
+ */
+export async function renderOwnRoutes(
+  shared: SharedContent,
+  documents: readonly PrismicDocument[],
+  logger?: RenderLogger,
+): Promise<BatchResult> {
+  const routes: string[] = [];
+  const listed: ListedDocument[] = [];
+  for (const doc of documents) {
+    const route = routeForDocument(doc);
+    if (route !== null) routes.push(route);
+    const refused = route === null ? (routeProblem(doc) ?? "it has no route") : undefined;
+    listed.push({ stub: stub(doc), hash: documentHash(doc), ...(refused ? { refused } : {}) });
+  }
+  return { ...(await renderBatch(shared, documents, routes, logger)), listed };
 }
 
 /**

@@ -2,7 +2,13 @@ import { availableParallelism } from "node:os";
 import { type ResourceLimits, Worker } from "node:worker_threads";
 import type { PrismicDocument } from "@prismicio/client";
 import type { Logger } from "#logger";
-import type { BatchResult, FailedRender, RenderedRoute, SharedContent } from "./render-batch.ts";
+import type {
+  BatchResult,
+  FailedRender,
+  ListedDocument,
+  RenderedRoute,
+  SharedContent,
+} from "./render-batch.ts";
 import { renderThreadBundle } from "./render-thread-bundle.ts";
 import { documentsOfAnswers } from "./search-answers.ts";
 
@@ -20,6 +26,11 @@ export interface RenderPool {
     routes: readonly string[],
     answers?: readonly ArrayBuffer[],
   ): Promise<BatchResult>;
+  /**
+   * A build's batch: the documents of `answers` (bytes, parsed on the render thread) rendered at
+   * their own routes, and listed (`listed`: stub, hash, refusal of each).
+   */
+  renderOwn(answers: readonly ArrayBuffer[]): Promise<BatchResult>;
   /**
    * A render thread has died (out of memory, a crash): every later batch fails at once instead of
    * waiting for it. A long-lived owner (a worker's pool) replaces the pool.
@@ -61,6 +72,8 @@ export async function createRenderPool(
       threads,
       render: async (documents, routes, answers = []) =>
         (await rendering).renderBatch(shared, [...documents, ...documentsOfAnswers(answers)], routes, logger),
+      renderOwn: async (answers) =>
+        (await rendering).renderOwnRoutes(shared, documentsOfAnswers(answers), logger),
       close: async () => {},
     };
   }
@@ -95,51 +108,63 @@ export async function createRenderPool(
     get broken() {
       return dead.size > 0;
     },
-    async render(documents, routes, answers = []) {
-      const worker = await acquire();
-      if (dead.has(worker)) {
-        release(worker);
-        throw new Error(`render thread exited with code ${dead.get(worker)}`);
-      }
-      const id = nextId++;
-      try {
-        return await new Promise<BatchResult>((resolve, reject) => {
-          const onMessage = (message: {
-            id: number;
-            results?: RenderedRoute[];
-            failed?: FailedRender[];
-            error?: { message: string; stack?: string };
-          }) => {
-            if (message.id !== id) return;
-            cleanup();
-            if (message.error)
-              reject(Object.assign(new Error(message.error.message), { stack: message.error.stack }));
-            else resolve({ rendered: message.results ?? [], failed: message.failed ?? [] });
-          };
-          const onError = (error: Error) => {
-            cleanup();
-            reject(error);
-          };
-          const onExit = (code: number) => {
-            cleanup();
-            reject(new Error(`render thread exited with code ${code}`));
-          };
-          const cleanup = () => {
-            worker.off("message", onMessage);
-            worker.off("error", onError);
-            worker.off("exit", onExit);
-          };
-          worker.on("message", onMessage);
-          worker.on("error", onError);
-          worker.on("exit", onExit);
-          worker.postMessage({ id, documents, routes, answers }, [...answers]);
-        });
-      } finally {
-        release(worker);
-      }
-    },
+    render: (documents, routes, answers = []) => send({ documents, routes }, answers),
+    renderOwn: (answers) => send({ documents: [], routes: [], own: true }, answers),
     async close() {
       await Promise.all(workers.map((worker) => worker.terminate()));
     },
   };
+
+  async function send(
+    request: { documents: readonly PrismicDocument[]; routes: readonly string[]; own?: boolean },
+    answers: readonly ArrayBuffer[],
+  ): Promise<BatchResult> {
+    const worker = await acquire();
+    if (dead.has(worker)) {
+      release(worker);
+      throw new Error(`render thread exited with code ${dead.get(worker)}`);
+    }
+    const id = nextId++;
+    try {
+      return await new Promise<BatchResult>((resolve, reject) => {
+        const onMessage = (message: {
+          id: number;
+          results?: RenderedRoute[];
+          failed?: FailedRender[];
+          listed?: ListedDocument[];
+          error?: { message: string; stack?: string };
+        }) => {
+          if (message.id !== id) return;
+          cleanup();
+          if (message.error)
+            reject(Object.assign(new Error(message.error.message), { stack: message.error.stack }));
+          else
+            resolve({
+              rendered: message.results ?? [],
+              failed: message.failed ?? [],
+              ...(message.listed ? { listed: message.listed } : {}),
+            });
+        };
+        const onError = (error: Error) => {
+          cleanup();
+          reject(error);
+        };
+        const onExit = (code: number) => {
+          cleanup();
+          reject(new Error(`render thread exited with code ${code}`));
+        };
+        const cleanup = () => {
+          worker.off("message", onMessage);
+          worker.off("error", onError);
+          worker.off("exit", onExit);
+        };
+        worker.on("message", onMessage);
+        worker.on("error", onError);
+        worker.on("exit", onExit);
+        worker.postMessage({ id, ...request, answers }, [...answers]);
+      });
+    } finally {
+      release(worker);
+    }
+  }
 }

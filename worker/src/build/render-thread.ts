@@ -4,7 +4,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { pino } from "pino";
-import { renderBatch, type SharedContent } from "./render-batch.ts";
+import { renderBatch, renderOwnRoutes, type SharedContent } from "./render-batch.ts";
 import { documentsOfAnswers } from "./search-answers.ts";
 
 export interface BatchRequest {
@@ -13,6 +13,8 @@ export interface BatchRequest {
   routes: string[];
   /** Search answers as bytes, parsed here (render-pool.ts). */
   answers?: ArrayBuffer[];
+  /** Render the documents' own routes (`routes` is empty) and list the documents (renderOwnRoutes). */
+  own?: boolean;
 }
 
 const { shared, logLevel } = workerData as { shared: SharedContent; logLevel: string };
@@ -24,10 +26,12 @@ parentPort?.on("message", async (request: BatchRequest) => {
       ...(request.documents as SharedContent["documents"]),
       ...documentsOfAnswers(request.answers ?? []),
     ];
-    const { rendered, failed } = await renderBatch(shared, documents, request.routes, logger);
+    const { rendered, failed, listed } = request.own
+      ? await renderOwnRoutes(shared, documents, logger)
+      : await renderBatch(shared, documents, request.routes, logger);
     // The pages' bytes move to the main thread (transferred, not copied).
     parentPort?.postMessage(
-      { id: request.id, results: rendered, failed },
+      { id: request.id, results: rendered, failed, listed },
       rendered.map((result) => result.body.buffer as ArrayBuffer),
     );
   } catch (error) {

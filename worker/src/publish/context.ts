@@ -1,5 +1,6 @@
-import type { Client, PrismicDocument } from "@prismicio/client";
+import type { PrismicDocument } from "@prismicio/client";
 import type { Redis } from "ioredis";
+import type { ContentClient } from "#content/content-client.ts";
 import type { EdgePurger } from "#edge";
 import type { Logger } from "#logger";
 import type { SiteStore } from "#storage";
@@ -17,7 +18,7 @@ import type { PublishTimings } from "./step-timer.ts";
 
 /** What every stage of a publish reads: the content client, storage, Redis and the site's assets. */
 export interface PublishContext {
-  client: Client & { fetchMasterRef(): Promise<string> };
+  client: ContentClient;
   store: SiteStore;
   redis: Redis;
   queuePrefix: string;

@@ -1,6 +1,7 @@
 import type { PrismicDocument } from "@prismicio/client";
 import { routeForDocument } from "#web/routes.ts";
-import { buildSite, documentHash } from "../build/full-build.ts";
+import { documentHash } from "../build/document-hash.ts";
+import { buildSite } from "../build/full-build.ts";
 import type { PublishContext } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
 import { purgeRoutes } from "./edge-purge.ts";

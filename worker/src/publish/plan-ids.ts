@@ -1,5 +1,5 @@
 import type { Client, PrismicDocument } from "@prismicio/client";
-import { documentHash } from "../build/full-build.ts";
+import { documentHash } from "../build/document-hash.ts";
 import type { DependencyIndex, PriorState } from "./dependency-index.ts";
 import { fetchByIds } from "./fetch-documents.ts";
 import { type FetchedDocument, fetchedDocument, type KnownDocument, planPublish } from "./planner.ts";
