@@ -145,7 +145,7 @@ const commands: Record<string, Command> = {
 
 function formatSummary(s: import("#worker/build/full-build.ts").BuildSummary): string {
   const lines = [
-    `Built ${s.routes} routes at ref ${s.ref} in ${(s.durationMs / 1000).toFixed(1)} s (${s.pagesPerSecond} pages/s): ${s.rendered} rendered, ${s.written} written, ${s.unchanged} unchanged, ${s.deleted} deleted`,
+    `Built ${s.routes} routes at ref ${s.ref} in ${(s.durationMs / 1000).toFixed(1)} s (${s.pagesPerSecond} pages/s): ${s.rendered} rendered, ${s.reused} reused, ${s.written} written, ${s.unchanged} unchanged, ${s.deleted} deleted`,
   ];
   if (s.failed.length > 0) {
     lines.push(

@@ -64,7 +64,7 @@ describe("documentHash", () => {
         link.id = "Z9nWuhEAACMAx1Cc";
       }),
     ];
-    const hashes = edits.map(documentHash);
+    const hashes = edits.map((doc) => documentHash(doc));
     for (const hash of hashes) expect(hash).not.toBe(base);
     expect(new Set(hashes).size).toBe(edits.length);
   });

@@ -9,12 +9,31 @@ import { sha256 } from "#storage";
  * a document; reconcile compares it with the index's to find publications no webhook announced.
  * A build computes it on the render thread that parses the document (render-batch.ts).
  */
-export function documentHash(doc: PrismicDocument): string {
+export function documentHash(doc: PrismicDocument, links?: string[]): string {
   const { href: _href, alternate_languages: _alternates, ...own } = doc;
-  return sha256(JSON.stringify(own, (_key, value) => (isDocumentLink(value) ? value.id : value))).slice(
-    0,
-    24,
-  );
+  return sha256(
+    JSON.stringify(own, (_key, value) => {
+      if (!isDocumentLink(value)) return value;
+      if (links) links.push(linkFacts(value));
+      return value.id;
+    }),
+  ).slice(0, 24);
+}
+
+/**
+ * What a page can show of a document link: everything the API wrote into it but what follows every
+ * edit of the target without being shown: `slug` (made from its title) and its publication dates
+ * (the local content service writes them into links). No template reads them:
+ * tests/unit/render-inputs.test.ts renders every demo route with them changed to check.
+ */
+function linkFacts(link: { id: string }): string {
+  const {
+    slug: _slug,
+    first_publication_date: _first,
+    last_publication_date: _last,
+    ...facts
+  } = link as Record<string, unknown>;
+  return JSON.stringify(facts);
 }
 
 function isDocumentLink(value: unknown): value is { id: string } {

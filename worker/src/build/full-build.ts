@@ -28,9 +28,12 @@ import { buildRedirects, previousRoutes, redirectHashes } from "../publish/redir
 import { documentHash, stub } from "./document-hash.ts";
 import { forEachPageAnswer, readSharedDocuments } from "./list-documents.ts";
 import { mapLimit } from "./map-limit.ts";
+import { type PageInputsFile, readPageInputs, shortHash, writePageInputs } from "./page-inputs.ts";
 import { createProgress, type Progress } from "./progress.ts";
 import type { BatchResult, FailedRender, SharedContent } from "./render-batch.ts";
+import { renderCode } from "./render-code.ts";
 import { createRenderPool } from "./render-pool.ts";
+import { renderThreadBundle } from "./render-thread-bundle.ts";
 
 export interface BuildOptions {
   /** The content client (`createContentClient`): its `fetchMasterRef` bypasses every cache. */
@@ -68,12 +71,22 @@ export interface BuildOptions {
     claim(routes: readonly string[]): Promise<ReadonlySet<string>>;
     ensureCurrent(): Promise<void>;
   };
+  /**
+   * Keep a stored page without rendering it when what it is rendered from is unchanged since the
+   * build that rendered it (render-inputs.ts). `true`: routes come back without their dependencies
+   * (`fullBuild`, which hands back only the summary); a map (route → the dependencies the worker's
+   * index recorded): only routes it holds are reused, with those dependencies. Default: `true` for
+   * `fullBuild`, off for `buildSite`.
+   */
+  reuse?: boolean | ReadonlyMap<string, readonly string[]>;
 }
 
 export interface BuildSummary {
   ref: string;
   routes: number;
   rendered: number;
+  /** Pages kept as stored, not rendered: their content and the code are as when they were rendered. */
+  reused: number;
   written: number;
   unchanged: number;
   deleted: number;
@@ -106,7 +119,7 @@ const UPLOADS_IN_FLIGHT = 16;
  * render thread that dies) stops the build before anything is deleted.
  */
 export async function fullBuild(options: BuildOptions): Promise<BuildSummary> {
-  return (await buildSite(options)).summary;
+  return (await buildSite({ ...options, reuse: options.reuse ?? true })).summary;
 }
 
 /** A route as built: what the manifest stores, plus what it depends on (kept by the worker's index). */
@@ -141,8 +154,9 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
   const ref = options.ref ?? (await client.fetchMasterRef());
   const log = logger.child({ ref });
 
-  const [previous, built, [settings, ...priceLists]] = await Promise.all([
+  const [previous, previousInputs, built, [settings, ...priceLists]] = await Promise.all([
     store.get(MANIFEST_KEY).then((object) => parseManifest(object?.body)),
+    options.reuse ? readPageInputs(store) : ({} as PageInputsFile),
     buildSiteAssets(),
     readSharedDocuments(client, ref),
   ]);
@@ -168,7 +182,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
     routes: {},
     assets: {},
   };
-  const counts = { rendered: 0, written: 0, unchanged: 0, deleted: 0 };
+  const counts = { rendered: 0, reused: 0, written: 0, unchanged: 0, deleted: 0 };
   const changedKeys = new Set<string>();
   const javascript = createJavaScriptMeter(built.assets.browser);
   const write = async (
@@ -187,7 +201,22 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
     changedKeys.add(key);
   };
   const failed: FailedRender[] = [];
-  const commit = async ({ rendered, failed: failedHere }: BatchResult, progress?: Progress) => {
+  const reuse = options.reuse ?? false;
+  // What this build rendered each page from, or kept (page-inputs.ts): written before the manifest.
+  const pageInputs: PageInputsFile = {};
+  const commit = async ({ rendered, failed: failedHere, reused = [] }: BatchResult, progress?: Progress) => {
+    for (const route of reused) {
+      // Offered to the render threads only when stored as the previous manifest says (below).
+      const before = previous?.routes[route] as ManifestRoute;
+      const dependencies = reuse instanceof Map ? [...(reuse.get(route) ?? [])] : [];
+      manifest.routes[route] = { ...before, dependencies };
+      const kept = previousInputs[route] as PageInputsFile[string];
+      pageInputs[route] = kept;
+      if (kept.islands) javascript.add(route, kept.islands);
+      counts.reused++;
+      counts.unchanged++;
+      progress?.tick();
+    }
     for (const failure of failedHere) {
       // Its last good page stays: not written, not an orphan, listed as before (if it was).
       failed.push(failure);
@@ -205,8 +234,19 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
     // One round trip per batch: a route refused is one a newer publish owns (this build is superseded).
     const granted = options.guard ? await options.guard.claim(rendered.map((r) => r.route)) : undefined;
     await mapLimit(rendered, UPLOADS_IN_FLIGHT, async (result) => {
-      const { route, body, contentType, parts: _parts, renderMs: _renderMs, islands, ...entry } = result;
+      const {
+        route,
+        body,
+        contentType,
+        parts: _parts,
+        renderMs: _renderMs,
+        islands,
+        inputs,
+        ...entry
+      } = result;
       manifest.routes[route] = entry;
+      if (inputs)
+        pageInputs[route] = { hash: shortHash(result.hash), inputs, ...(islands ? { islands } : {}) };
       counts.rendered++;
       if (islands) javascript.add(route, islands);
       if (!granted || granted.has(route))
@@ -222,11 +262,32 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
     await write(file.key, file.body, hash, file.contentType, CACHE_CONTROL.immutable);
   }
 
+  // A page may be kept when the bytes the last build rendered from its inputs are still the
+  // route's (no publish rewrote it since) and stored as the manifest says, and its inputs are
+  // unchanged (render-inputs.ts); with a dependency map, only when the map knows its dependencies.
+  const reusable: Record<string, string> = {};
+  if (reuse !== false)
+    for (const [route, entry] of Object.entries(previous?.routes ?? {})) {
+      const last = previousInputs[route];
+      if (
+        last?.hash === shortHash(entry.hash) &&
+        isStored(entry.key, entry.hash) &&
+        (reuse === true || reuse.has(route))
+      )
+        reusable[route] = last.inputs;
+    }
+  const code = await renderCode({
+    bundle: await renderThreadBundle(),
+    assets: built.assets,
+    siteUrl: options.siteUrl,
+    ...(options.sitemapUrlLimit ? { sitemapUrlLimit: options.sitemapUrlLimit } : {}),
+  });
   const shared: SharedContent = {
     siteUrl: options.siteUrl,
     assets: built.assets,
     documents: [settings, ...priceLists],
     ...(options.sitemapUrlLimit ? { sitemapUrlLimit: options.sitemapUrlLimit } : {}),
+    inputs: { code, previous: reusable },
   };
   const pool = await createRenderPool(shared, log, options.renderThreads);
   // Listings need every page's route and dates, not its content.
@@ -235,7 +296,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
   try {
     // Price lists before the pages that embed and link them.
     await commit(await pool.render([], routesOf(priceLists, log)));
-    const progress = options.progress ? createProgress("rendering pages", log) : undefined;
+    const progress = options.progress ? createProgress("building pages", log) : undefined;
     // Each page of 100 goes to a render thread as the API's bytes: it parses them, renders every
     // document's route and answers what the build keeps of each (stub, hash, refused uid).
     const listed = await forEachPageAnswer(
@@ -304,6 +365,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
     changedKeys.add(key);
   });
 
+  await writePageInputs(store, pageInputs);
   const body = serializeManifest(manifest);
   await options.guard?.ensureCurrent();
   await store.put(MANIFEST_KEY, body, {

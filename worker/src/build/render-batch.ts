@@ -6,6 +6,7 @@ import { createMemorySource } from "#web/content/index.ts";
 import { type RenderLogger, renderRoute } from "#web/render.ts";
 import { keyForRoute, routeForDocument, routeProblem } from "#web/routes.ts";
 import { documentHash, stub } from "./document-hash.ts";
+import { routeInputs, sharedInputs } from "./render-inputs.ts";
 
 /** What every render of a build shares: sent once to each render thread. */
 export interface SharedContent {
@@ -15,6 +16,12 @@ export interface SharedContent {
   documents: PrismicDocument[];
   /** URLs per sitemap file (default: the protocol's 50,000; tests lower it). */
   sitemapUrlLimit?: number;
+  /**
+   * A build's page inputs (render-inputs.ts): `code` (render-code.ts) to hash each page's inputs
+   * with, and `previous`, for each route whose stored page may be kept, the inputs it was rendered
+   * from. A page whose inputs are the same is reused, not rendered.
+   */
+  inputs?: { code: string; previous?: Readonly<Record<string, string>> };
 }
 
 export interface RenderedRoute {
@@ -37,6 +44,8 @@ export interface RenderedRoute {
   renderMs: number;
   /** The islands an HTML page hydrates (the build's JavaScript budget); absent for other types. */
   islands?: string[];
+  /** What the page was rendered from (render-inputs.ts), when the build hashed it. */
+  inputs?: string;
 }
 
 const utf8 = new TextEncoder();
@@ -54,6 +63,8 @@ export interface BatchResult {
   failed: FailedRender[];
   /** With `own`: every document of the batch, as listings and the dependency index keep it. */
   listed?: ListedDocument[];
+  /** With `own`: routes not rendered, their stored page kept (inputs unchanged). */
+  reused?: string[];
 }
 
 /** A document a build listed: what the main thread keeps of it, made where it was parsed. */
@@ -77,13 +88,43 @@ export async function renderOwnRoutes(
 ): Promise<BatchResult> {
   const routes: string[] = [];
   const listed: ListedDocument[] = [];
+  const reused: string[] = [];
+  const inputs = new Map<string, string>();
+  const shown = shared.inputs && sharedInputsOf(shared);
   for (const doc of documents) {
     const route = routeForDocument(doc);
-    if (route !== null) routes.push(route);
     const refused = route === null ? (routeProblem(doc) ?? "it has no route") : undefined;
-    listed.push({ stub: stub(doc), hash: documentHash(doc), ...(refused ? { refused } : {}) });
+    const hashed = shared.inputs && shown !== undefined && route !== null;
+    const { inputs: now, hash } = hashed
+      ? routeInputs(shared.inputs?.code ?? "", shown, doc)
+      : { inputs: undefined, hash: documentHash(doc) };
+    listed.push({ stub: stub(doc), hash, ...(refused ? { refused } : {}) });
+    if (route === null) continue;
+    if (now !== undefined && shared.inputs?.previous?.[route] === now) reused.push(route);
+    else {
+      routes.push(route);
+      if (now !== undefined) inputs.set(route, now);
+    }
   }
-  return { ...(await renderBatch(shared, documents, routes, logger)), listed };
+  const result = await renderBatch(shared, documents, routes, logger);
+  for (const rendered of result.rendered) {
+    const hashed = inputs.get(rendered.route);
+    // A page that rendered as something else (a 404) is rendered again by the next build.
+    if (hashed && rendered.status === 200) rendered.inputs = hashed;
+  }
+  return { ...result, listed, ...(reused.length > 0 ? { reused } : {}) };
+}
+
+const sharedHashes = new WeakMap<SharedContent, string>();
+
+/** The hash of the shared documents, once per build (a render thread gets its SharedContent once). */
+function sharedInputsOf(shared: SharedContent): string {
+  let hash = sharedHashes.get(shared);
+  if (hash === undefined) {
+    hash = sharedInputs(shared.documents);
+    sharedHashes.set(shared, hash);
+  }
+  return hash;
 }
 
 /**

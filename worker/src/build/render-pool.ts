@@ -2,15 +2,16 @@ import { availableParallelism } from "node:os";
 import { type ResourceLimits, Worker } from "node:worker_threads";
 import type { PrismicDocument } from "@prismicio/client";
 import type { Logger } from "#logger";
-import type {
-  BatchResult,
-  FailedRender,
-  ListedDocument,
-  RenderedRoute,
-  SharedContent,
-} from "./render-batch.ts";
+import type { BatchResult, RenderedRoute, SharedContent } from "./render-batch.ts";
 import { renderThreadBundle } from "./render-thread-bundle.ts";
 import { documentsOfAnswers } from "./search-answers.ts";
+
+/** A render thread's answer to a batch (render-thread.ts). */
+interface ThreadAnswer extends Partial<Omit<BatchResult, "rendered">> {
+  id: number;
+  results?: RenderedRoute[];
+  error?: { message: string; stack?: string };
+}
 
 export interface RenderPool {
   readonly threads: number;
@@ -127,23 +128,13 @@ export async function createRenderPool(
     const id = nextId++;
     try {
       return await new Promise<BatchResult>((resolve, reject) => {
-        const onMessage = (message: {
-          id: number;
-          results?: RenderedRoute[];
-          failed?: FailedRender[];
-          listed?: ListedDocument[];
-          error?: { message: string; stack?: string };
-        }) => {
+        const onMessage = (message: ThreadAnswer) => {
           if (message.id !== id) return;
           cleanup();
-          if (message.error)
-            reject(Object.assign(new Error(message.error.message), { stack: message.error.stack }));
-          else
-            resolve({
-              rendered: message.results ?? [],
-              failed: message.failed ?? [],
-              ...(message.listed ? { listed: message.listed } : {}),
-            });
+          const { id: _id, error, results, ...answer } = message;
+          if (error) reject(Object.assign(new Error(error.message), { stack: error.stack }));
+          // Whatever else the thread answers (listed, reused) passes through as it is.
+          else resolve({ ...answer, rendered: results ?? [], failed: answer.failed ?? [] });
         };
         const onError = (error: Error) => {
           cleanup();

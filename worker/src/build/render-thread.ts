@@ -26,12 +26,12 @@ parentPort?.on("message", async (request: BatchRequest) => {
       ...(request.documents as SharedContent["documents"]),
       ...documentsOfAnswers(request.answers ?? []),
     ];
-    const { rendered, failed, listed } = request.own
+    const { rendered, failed, listed, reused } = request.own
       ? await renderOwnRoutes(shared, documents, logger)
       : await renderBatch(shared, documents, request.routes, logger);
     // The pages' bytes move to the main thread (transferred, not copied).
     parentPort?.postMessage(
-      { id: request.id, results: rendered, failed, listed },
+      { id: request.id, results: rendered, failed, listed, reused },
       rendered.map((result) => result.body.buffer as ArrayBuffer),
     );
   } catch (error) {

@@ -4,6 +4,7 @@ import { documentHash } from "../build/document-hash.ts";
 import { buildSite } from "../build/full-build.ts";
 import type { PublishContext } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
+import { dependencyPool } from "./dependency-pool.ts";
 import { purgeRoutes } from "./edge-purge.ts";
 import { buildGuard, generationGuard, nextGeneration } from "./generation.ts";
 import { builtRefsCommands } from "./pending-refs.ts";
@@ -40,6 +41,7 @@ export async function rebuild(
   const mine = generation ?? (await nextGeneration(ctx.redis, ctx.queuePrefix));
   const outcome = await buildSite({
     guard: buildGuard(ctx.redis, ctx.queuePrefix, mine),
+    reuse: await knownDependencies(index),
     client: ctx.client,
     store: ctx.store,
     siteUrl: ctx.siteUrl,
@@ -94,6 +96,7 @@ export async function rebuild(
     summary: {
       ref,
       rendered: summary.rendered,
+      reused: summary.reused,
       written: summary.written,
       unchanged: summary.unchanged,
       deleted: summary.deleted,
@@ -111,6 +114,20 @@ export async function rebuild(
         : {}),
     },
   };
+}
+
+/**
+ * The dependencies the index recorded for every route, so the build may keep a page whose inputs
+ * are unchanged (its dependencies are then the same too); none when the index is missing or of
+ * another version (its dependencies may not mean what this version's do): every page renders.
+ */
+async function knownDependencies(index: DependencyIndex): Promise<ReadonlyMap<string, string[]> | false> {
+  if ((await index.ref()) === undefined) return false;
+  const pooled = dependencyPool(); // one copy of each dependency string (dependency-pool.ts)
+  const known = new Map<string, string[]>();
+  for (const [route, entry] of await index.routes(await index.routeNames()))
+    if (Array.isArray(entry.dependencies)) known.set(route, pooled(entry).dependencies);
+  return known;
 }
 
 /** What the index keeps of a document: its route, type, uid, dates and content hash. */

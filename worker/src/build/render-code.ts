@@ -1,0 +1,65 @@
+import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { sha256 } from "#storage";
+import type { SiteAssets } from "#web/assets.ts";
+import { copyrightYear } from "#web/lib/copyright-year.ts";
+
+/**
+ * Everything besides content that decides a page's bytes, as one hash: the render thread's code
+ * (its bundle, named by its content hash), the version of each package it imports (left out of the
+ * bundle), Node's version, the browser assets' hashed names the pages refer to, the site URL, the
+ * sitemap's URL limit and the copyright year. A page rendered under other code is never reused
+ * (render-inputs.ts): a deploy renders every page again on its first build.
+ */
+export async function renderCode(options: {
+  bundle: URL;
+  assets: SiteAssets;
+  siteUrl: string;
+  sitemapUrlLimit?: number;
+  now?: Date;
+}): Promise<string> {
+  const bundle = fileURLToPath(options.bundle);
+  const code = await readFile(bundle, "utf8");
+  return sha256(
+    JSON.stringify({
+      bundle: bundle.slice(bundle.lastIndexOf("/") + 1),
+      packages: packageVersions(code, bundle),
+      node: process.version,
+      assets: options.assets,
+      siteUrl: options.siteUrl,
+      sitemapUrlLimit: options.sitemapUrlLimit ?? null,
+      year: copyrightYear(options.now),
+    }),
+  );
+}
+
+/** `name@version` of every package the bundle imports, sorted (`node:` modules aside). */
+function packageVersions(code: string, from: string): string[] {
+  const names = new Set<string>();
+  for (const match of code.matchAll(/\bfrom\s*"([^".][^"]*)"|\bimport\s*\(\s*"([^".][^"]*)"/g)) {
+    const specifier = match[1] ?? match[2];
+    if (!specifier || specifier.startsWith("node:")) continue;
+    const parts = specifier.split("/");
+    names.add(specifier.startsWith("@") ? parts.slice(0, 2).join("/") : (parts[0] as string));
+  }
+  const lookIn = createRequire(from).resolve.paths("") ?? [];
+  return [...names].sort().map((name) => `${name}@${versionOf(name, lookIn)}`);
+}
+
+/** The version in the package.json Node would find for `name` (its `exports` may hide that file). */
+function versionOf(name: string, lookIn: readonly string[]): string {
+  for (const folder of lookIn) {
+    try {
+      const manifest = JSON.parse(readFileSync(join(folder, name, "package.json"), "utf8")) as {
+        version?: string;
+      };
+      return manifest.version ?? "?";
+    } catch {
+      // not in this node_modules: the next one up
+    }
+  }
+  return "missing";
+}

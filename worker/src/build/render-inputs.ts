@@ -1,0 +1,37 @@
+import type { PrismicDocument } from "@prismicio/client";
+import { sha256 } from "#storage";
+import { documentHash } from "./document-hash.ts";
+
+/**
+ * What a page's render reads, as one hash: the code that renders it (`code`, render-code.ts), the
+ * documents every page may show (settings, every price list: `shared`) and the page's own
+ * document. A rebuild keeps a stored page whose inputs are unchanged instead of rendering it again
+ * (docs/how-publishing-works.md, "Rebuilds reuse what is unchanged").
+ *
+ * A document counts with its own content (`documentHash`, which leaves the ref-naming `href` out)
+ * and, for each link to another document, what the API wrote into the link: the target's uid,
+ * url, type, tags, language, whether it is broken and any fetched fields, so a page is rendered
+ * again when a page it links to moves, goes or comes back. `documentHash` alone leaves those out
+ * on purpose (reconcile must not see a publication there). Answers the document's hash as well:
+ * the walk is the same.
+ */
+export function routeInputs(
+  code: string,
+  shared: string,
+  doc: PrismicDocument,
+): { inputs: string; hash: string } {
+  const { hash, facts } = documentFacts(doc);
+  return { inputs: sha256(`${code}\n${shared}\n${facts}`).slice(0, 32), hash };
+}
+
+/** The documents every render of a build may read (settings, price lists), as one hash. */
+export function sharedInputs(documents: readonly PrismicDocument[]): string {
+  const sorted = [...documents].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return sha256(sorted.map((doc) => documentFacts(doc).facts).join("\n"));
+}
+
+function documentFacts(doc: PrismicDocument): { hash: string; facts: string } {
+  const links: string[] = [];
+  const hash = documentHash(doc, links);
+  return { hash, facts: [hash, JSON.stringify(doc.alternate_languages ?? []), ...links].join("\n") };
+}
