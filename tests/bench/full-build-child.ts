@@ -4,6 +4,7 @@
  *   floor <endpoint>                bare renderToString of the same page trees, content already in memory
  * Prints one JSON line.
  */
+import { readdirSync, readFileSync } from "node:fs";
 import type { PrismicDocument } from "@prismicio/client";
 import { pino } from "pino";
 import { createElement } from "react";
@@ -30,6 +31,52 @@ const cpuSeconds = () => {
   const { userCPUTime, systemCPUTime } = process.resourceUsage();
   return (userCPUTime + systemCPUTime) / 1e6;
 };
+/**
+ * CPU seconds of the main thread alone (Linux: /proc/self/task/<pid>/stat, utime + stime in clock
+ * ticks of 1/100 s). The render threads have ended by the time it is read; their time is the
+ * process's total less this (with V8's and libuv's helper threads).
+ */
+const mainThreadCpuSeconds = () => {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN; // not Linux
+  }
+};
+const round = (seconds: number) => Math.round(seconds * 100) / 100;
+
+/**
+ * Each thread's CPU seconds, sampled from /proc/self/task every 50 ms while the build runs (a render
+ * thread has ended, and left /proc, when the build returns; its last sample stands for it, missing
+ * at most 50 ms). Linux only; empty elsewhere.
+ */
+function sampleThreads(): () => number[] {
+  const seen = new Map<string, number>();
+  const sample = () => {
+    try {
+      for (const tid of readdirSync("/proc/self/task")) {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        seen.set(tid, (Number(fields[11]) + Number(fields[12])) / 100);
+      }
+    } catch {
+      // a thread ended between the listing and the read, or not Linux
+    }
+  };
+  sample();
+  const before = new Map(seen);
+  const timer = setInterval(sample, 50);
+  return () => {
+    clearInterval(timer);
+    sample();
+    return [...seen]
+      .filter(([tid]) => tid !== String(process.pid))
+      .map(([tid, cpu]) => round(cpu - (before.get(tid) ?? 0)))
+      .sort((a, b) => b - a);
+  };
+}
 
 if (mode === "build") {
   const store = createSiteStore(
@@ -37,6 +84,8 @@ if (mode === "build") {
     { logger },
   );
   const cpuBefore = cpuSeconds();
+  const mainBefore = mainThreadCpuSeconds();
+  const threads = sampleThreads();
   const summary = await fullBuild({
     client,
     store,
@@ -46,8 +95,22 @@ if (mode === "build") {
     // RENDER_THREADS=0 renders on the main thread; unset: the build's default (cores − 1).
     ...(process.env.RENDER_THREADS ? { renderThreads: Number(process.env.RENDER_THREADS) } : {}),
   });
-  const cpu = Math.round((cpuSeconds() - cpuBefore) * 100) / 100;
-  console.log(JSON.stringify({ mode, summary, maxRssMB: maxRssMB(), cpuSeconds: cpu }));
+  const cpu = round(cpuSeconds() - cpuBefore);
+  const main = round(mainThreadCpuSeconds() - mainBefore);
+  const others = threads();
+  const renderThreads = others.slice(0, summary.renderThreads);
+  console.log(
+    JSON.stringify({
+      mode,
+      summary,
+      maxRssMB: maxRssMB(),
+      cpuSeconds: cpu,
+      mainCpuSeconds: main,
+      // The busiest threads besides the main one are the render threads (one per render thread).
+      renderCpuSeconds: renderThreads,
+      helperCpuSeconds: round(others.slice(renderThreads.length).reduce((sum, seconds) => sum + seconds, 0)),
+    }),
+  );
 } else if (mode === "floor") {
   const ref = await client.fetchMasterRef();
   const documents: PrismicDocument[] = await listDocuments(client, ref, []);
@@ -63,6 +126,7 @@ if (mode === "build") {
     })),
   );
   const started = performance.now();
+  const cpuBefore = cpuSeconds();
   let bytes = 0;
   for (const { page, sliceContext } of trees) {
     const path = page.uid === "home" ? "/" : `/${page.uid}`;
@@ -79,6 +143,7 @@ if (mode === "build") {
     ).length;
   }
   const ms = performance.now() - started;
+  const cpu = round(cpuSeconds() - cpuBefore);
   console.log(
     JSON.stringify({
       mode,
@@ -87,6 +152,7 @@ if (mode === "build") {
       pagesPerSecond: Math.round((trees.length / ms) * 1000),
       avgKB: Math.round(bytes / trees.length / 1024),
       maxRssMB: maxRssMB(),
+      cpuSeconds: cpu,
     }),
   );
 } else {

@@ -75,9 +75,24 @@ export async function stopAll(): Promise<void> {
 
 /** What `full-build-child.ts build` prints: the build's summary, its peak RSS and CPU seconds. */
 export interface BuildResult {
-  summary: { rendered: number; written: number; durationMs: number; pagesPerSecond: number };
+  summary: {
+    routes: number;
+    rendered: number;
+    reused: number;
+    written: number;
+    durationMs: number;
+    pagesPerSecond: number;
+    renderThreads: number;
+  };
   maxRssMB: number;
+  /** Every thread of the build process, from the build's start to its end. */
   cpuSeconds: number;
+  /** The main thread alone (Linux; NaN elsewhere). */
+  mainCpuSeconds: number;
+  /** Each render thread (the busiest threads besides the main one; Linux only). */
+  renderCpuSeconds: number[];
+  /** Every other thread: V8's GC helpers, libuv's pool (file writes). */
+  helperCpuSeconds: number;
 }
 
 /**
