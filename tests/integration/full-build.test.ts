@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { access } from "node:fs/promises";
+import { access, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -94,6 +94,21 @@ describe("full build", () => {
     // Pages with a heavy island load more than the plainest, which loads at least the entry.
     expect(heaviest?.bytes).toBeGreaterThan(plain?.bytes ?? Infinity);
     expect(lines.join("\n")).toMatch(/heaviest page \d+\.\d KB \(\/[a-z-/]*\), budget 110\.0 KB/);
+  });
+
+  it("stores one file per object: no metadata file beside a page, an asset or the manifest", async () => {
+    // The regression guard of issue 22, by count and not by time: a first build wrote two files,
+    // two renames and two new folders per page (a body and its metadata), half of its file work.
+    const files: string[] = [];
+    const walk = async (folder: string, base: string): Promise<void> => {
+      for (const entry of await readdir(folder, { withFileTypes: true })) {
+        if (entry.isDirectory()) await walk(join(folder, entry.name), `${base}${entry.name}/`);
+        else files.push(`${base}${entry.name}`);
+      }
+    };
+    await walk(site.path, "");
+    expect(files.filter((file) => file.startsWith(".pressroom-meta/"))).toEqual([]);
+    expect(files.sort()).toEqual(await keys());
   });
 
   it("writes nothing the second time (idempotent)", async () => {

@@ -13,8 +13,10 @@ import {
 import { GenericContainer, getContainerRuntimeClient, Wait } from "testcontainers";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { StorageConfig } from "#config";
+import { CACHE_CONTROL, defaultCacheControl } from "#manifest/manifest.ts";
 import {
   compareKeys,
+  contentTypeFor,
   createSiteStore,
   type SiteStore,
   type SiteStoreOptions,
@@ -29,7 +31,8 @@ import { tempDir } from "../support/temp-dir.ts";
 const _ROOT = new URL("../../", import.meta.url).pathname;
 const REGION = "us-east-1";
 const HTML = "text/html; charset=utf-8";
-const CACHE = "public, max-age=0, must-revalidate";
+// A page's own policy: what the folder driver infers from the key, so it stores no metadata file.
+const CACHE = CACHE_CONTROL.html;
 
 /** One store under test plus views of its backend that go around the driver. */
 interface Opened {
@@ -50,6 +53,12 @@ interface Backend {
   /** S3 listings cannot return the stored hash. */
   listsHashes: boolean;
   /**
+   * Whether head and list know an object's hash without reading it (the tests put every object as
+   * a page: HTML with a page's cache policy). The folder driver keeps a hash only in a metadata
+   * file, written only for an object whose metadata its key does not imply. Default: always.
+   */
+  keepsHashOf?(key: string): boolean;
+  /**
    * Lists in UTF-8 byte order. s3rver does not: it walks its folders, so `about/index.html`
    * comes before `about.html` (AWS S3 and MinIO sort properly; the S3 driver relies on them).
    */
@@ -64,8 +73,8 @@ const put = (
   store: SiteStore,
   key: string,
   body: Buffer | string,
-  contentType = HTML,
-  cacheControl = CACHE,
+  contentType: string = HTML,
+  cacheControl: string = CACHE,
 ) => store.put(key, body, { contentType, cacheControl, contentHash: sha256(body) });
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const all: T[] = [];
@@ -194,6 +203,7 @@ let caseCount = 0;
 const fileBackend: Backend = {
   name: "file",
   listsHashes: true,
+  keepsHashOf: (key) => contentTypeFor(key) !== HTML || defaultCacheControl(key) !== CACHE,
   ordered: true,
   async start() {
     folders = await tempDir("site-store");
@@ -325,11 +335,15 @@ for (const backend of backends) {
 
     it("head describes an object like get, without the body", async () => {
       await put(t.store, "about/index.html", "<h1>About</h1>");
-      const { body, ...got } = (await t.store.get("about/index.html")) ?? { body: undefined };
+      const stored = await t.store.get("about/index.html");
+      if (!stored) throw new Error("about/index.html was not stored");
+      const { body, ...got } = stored;
       const head = await t.store.head("about/index.html");
       expect(body).toBeDefined();
       expect(head).not.toHaveProperty("body");
-      expect(head).toEqual(got);
+      // get hashes the bytes it read; head knows the hash only where the store keeps it.
+      const kept = backend.keepsHashOf?.("about/index.html") ?? true;
+      expect(head).toEqual({ ...got, contentHash: kept ? got.contentHash : undefined });
     });
 
     it("overwrites body and metadata", async () => {
@@ -402,7 +416,8 @@ for (const backend of backends) {
       expect(backend.ordered ? keys : keys.sort(compareKeys)).toEqual([...SITE].sort(compareKeys));
       for (const object of listed) {
         expect(object.size).toBe(Buffer.byteLength(`<p>${object.key}</p>`));
-        expect(object.contentHash).toBe(backend.listsHashes ? sha256(`<p>${object.key}</p>`) : undefined);
+        const kept = backend.listsHashes && (backend.keepsHashOf?.(object.key) ?? true);
+        expect(object.contentHash).toBe(kept ? sha256(`<p>${object.key}</p>`) : undefined);
         expect(object.etag).not.toBe("");
       }
       const priceLists = [
@@ -503,39 +518,74 @@ describe("file driver", () => {
   it("resolves a relative folder against the working directory, and the folder is the site", async () => {
     expect(store.description).toBe(pathToFileURL(root).href);
     await put(store, "about/index.html", "<h1>About</h1>");
-    await put(store, ".pressroom/manifest.json", "{}", "application/json");
+    await put(store, ".pressroom/manifest.json", "{}", "application/json", CACHE_CONTROL.metadata);
     expect(await readFile(join(root, "about/index.html"), "utf8")).toBe("<h1>About</h1>");
-    const meta = JSON.parse(await readFile(join(root, ".pressroom-meta/about/index.html"), "utf8"));
-    expect(meta).toMatchObject({
-      contentType: HTML,
-      cacheControl: CACHE,
-      contentHash: sha256("<h1>About</h1>"),
-    });
     expect(await keysOf(store)).toEqual([".pressroom/manifest.json", "about/index.html"]);
     expect((await filesUnder(root)).filter((f) => f.includes(".pressroom-tmp-"))).toEqual([]);
+  });
+
+  it("stores one file per object whose metadata its key implies, and a metadata file beside any other", async () => {
+    // A page, an asset and the manifest, each with its place's policy and its extension's type.
+    await put(store, "about/index.html", "<h1>About</h1>");
+    await put(store, "assets/site.0123abcd.css", "p{}", "text/css; charset=utf-8", CACHE_CONTROL.immutable);
+    await put(store, ".pressroom/manifest.json", "{}", "application/json", CACHE_CONTROL.metadata);
+    expect(await filesUnder(root)).toEqual([
+      ".pressroom/manifest.json",
+      "about/index.html",
+      "assets/site.0123abcd.css",
+    ]);
+    expect(await store.head("about/index.html")).toMatchObject({ contentType: HTML, cacheControl: CACHE });
+    expect((await store.head("assets/site.0123abcd.css"))?.cacheControl).toBe(CACHE_CONTROL.immutable);
+    // A redirect, another policy or another type: written beside the body, with its hash.
+    await store.put("faq/index.html", "moved", {
+      contentType: HTML,
+      cacheControl: CACHE,
+      contentHash: sha256("moved"),
+      redirectLocation: "/faq-v2",
+    });
+    await put(store, "custom/index.html", "x", HTML, "max-age=60");
+    const meta = JSON.parse(await readFile(join(root, ".pressroom-meta/faq/index.html"), "utf8"));
+    expect(meta).toMatchObject({ redirectLocation: "/faq-v2", contentHash: sha256("moved") });
+    expect(await store.head("custom/index.html")).toMatchObject({
+      cacheControl: "max-age=60",
+      contentHash: sha256("x"),
+    });
+    // The redirect's route becomes a page again: its metadata file goes with the redirect.
+    await put(store, "faq/index.html", "back");
+    expect(await store.head("faq/index.html")).not.toHaveProperty("redirectLocation");
+    expect((await filesUnder(root)).filter((f) => f.startsWith(".pressroom-meta/"))).toEqual([
+      ".pressroom-meta/custom/index.html",
+    ]);
   });
 
   it("prunes folders left empty by a delete, in both trees", async () => {
     await put(store, "a/b/c/index.html", "x");
     await put(store, "a/keep.html", "x");
     await store.delete("a/b/c/index.html");
-    expect(await filesUnder(root)).toEqual([".pressroom-meta/a/keep.html", "a/keep.html"]);
+    await store.put("a/b/c/moved.html", "x", {
+      contentType: HTML,
+      cacheControl: CACHE,
+      contentHash: sha256("x"),
+      redirectLocation: "/elsewhere",
+    });
+    await store.delete("a/b/c/moved.html");
+    expect(await filesUnder(root)).toEqual(["a/keep.html"]);
     await expect(readdir(join(root, "a/b"))).rejects.toThrow(/ENOENT/);
-    await expect(readdir(join(root, ".pressroom-meta/a/b"))).rejects.toThrow(/ENOENT/);
+    await expect(readdir(join(root, ".pressroom-meta/a"))).rejects.toThrow(/ENOENT/);
   });
 
   it("serves files put there by hand, with the type from the extension", async () => {
     await put(store, "index.html", "x");
     await writeFile(join(root, "robots.txt"), "User-agent: *\n");
     const got = await store.get("robots.txt");
-    expect(got).toMatchObject({ contentType: "text/plain; charset=utf-8", cacheControl: "", size: 14 });
+    expect(got).toMatchObject({ contentType: "text/plain; charset=utf-8", cacheControl: CACHE, size: 14 });
     expect(got?.contentHash).toBe(sha256("User-agent: *\n"));
     expect((await store.head("robots.txt"))?.contentHash).toBeUndefined();
     expect(await keysOf(store)).toEqual(["index.html", "robots.txt"]);
   });
 
   it("forgets the stored hash of a body changed behind its back", async () => {
-    await put(store, "index.html", "published");
+    await put(store, "index.html", "published", HTML, "max-age=60"); // a metadata file, with the hash
     await writeFile(join(root, "index.html"), "edited by hand");
     expect((await store.head("index.html"))?.contentHash).toBeUndefined();
     expect((await store.get("index.html"))?.contentHash).toBe(sha256("edited by hand"));
@@ -547,7 +597,7 @@ describe("file driver", () => {
     await Promise.all(bodies.map((body) => put(store, "index.html", body)));
     const got = await store.get("index.html");
     expect(got?.contentHash).toBe(sha256(got?.body ?? ""));
-    expect((await store.head("index.html"))?.contentHash).toBe(got?.contentHash);
+    expect((await store.head("index.html"))?.etag).toBe(got?.etag);
   });
 
   it("names the key when a key collides with a folder", async () => {

@@ -78,3 +78,15 @@ export const CACHE_CONTROL = {
   immutable: "public, max-age=31536000, immutable",
   metadata: "no-store",
 } as const;
+
+/**
+ * The cache policy an object gets when nothing says otherwise, by where it lives: the build's
+ * metadata is never cached, content-hashed assets never change, everything else is a page. The
+ * folder driver stores metadata beside an object only when it differs from this and the type its
+ * extension implies (storage/fs-store.ts): one file per page instead of two.
+ */
+export function defaultCacheControl(key: string): string {
+  if (key.startsWith(".pressroom/")) return CACHE_CONTROL.metadata;
+  if (key.startsWith("assets/")) return CACHE_CONTROL.immutable;
+  return CACHE_CONTROL.html;
+}

@@ -13,7 +13,7 @@ const BY_EXTENSION: Readonly<Record<string, string>> = {
   ".json": "application/json",
   ".map": "application/json",
   ".webmanifest": "application/manifest+json",
-  ".xml": "application/xml",
+  ".xml": "application/xml; charset=utf-8",
   ".txt": "text/plain; charset=utf-8",
   ".svg": "image/svg+xml",
   ".png": "image/png",

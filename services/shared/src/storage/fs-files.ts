@@ -21,14 +21,24 @@ export function errorCode(error: unknown): string | undefined {
  * time its metadata recorded, so the next build sees no hash for it and writes it again. An fsync
  * per object would cost 1–2 ms each, most of a 10,000-page build.
  */
-export async function writeFileAtomic(target: string, data: Buffer | string): Promise<BigIntStats> {
+export async function writeFileAtomic(target: string, data: Buffer | string): Promise<BigIntStats>;
+export async function writeFileAtomic(
+  target: string,
+  data: Buffer | string,
+  options: { stats: false },
+): Promise<undefined>;
+export async function writeFileAtomic(
+  target: string,
+  data: Buffer | string,
+  options: { stats: boolean } = { stats: true },
+): Promise<BigIntStats | undefined> {
   const folder = dirname(target);
   const temp = join(folder, `${TEMP_PREFIX}${randomUUID()}`);
   const handle = await openCreatingFolders(folder, temp);
-  let stats: BigIntStats;
+  let stats: BigIntStats | undefined;
   try {
     await handle.writeFile(data);
-    stats = await handle.stat({ bigint: true });
+    if (options.stats) stats = await handle.stat({ bigint: true });
   } catch (error) {
     await handle.close();
     await unlink(temp).catch(() => undefined);

@@ -3,6 +3,7 @@ import { open, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Logger } from "../logger.ts";
+import { defaultCacheControl } from "../site/manifest.ts";
 import { sha256 } from "./content-hash.ts";
 import { contentTypeFor } from "./content-types.ts";
 import { errorCode, pruneEmptyFolders, removeFile, walkFiles, writeFileAtomic } from "./fs-files.ts";
@@ -20,7 +21,13 @@ const isNotFound = (error: unknown) => ["ENOENT", "ENOTDIR", "ENAMETOOLONG"].inc
 
 /**
  * The site as a plain folder: `<root>/<key>` is the body, so any web server can serve `<root>`.
- * Metadata lives in a parallel tree, `<root>/.pressroom-meta/<key>`, written after the body.
+ * Metadata lives in a parallel tree, `<root>/.pressroom-meta/<key>`, written after the body, and
+ * only for an object whose metadata its key does not imply: a redirect, or a content type or cache
+ * policy other than its extension's and its place's (`contentTypeFor`, `defaultCacheControl`).
+ * Pages, assets and the build's own files are one file each (a first build wrote two files, two
+ * renames and two folders per page: docs/benchmarks.md, issue 22). Without metadata an object's
+ * hash is not stored: its tag is weak (size and time, as static file servers make them), `get`
+ * hashes the bytes it read, and `list` reports none.
  */
 export function createFsStore(root: string, options: { logger?: Logger } = {}): SiteStore {
   const description = pathToFileURL(root).href;
@@ -45,7 +52,7 @@ export function createFsStore(root: string, options: { logger?: Logger } = {}): 
     key,
     size: Number(file.size),
     contentType: meta?.contentType ?? contentTypeFor(key),
-    cacheControl: meta?.cacheControl ?? "",
+    cacheControl: meta?.cacheControl ?? defaultCacheControl(key),
     contentHash: meta?.contentHash,
     // Without (current) metadata, a weak tag from size and time, as static file servers do.
     etag: meta ? `"${meta.contentHash}"` : `W/"${file.size.toString(16)}-${file.mtimeNs.toString(16)}"`,
@@ -104,10 +111,20 @@ export function createFsStore(root: string, options: { logger?: Logger } = {}): 
     async put(key, body, putOptions) {
       assertSafeKey(key);
       const input = toPutInput(key, body, putOptions);
+      const implied =
+        input.redirectLocation === undefined &&
+        input.contentType === contentTypeFor(key) &&
+        input.cacheControl === defaultCacheControl(key);
       await lock.run(key, async () => {
         try {
-          const file = await writeFileAtomic(bodyPath(key), input.body);
-          await writeFileAtomic(metaPath(key), sidecarFor(file, input));
+          if (implied) {
+            await writeFileAtomic(bodyPath(key), input.body, { stats: false });
+            // What an earlier put of the key left (a redirect, now a page) would no longer be current.
+            await removeFile(metaPath(key));
+          } else {
+            const file = await writeFileAtomic(bodyPath(key), input.body);
+            await writeFileAtomic(metaPath(key), sidecarFor(file, input));
+          }
         } catch (error) {
           throw fail("put", key, error);
         }
