@@ -23,14 +23,16 @@ export function onContentNotice(listener: (notice: ContentNotice) => void): () =
  */
 export function reportContentNotices(docs: Iterable<PrismicDocument | undefined>, logger: Logger): number {
   let count = 0;
-  for (const doc of docs) {
-    if (!doc) continue;
-    for (const notice of documentNotices(doc)) {
-      const { documentId, type, uid, field, kind } = notice;
-      logger.warn({ documentId, type, uid, field, kind }, describeNotice(notice));
-      events.emit("notice", notice);
-      count++;
-    }
-  }
+  for (const doc of docs) if (doc) count += reportNotices(documentNotices(doc), logger);
   return count;
+}
+
+/** reportContentNotices for notices already found (a build's render thread finds its pages'). */
+export function reportNotices(notices: readonly ContentNotice[], logger: Logger): number {
+  for (const notice of notices) {
+    const { documentId, type, uid, field, kind } = notice;
+    logger.warn({ documentId, type, uid, field, kind }, describeNotice(notice));
+    events.emit("notice", notice);
+  }
+  return notices.length;
 }

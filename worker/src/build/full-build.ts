@@ -22,7 +22,7 @@ import {
   routeProblem,
   SITEMAP_ROUTE,
 } from "#web/routes.ts";
-import { reportContentNotices } from "../content-notices.ts";
+import { reportContentNotices, reportNotices } from "../content-notices.ts";
 import { routesOfKeys } from "../publish/purge-plan.ts";
 import { buildRedirects, previousRoutes, redirectHashes } from "../publish/redirects-stage.ts";
 import { documentHash, stub } from "./document-hash.ts";
@@ -306,9 +306,11 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
       pool.threads + 1,
       async (answer) => {
         const result = await pool.renderOwn([answer]);
-        for (const { stub: page, hash, refused } of result.listed ?? []) {
+        for (const { stub: page, hash, refused, notices } of result.listed ?? []) {
           pageStubs.push(page);
           hashes.set(page.id, hash);
+          // What editors should fix (content-notices.ts), said once per build, as for every document.
+          if (notices) reportNotices(notices, log);
           if (refused) logRefused(page, refused, log);
         }
         await commit(result, progress);

@@ -2,7 +2,7 @@ import type { PrismicDocument } from "@prismicio/client";
 import { sha256 } from "#storage";
 import type { SiteAssets } from "#web/assets.ts";
 import { islandsIn } from "#web/browser-bundle.ts";
-import { createMemorySource } from "#web/content/index.ts";
+import { type ContentNotice, createMemorySource, documentNotices } from "#web/content/index.ts";
 import { type RenderLogger, renderRoute } from "#web/render.ts";
 import { keyForRoute, routeForDocument, routeProblem } from "#web/routes.ts";
 import { documentHash, stub } from "./document-hash.ts";
@@ -74,6 +74,8 @@ export interface ListedDocument {
   hash: string;
   /** Why it gets no page (a uid that cannot be a route), when it gets none. */
   refused?: string;
+  /** What editors should fix in it (web/src/content/content-notices.ts), when anything. */
+  notices?: readonly ContentNotice[];
 }
 
 /**
@@ -98,7 +100,13 @@ export async function renderOwnRoutes(
     const { inputs: now, hash } = hashed
       ? routeInputs(shared.inputs?.code ?? "", shown, doc)
       : { inputs: undefined, hash: documentHash(doc) };
-    listed.push({ stub: stub(doc), hash, ...(refused ? { refused } : {}) });
+    const notices = documentNotices(doc);
+    listed.push({
+      stub: stub(doc),
+      hash,
+      ...(refused ? { refused } : {}),
+      ...(notices.length > 0 ? { notices } : {}),
+    });
     if (route === null) continue;
     if (now !== undefined && shared.inputs?.previous?.[route] === now) reused.push(route);
     else {
