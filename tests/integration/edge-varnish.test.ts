@@ -111,9 +111,10 @@ const titled = (id: string, title: string): Doc => {
 const edge = (path: string) => fetch(`${varnish.url}${path}`, { redirect: "manual" });
 const owed = () => redis.hlen(redisKeys(PREFIX).edgePending);
 /** Storage key → content hash of every object (the folder driver's sidecars). */
+/** Each stored object's hash, from its bytes (a folder keeps no hash beside a page: docs/storage.md). */
 async function storedHashes(): Promise<Map<string, string | undefined>> {
   const hashes = new Map<string, string | undefined>();
-  for await (const object of store.list()) hashes.set(object.key, object.contentHash);
+  for await (const key of store.keys()) hashes.set(key, (await store.get(key))?.contentHash);
   return hashes;
 }
 async function routeKeys(): Promise<Record<string, { key: string }>> {
