@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import type { Thing } from "schema-dts";
 import type { SiteAssets } from "../assets.ts";
 import type { SettingsDocument } from "../content/index.ts";
 import { brandOf, type PageMeta } from "../lib/page-meta.ts";
@@ -14,6 +15,8 @@ export interface LayoutProps {
   assets: SiteAssets;
   /** The route shown, to mark the current navigation entry (the 404 page passes its route name). */
   currentPath: string;
+  /** JSON-LD nodes for `<head>` (web/src/structured-data/route-graph.ts). */
+  structuredData?: readonly (Thing | undefined)[];
   children: ReactNode;
 }
 
@@ -24,6 +27,7 @@ export function SiteLayout({
   siteUrl,
   assets,
   currentPath,
+  structuredData,
   children,
 }: LayoutProps): ReactNode {
   return (
@@ -33,6 +37,7 @@ export function SiteLayout({
       siteUrl={siteUrl}
       assets={assets}
       tagManagerId={tagManagerIdOf(settings)}
+      structuredData={structuredData}
     >
       <a className="skip-link" href="#main">
         Skip to content

@@ -6,7 +6,9 @@ import { PageHeader } from "../components/page-header.tsx";
 import { SiteLayout } from "../components/site-layout.tsx";
 import type { PageDocument } from "../content/index.ts";
 import { brandOf, documentTitle, pageTitleOf, shareImageOf } from "../lib/page-meta.ts";
+import { canonicalOverrideOf, noindexOf } from "../lib/page-seo.ts";
 import type { SliceContext } from "../slice-context.ts";
+import { pageGraph } from "../structured-data/route-graph.ts";
 import type { ViewProps } from "./view-props.ts";
 
 /**
@@ -26,6 +28,7 @@ export function PageView({
   const first = page.data.slices[0];
   const opensWithHero = first?.slice_type === "hero";
   const heroIsH1 = opensWithHero && first.primary.heading[0]?.type === "heading1";
+  const canonicalUrl = canonicalOverrideOf(page, view.siteUrl);
   return (
     <SiteLayout
       settings={view.settings}
@@ -37,9 +40,17 @@ export function PageView({
         shareTitle,
         description: page.data.meta_description?.trim() || undefined,
         canonicalPath: view.path,
+        ...(canonicalUrl ? { canonicalUrl } : {}),
         image: shareImageOf(page),
-        noindex: view.mode === "preview",
+        noindex: view.mode === "preview" || noindexOf(page),
       }}
+      structuredData={pageGraph({
+        page,
+        settings: view.settings,
+        sliceContext,
+        siteUrl: view.siteUrl,
+        path: view.path,
+      })}
     >
       {opensWithHero ? heroIsH1 ? null : <h1 className="sr-only">{title}</h1> : <PageHeader title={title} />}
       <SliceZone

@@ -7,6 +7,7 @@ import { SiteLayout } from "../components/site-layout.tsx";
 import type { PriceListDocument } from "../content/index.ts";
 import { brandOf, documentTitle } from "../lib/page-meta.ts";
 import { routeForDocument } from "../routes.ts";
+import { priceListIndexGraph } from "../structured-data/route-graph.ts";
 import type { ViewProps } from "./view-props.ts";
 
 const TITLE = "Price lists";
@@ -39,6 +40,7 @@ export function PriceListIndexView({
         canonicalPath: view.path,
         noindex: view.mode === "preview",
       }}
+      structuredData={priceListIndexGraph(view.siteUrl)}
     >
       <PageHeader
         title={TITLE}

@@ -7,6 +7,7 @@ import { SiteLayout } from "../components/site-layout.tsx";
 import type { PriceListDocument } from "../content/index.ts";
 import { brandOf, documentTitle, summary } from "../lib/page-meta.ts";
 import { PRICE_LIST_INDEX_ROUTE } from "../routes.ts";
+import { priceListGraph } from "../structured-data/route-graph.ts";
 import type { ViewProps } from "./view-props.ts";
 
 /** A price list on its own route: title, description, the table, and the way back to all lists. */
@@ -28,6 +29,7 @@ export function PriceListView({
         canonicalPath: view.path,
         noindex: view.mode === "preview",
       }}
+      structuredData={priceListGraph({ priceList, siteUrl: view.siteUrl, path: view.path })}
     >
       <PageHeader
         eyebrow="Price list"

@@ -12,6 +12,7 @@ import {
 import { type SiteStore, sha256 } from "#storage";
 import { buildSiteAssets } from "#web/assets.ts";
 import { createJavaScriptMeter, type JavaScriptReport } from "#web/js-budget.ts";
+import { noindexOf } from "#web/lib/page-seo.ts";
 import {
   ERROR_PAGE_ROUTES,
   keyForRoute,
@@ -345,7 +346,11 @@ export function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/** What listings read of a document: its identity, route and dates, without its content. */
+/**
+ * What listings read of a document: its identity, route and dates, and whether the sitemap lists
+ * it (a page's `noindex`), without its content.
+ */
 export function stub(doc: PrismicDocument): PrismicDocument {
-  return { ...doc, data: {}, alternate_languages: [], linked_documents: [] };
+  const data = noindexOf(doc) ? { noindex: true } : {};
+  return { ...doc, data, alternate_languages: [], linked_documents: [] };
 }
