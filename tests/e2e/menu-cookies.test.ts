@@ -95,6 +95,9 @@ describe.skipIf(!hasChromium)("mobile menu, cookie notice and tag manager in the
       "FAQ",
       "Contact",
     ]);
+    // The cookie notice (a first visit) has slid in: the picture shows the page at rest.
+    await noticeReady(page);
+    await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== "running"));
     if (process.env.UPDATE_SCREENSHOTS) await page.screenshot({ path: `${SCREENSHOTS}menu-open-390.png` });
     await page.screenshot({ path: `${process.env.TMPDIR ?? "/tmp"}/menu-open-390.png` });
 
@@ -197,10 +200,11 @@ describe.skipIf(!hasChromium)("mobile menu, cookie notice and tag manager in the
           return box && Math.round(box.y + box.height);
         })
         .toBe(viewport.height);
-      expect(await notice.getByRole("link", { name: "Cookie policy" }).getAttribute("href")).toBe("/privacy");
+      // The text links to the policy already: no second link to the same page.
       expect(await notice.getByRole("link", { name: "privacy policy" }).getAttribute("href")).toBe(
         "/privacy",
       );
+      expect(await notice.getByRole("link", { name: "Cookie policy" }).count()).toBe(0);
       const name = `cookie-notice-${viewport.width}.png`;
       if (process.env.UPDATE_SCREENSHOTS) await page.screenshot({ path: `${SCREENSHOTS}${name}` });
       await page.screenshot({ path: `${process.env.TMPDIR ?? "/tmp"}/${name}` });
@@ -234,6 +238,53 @@ describe.skipIf(!hasChromium)("mobile menu, cookie notice and tag manager in the
       expect(await next.evaluate(() => (window as { samePage?: boolean }).samePage)).toBe(true);
       expect(errorsOf(page)).toEqual([]);
       expect(errorsOf(next)).toEqual([]);
+      await context.close();
+    }
+  }, 60_000);
+
+  it("the banner covers at most 12 % of a 390×844 screen, and Accept and Decline are equally prominent", async () => {
+    for (const viewport of [NARROW, WIDE]) {
+      const context = await browser.newContext({ viewport });
+      const page = await open(context, "/");
+      await noticeReady(page);
+      const notice = page.getByRole("complementary", { name: "Cookie notice" });
+      // Settled at the bottom (it slides in).
+      await expect
+        .poll(async () => {
+          const box = await notice.boundingBox();
+          return box && Math.round(box.y + box.height);
+        })
+        .toBe(viewport.height);
+      const box = await notice.boundingBox();
+      const share = ((box?.width ?? 0) * (box?.height ?? 0)) / (viewport.width * viewport.height);
+      if (viewport === NARROW) expect(share).toBeLessThanOrEqual(0.12);
+      // The whole text is there and readable: nothing clipped, nothing scrolled sideways.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(viewport.width);
+      expect(await notice.getByRole("link", { name: "privacy policy" }).isVisible()).toBe(true);
+      // One look for both choices: same colours, border, type, and the same size.
+      const looks = await Promise.all(
+        ["Accept", "Decline"].map((name) =>
+          notice.getByRole("button", { name }).evaluate((button) => {
+            const style = getComputedStyle(button);
+            const { width, height } = button.getBoundingClientRect();
+            return {
+              background: style.backgroundColor,
+              color: style.color,
+              border: `${style.borderTopWidth} ${style.borderTopStyle} ${style.borderTopColor}`,
+              font: `${style.fontSize} ${style.fontWeight}`,
+              width: Math.round(width),
+              height: Math.round(height),
+            };
+          }),
+        ),
+      );
+      expect(looks[0]).toEqual(looks[1]);
+      // Targets of at least 24 × 24 px (WCAG 2.2, 2.5.8).
+      expect(looks[0]?.height).toBeGreaterThanOrEqual(24);
+      expect(looks[0]?.width).toBeGreaterThanOrEqual(24);
+      console.log(
+        `cookie notice at ${viewport.width} px: ${box?.height} px tall, ${(share * 100).toFixed(1)} % of the screen`,
+      );
       await context.close();
     }
   }, 60_000);
