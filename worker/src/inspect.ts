@@ -1,6 +1,7 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import type { PublisherConfig } from "#config";
+import { readUndelivered, type UndeliveredMessage } from "#contact/undelivered.ts";
 import { createContentClient, loadContentSchema } from "#content";
 import { QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
@@ -65,6 +66,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         lastPublish,
         [checkedUntil, suspects, lastVerify],
         failures,
+        undelivered,
       ] = await Promise.all([
         client
           .fetchMasterRef()
@@ -82,6 +84,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         redis.get(keys.lastPublish),
         redis.mget(keys.checkedUntil, keys.suspects, keys.lastVerify),
         routeFailures(redis, config.queuePrefix),
+        readUndelivered(redis, config.queuePrefix),
       ]);
       const refused = masterRef.startsWith("unreachable")
         ? undefined
@@ -104,11 +107,20 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         `last publish:        ${lastPublish ?? "none"}`,
         `refused documents:   ${refused === undefined ? "unknown (content API unreachable)" : refused.length === 0 ? "none" : `${refused.length}, fix their uid in Prismic and publish again:`}`,
         ...(refused ?? []).map((doc) => `  ${describeRefused(doc)}`),
+        `undelivered contact: ${undelivered.length === 0 ? "none" : `${undelivered.length} (each is archived under .pressroom/contact/ in storage):`}`,
+        ...undelivered.map(describeUndelivered),
       ].join("\n");
     } finally {
       await queue.close();
     }
   });
+}
+
+/** One undelivered contact message: when it came, how often it was tried, what stopped it. */
+function describeUndelivered(message: UndeliveredMessage): string {
+  const state = message.givenUp ? "given up" : "retrying";
+  const tries = `${message.attempts} attempt${message.attempts === 1 ? "" : "s"}`;
+  return `  ${message.id}  received ${message.receivedAt}, ${tries}, ${state}: ${message.error}`;
 }
 
 /** What reconcile's check of the newest publications has seen (reconcile.ts): how far, and what waits a round. */

@@ -131,4 +131,6 @@ export const redisKeys = (prefix: string) => ({
   workerMarker: `${prefix}:worker-marker`,
   /** Fixed 10-minute window counter of contact messages per client IP (`<this>:<ip>`). */
   contactRate: `${prefix}:contact-rate`,
+  /** Hash: contact message id → why its delivery failed (services/shared/src/contact/undelivered.ts). */
+  contactUndelivered: `${prefix}:contact-undelivered`,
 });
