@@ -282,6 +282,19 @@ describe.skipIf(!hasChromium)("mobile menu, cookie notice and tag manager in the
       // Targets of at least 24 × 24 px (WCAG 2.2, 2.5.8).
       expect(looks[0]?.height).toBeGreaterThanOrEqual(24);
       expect(looks[0]?.width).toBeGreaterThanOrEqual(24);
+      // It slides in over the page and never reflows once shown: no layout shift (Lighthouse counts one).
+      const shifts = await page.evaluate(
+        () =>
+          new Promise<number>((resolve) => {
+            let total = 0;
+            new PerformanceObserver((list) => {
+              for (const entry of list.getEntries() as (PerformanceEntry & { value: number })[])
+                total += entry.value;
+            }).observe({ type: "layout-shift", buffered: true });
+            setTimeout(() => resolve(total), 300);
+          }),
+      );
+      expect(shifts).toBe(0);
       console.log(
         `cookie notice at ${viewport.width} px: ${box?.height} px tall, ${(share * 100).toFixed(1)} % of the screen`,
       );
