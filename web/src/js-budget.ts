@@ -7,7 +7,7 @@ import { type BrowserManifest, islandsIn, javascriptBytes } from "./browser-bund
  *   returning visitor (cookie choice made): the entry alone, and never React (island-wake.ts);
  * - `plain`: the same pages once every island woke (a first visit that taps the menu: React, the
  *   notice's and the menu's chunks). 80 KB: it was 75 KB while React loaded on every page when
- *   idle; the entry's wake-up code (+0.4 KB) pushed the demo's worst case to 75.2 KB, and this
+ *   idle; the entry's wake-up code (+0.4 KB) pushed the demo's worst case to 75.1-75.2 KB, and this
  *   figure no longer binds a visitor who only reads (`initial` does);
  * - `heaviest`: any demo page once every island woke.
  * Counted from the pages' own islands and the bundle's manifest; tests/e2e/js-budget.test.ts
