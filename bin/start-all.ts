@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { resolve } from "node:path";
 import type { StartConfig } from "#config";
 import { startContentService } from "#local-prismic/server.ts";
 import type { Logger } from "#logger";
@@ -14,6 +15,15 @@ export interface StartAllOptions {
   logger: Logger;
   /** When SITE_URL is not set, the site's own address (known once it listens) is the canonical origin. */
   siteUrlFromEnv: boolean;
+}
+
+/** Where the contact form's messages end up, as the start line tells a newcomer. */
+function contactDestination(config: StartConfig): string {
+  if (config.contact.smtpUrl)
+    return `mailed to ${config.contact.to ?? "CONTACT_TO (not set!)"} through SMTP_URL`;
+  if (config.contact.outbox)
+    return `written to ${resolve(config.contact.outbox)} as .eml files (no SMTP_URL)`;
+  return "not delivered (set SMTP_URL and CONTACT_TO, or CONTACT_OUTBOX)";
 }
 
 export interface RunningAll {
@@ -100,14 +110,16 @@ export async function startAll(config: StartConfig, options: StartAllOptions): P
       logger.child({ process: "preview" }),
     );
     closers.push(preview.close);
+    const mail = contactDestination(config);
     logger.info(
       {
         site: site.url,
         preview: preview.url,
         content: `${content.url}/api/v2`,
         webhook: webhook?.url ?? "off",
+        contact: mail,
       },
-      `Pressroom is running. Open ${site.url} (preview: ${preview.url}, content API: ${content.url}/api/v2)`,
+      `Pressroom is running. Open ${site.url} (preview: ${preview.url}, content API: ${content.url}/api/v2). Contact form messages: ${mail}`,
     );
     return {
       siteUrl: site.url,

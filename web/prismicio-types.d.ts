@@ -106,6 +106,29 @@ interface PageDocumentData {
 	 * - **Documentation**: https://prismic.io/docs/fields/image
 	 */
 	meta_image: prismic.ImageField<never>;
+	
+	/**
+	 * Hide from search engines field in *Page*
+	 *
+	 * - **Field Type**: Boolean
+	 * - **Placeholder**: *None*
+	 * - **Default Value**: false
+	 * - **API ID Path**: page.noindex
+	 * - **Tab**: SEO & Metadata
+	 * - **Documentation**: https://prismic.io/docs/fields/boolean
+	 */
+	noindex: prismic.BooleanField;
+	
+	/**
+	 * Canonical URL field in *Page*
+	 *
+	 * - **Field Type**: Link
+	 * - **Placeholder**: Only when this page duplicates another: the page or address search engines should list instead
+	 * - **API ID Path**: page.canonical_url
+	 * - **Tab**: SEO & Metadata
+	 * - **Documentation**: https://prismic.io/docs/fields/link
+	 */
+	canonical_url: prismic.LinkField<string, string, unknown, prismic.FieldState, never>;
 }
 
 /**
@@ -419,7 +442,74 @@ interface SettingsDocumentData {
 	 * - **Tab**: Contact
 	 * - **Documentation**: https://prismic.io/docs/fields/rich-text
 	 */
-	address: prismic.RichTextField;/**
+	address: prismic.RichTextField;
+	
+	/**
+	 * Business type (for search engines) field in *Settings*
+	 *
+	 * - **Field Type**: Select
+	 * - **Placeholder**: LocalBusiness for a place customers can visit; needs the address parts below
+	 * - **Default Value**: Organization
+	 * - **API ID Path**: settings.business_type
+	 * - **Tab**: Contact
+	 * - **Documentation**: https://prismic.io/docs/fields/select
+	 */
+	business_type: prismic.SelectField<"Organization" | "LocalBusiness", "filled">;
+	
+	/**
+	 * Street address (for search engines) field in *Settings*
+	 *
+	 * - **Field Type**: Text
+	 * - **Placeholder**: e.g. 1120 SE Morrison Street, Suite 204
+	 * - **API ID Path**: settings.address_street
+	 * - **Tab**: Contact
+	 * - **Documentation**: https://prismic.io/docs/fields/text
+	 */
+	address_street: prismic.KeyTextField;
+	
+	/**
+	 * City (for search engines) field in *Settings*
+	 *
+	 * - **Field Type**: Text
+	 * - **Placeholder**: e.g. Portland
+	 * - **API ID Path**: settings.address_locality
+	 * - **Tab**: Contact
+	 * - **Documentation**: https://prismic.io/docs/fields/text
+	 */
+	address_locality: prismic.KeyTextField;
+	
+	/**
+	 * Region or state (for search engines) field in *Settings*
+	 *
+	 * - **Field Type**: Text
+	 * - **Placeholder**: e.g. OR
+	 * - **API ID Path**: settings.address_region
+	 * - **Tab**: Contact
+	 * - **Documentation**: https://prismic.io/docs/fields/text
+	 */
+	address_region: prismic.KeyTextField;
+	
+	/**
+	 * Postal code (for search engines) field in *Settings*
+	 *
+	 * - **Field Type**: Text
+	 * - **Placeholder**: e.g. 97214
+	 * - **API ID Path**: settings.address_postal_code
+	 * - **Tab**: Contact
+	 * - **Documentation**: https://prismic.io/docs/fields/text
+	 */
+	address_postal_code: prismic.KeyTextField;
+	
+	/**
+	 * Country (for search engines) field in *Settings*
+	 *
+	 * - **Field Type**: Text
+	 * - **Placeholder**: Two-letter code, e.g. US
+	 * - **API ID Path**: settings.address_country
+	 * - **Tab**: Contact
+	 * - **Documentation**: https://prismic.io/docs/fields/text
+	 */
+	address_country: prismic.KeyTextField;/**
 	 * Copyright holder field in *Settings*
 	 *
 	 * - **Field Type**: Text

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import { ISLAND_WAKE } from "#web/browser/island-wake.ts";
 import { hasChromium } from "./support/browser.ts";
 import { type SiteFixture, siteInBrowser } from "./support/site.ts";
 
@@ -54,27 +55,42 @@ async function siteRoutes(url: string): Promise<string[]> {
 }
 
 /**
- * Brings each island into view in turn (the carousel and the contact form hydrate when near the
- * viewport, the others when idle) and waits there for its `data-hydrated`, then goes back to the
- * top. Islands that have not hydrated by the deadline are checked as the server rendered them, and
- * named in the output.
+ * Wakes each island the way a visitor would (island-wake.ts) and waits for its `data-hydrated`:
+ * the carousel and the contact form brought into view, the mobile menu focused where it shows
+ * (then focus is let go), the cookie notice only while it shows (a visitor who chose never wakes
+ * it). Then back to the top. Islands that should have woken and did not by the deadline are
+ * checked as the server rendered them, and named in the output.
  */
 async function settle(page: Page): Promise<string[]> {
   const deadline = Date.now() + HYDRATION_TIMEOUT_MS;
-  const islands = await page.locator("[data-island]").all();
-  for (const island of islands) {
-    await island.evaluate((element) => element.scrollIntoView({ block: "center" }));
+  const waiting: string[] = [];
+  for (const island of await page.locator("[data-island]").all()) {
+    const name = (await island.getAttribute("data-island")) ?? "?";
+    const wake = ISLAND_WAKE[name];
+    if (wake === "shown" && (await page.locator('html[data-consent="unset"]').count()) === 0) continue;
+    if (wake === "interaction") {
+      // Hidden at this width (the menu on a wide screen): nothing to wake, nothing a visitor meets.
+      if (!(await island.isVisible())) continue;
+      await island.locator("summary, button").first().focus();
+    } else {
+      await island.evaluate((element) => element.scrollIntoView({ block: "center" }));
+    }
+    waiting.push(name);
     await island
       .and(page.locator("[data-hydrated]"))
       .waitFor({ state: "attached", timeout: Math.max(1, deadline - Date.now()) })
       .catch(() => undefined);
   }
-  await page.evaluate(() => window.scrollTo(0, 0));
-  return page.evaluate(() =>
+  await page.evaluate(() => {
+    (document.activeElement as HTMLElement | null)?.blur();
+    window.scrollTo(0, 0);
+  });
+  const asleep = await page.evaluate(() =>
     [...document.querySelectorAll("[data-island]:not([data-hydrated])")].map(
       (island) => island.getAttribute("data-island") ?? "?",
     ),
   );
+  return asleep.filter((name) => waiting.includes(name));
 }
 
 async function axe(page: Page): Promise<AxeViolation[]> {

@@ -8,7 +8,7 @@ import { type SiteFixture, siteInBrowser } from "./support/site.ts";
  * The home page's carousel (4 slides, autoplay, infinite) as visitors meet it: the built demo
  * site on the real site server (CSP included), Swiper started by the island. Autoplay moves
  * every 3 s, so "does not move" is checked over more than two delays, and "moves" by polling.
- * `UPDATE_SCREENSHOTS=1` writes docs/screenshots/carousel-1280.png.
+ * `UPDATE_SCREENSHOTS=1` writes docs/screenshots/carousel-1280.png and carousel-controls-{390,1280}.png.
  */
 const HOME = JSON.parse(
   readFileSync(
@@ -17,8 +17,7 @@ const HOME = JSON.parse(
   ),
 );
 const SCREENSHOT = new URL("../../docs/screenshots/carousel-1280.png", import.meta.url).pathname;
-const CONTROLS_SCREENSHOT = new URL("../../docs/screenshots/carousel-controls-1280.png", import.meta.url)
-  .pathname;
+const SCREENSHOTS = new URL("../../docs/screenshots/", import.meta.url).pathname;
 const DELAY = 3000;
 /** Longer than two autoplay delays: a carousel that should be still has had every chance to move. */
 const STILL_FOR = 2 * DELAY + 1500;
@@ -150,9 +149,6 @@ describe.skipIf(!hasChromium)("the carousel island", () => {
     // Not in the server's markup: without a script there would be nothing to run them.
     const served = await (await fetch(`${site.url}/`)).text();
     expect(served).not.toContain("carousel__controls");
-    const carousel = page.locator('[data-island="carousel"]');
-    await page.mouse.move(1, 1);
-    await carousel.screenshot({ path: CONTROLS_SCREENSHOT });
 
     await pause.click();
     await page.mouse.move(1, 1);
@@ -186,6 +182,59 @@ describe.skipIf(!hasChromium)("the carousel island", () => {
     await expect.poll(() => active(page), POLL).not.toBe(moved);
     expect(problems).toEqual([]);
     await context.close();
+  }, 60_000);
+
+  it("its buttons cover no content at 390 and 1280 px: no slide, no caption, not the peeking next slide", async () => {
+    for (const [width, height] of [
+      [390, 844],
+      [1280, 900],
+    ] as const) {
+      const context = await browser.newContext({ viewport: { width, height }, reducedMotion: "reduce" });
+      const page = await context.newPage();
+      await page.goto(`${site.url}/`);
+      const section = page.locator("section.carousel").first();
+      await section.scrollIntoViewIfNeeded();
+      await page.locator('[data-island="carousel"][data-hydrated] .carousel__controls').first().waitFor();
+      const buttons = await section
+        .locator(".carousel__button")
+        .evaluateAll((elements) =>
+          elements.map((element) => element.getBoundingClientRect().toJSON() as DOMRect),
+        );
+      // Everything a visitor sees of the slides: each slide's image and caption on screen.
+      const content = await section
+        .locator(".carousel__image, .carousel__caption")
+        .evaluateAll((elements) =>
+          elements
+            .map((element) => element.getBoundingClientRect().toJSON() as DOMRect)
+            .filter((box) => box.right > 0 && box.left < window.innerWidth && box.width > 0),
+        );
+      const sectionBox = (await section.boundingBox()) as {
+        x: number;
+        y: number;
+        width: number;
+        height: number;
+      };
+      expect(buttons).toHaveLength(3);
+      expect(content.length).toBeGreaterThanOrEqual(3); // the first slide, its caption, the next slide peeking
+      const overlaps = (a: DOMRect, b: DOMRect) =>
+        a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+      for (const button of buttons) {
+        expect(
+          content.filter((box) => overlaps(button, box)),
+          `${width} px`,
+        ).toEqual([]);
+        // Inside the carousel's own band, on screen.
+        expect(button.top).toBeGreaterThanOrEqual(sectionBox.y);
+        expect(button.bottom).toBeLessThanOrEqual(sectionBox.y + sectionBox.height);
+        expect(button.right).toBeLessThanOrEqual(width);
+        expect(button.width).toBeGreaterThanOrEqual(44);
+      }
+      const name = `carousel-controls-${width}.png`;
+      await page.mouse.move(1, 1);
+      if (process.env.UPDATE_SCREENSHOTS) await section.screenshot({ path: `${SCREENSHOTS}${name}` });
+      await section.screenshot({ path: `${process.env.TMPDIR ?? "/tmp"}/${name}` });
+      await context.close();
+    }
   }, 60_000);
 
   it("starts paused under prefers-reduced-motion, with a play button that starts it", async () => {

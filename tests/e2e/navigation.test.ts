@@ -459,16 +459,20 @@ describe.skipIf(!hasChromium)("enhanced navigation in the browser", () => {
     const page = await open("/about", NARROW);
     page.setDefaultTimeout(5000);
     const menu = page.locator('header [data-island="mobile-menu"]');
+    // The menu wakes on its first tap (island-wake.ts), which opens it.
+    await page.locator("summary.mobile-menu__toggle").click();
     await menu.and(page.locator("[data-hydrated]")).waitFor({ state: "attached" });
     const toggle = page.locator("button.mobile-menu__toggle");
-    await toggle.click();
     await page.locator("#mobile-menu-panel").getByRole("link", { name: "Contact" }).click();
     await heading(page, "Contact us");
     expect(await marker(page)).toBe(1);
-    // The header was replaced: its menu is a new island, hydrated again, closed and marking the page.
+    // The header was replaced: its menu is new server markup, closed, marking the page, and asleep
+    // until tapped; the tap opens it and wakes the new island.
+    expect(await menu.and(page.locator("[data-hydrated]")).count()).toBe(0);
+    expect(await page.locator("details.mobile-menu__details").getAttribute("open")).toBeNull();
+    await page.locator("summary.mobile-menu__toggle").click();
     await menu.and(page.locator("[data-hydrated]")).waitFor({ state: "attached" });
-    await expect.poll(() => toggle.getAttribute("aria-expanded")).toBe("false");
-    await toggle.click();
+    await expect.poll(() => toggle.getAttribute("aria-expanded")).toBe("true");
     await page.locator("#mobile-menu-panel").waitFor();
     expect(await page.locator('#mobile-menu-panel a[aria-current="page"]').textContent()).toBe("Contact");
     await page.keyboard.press("Escape");

@@ -6,7 +6,8 @@ import { type SiteFixture, siteInBrowser } from "./support/site.ts";
 
 /**
  * The connection notice and the chunk-failure reload, on the built demo site
- * served by the real site server.
+ * served by the real site server. The island whose chunk fails is the cookie
+ * notice: on a first visit it wakes with no interaction (island-wake.ts).
  */
 let site: SiteFixture;
 let browser: Browser;
@@ -45,7 +46,7 @@ describe.skipIf(!hasChromium)("offline notice and chunk-failure reload in the br
   }, 60_000);
 
   it("reloads once when an island's chunk fails to load, and not again within 60 s", async () => {
-    const chunk = await mobileMenuChunk();
+    const chunk = await noticeChunk();
 
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const aborted: string[] = [];
@@ -71,17 +72,18 @@ describe.skipIf(!hasChromium)("offline notice and chunk-failure reload in the br
     expect(
       Number(await page.evaluate(() => sessionStorage.getItem("pressroom:chunk-reload"))),
     ).toBeGreaterThan(0);
-    // The server markup stays usable: the no-JS <details> menu still opens.
+    // The server markup stays usable: the notice's text is there (hidden until its island runs).
+    expect(await page.locator(".cookie-notice__text").count()).toBe(1);
+    // Other islands are unaffected: the menu opens, and its island wakes.
     await page.locator("summary.mobile-menu__toggle").click();
     await page.locator(".mobile-menu__panel").getByRole("link", { name: "FAQ" }).waitFor();
-    // Other islands are unaffected.
-    await page.locator('[data-island="cookie-notice"][data-hydrated]').waitFor({ state: "attached" });
+    await page.locator('[data-island="mobile-menu"][data-hydrated]').waitFor({ state: "attached" });
     expect(loads).toBe(2);
     await context.close();
   }, 60_000);
 
   it("reloads once, and not again within 60 s, when sessionStorage is blocked", async () => {
-    const chunk = await mobileMenuChunk();
+    const chunk = await noticeChunk();
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     // What Chromium does when a visitor blocks site data: any use of sessionStorage throws.
     await context.addInitScript(() =>
@@ -113,7 +115,7 @@ describe.skipIf(!hasChromium)("offline notice and chunk-failure reload in the br
   }, 60_000);
 
   it("counts a chunk that has not arrived after 120 s as failed: reloads and the island starts", async () => {
-    const chunk = await mobileMenuChunk();
+    const chunk = await noticeChunk();
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     let asked = 0;
     let requested!: () => void;
@@ -137,16 +139,16 @@ describe.skipIf(!hasChromium)("offline notice and chunk-failure reload in the br
     // Give a wrong early reload the time to happen.
     await page.waitForTimeout(500);
     expect(loads).toBe(1);
-    expect(await page.locator('[data-island="mobile-menu"][data-hydrated]').count()).toBe(0);
+    expect(await page.locator('[data-island="cookie-notice"][data-hydrated]').count()).toBe(0);
     await page.clock.runFor(1_500);
     await expect.poll(() => loads, { timeout: 15_000 }).toBe(2);
-    await page.locator('[data-island="mobile-menu"][data-hydrated]').waitFor({ state: "attached" });
+    await page.locator('[data-island="cookie-notice"][data-hydrated]').waitFor({ state: "attached" });
     expect(asked).toBe(2);
     await context.close();
   }, 60_000);
 
   it("keeps the page when the connection drops as an island loads, and starts the island when it is back", async () => {
-    const chunk = await mobileMenuChunk();
+    const chunk = await noticeChunk();
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     // The moment the page asks for the menu's chunk, the connection drops.
     await context.route(chunk, async (route) => {
@@ -172,12 +174,12 @@ describe.skipIf(!hasChromium)("offline notice and chunk-failure reload in the br
     expect(loads).toBe(1);
     expect(page.url()).toBe(`${site.url}/`);
     expect(await page.locator("main h1").count()).toBe(1);
-    expect(await page.locator('[data-island="mobile-menu"][data-hydrated]').count()).toBe(0);
+    expect(await page.locator('[data-island="cookie-notice"][data-hydrated]').count()).toBe(0);
 
     // Back online: the island starts (again from its chunk, or through one reload that now works).
     await context.unroute(chunk);
     await context.setOffline(false);
-    await page.locator('[data-island="mobile-menu"][data-hydrated]').waitFor({ state: "attached" });
+    await page.locator('[data-island="cookie-notice"][data-hydrated]').waitFor({ state: "attached" });
     expect(page.url()).toBe(`${site.url}/`);
     expect(loads).toBeLessThanOrEqual(2);
     await page.locator("button.mobile-menu__toggle, summary.mobile-menu__toggle").first().click();
@@ -186,15 +188,15 @@ describe.skipIf(!hasChromium)("offline notice and chunk-failure reload in the br
   }, 60_000);
 });
 
-/** The mobile menu island's own chunk (in its files and in no other island's), as a URL of the site. */
-async function mobileMenuChunk(): Promise<string> {
+/** The cookie notice island's own chunk (in its files and in no other island's), as a URL of the site. */
+async function noticeChunk(): Promise<string> {
   const { manifest } = await buildBrowserBundle();
   const others = new Set(
     Object.entries(manifest.islands)
-      .filter(([name]) => name !== "mobile-menu")
+      .filter(([name]) => name !== "cookie-notice")
       .flatMap(([, files]) => files),
   );
-  const own = (manifest.islands["mobile-menu"] ?? []).filter((file) => !others.has(file));
+  const own = (manifest.islands["cookie-notice"] ?? []).filter((file) => !others.has(file));
   expect(own).toHaveLength(1);
   return `${site.url}${own[0]}`;
 }

@@ -62,8 +62,9 @@ describe.skipIf(!hasChromium)("a draft in the browser", () => {
     expect(prevented).toBe(true);
     await page.locator("h1", { hasText: "About us: the summer draft" }).waitFor();
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42);
-    // The swapped-in body's islands come alive again (the old ones went with the old body).
-    await page.locator('[data-island="mobile-menu"][data-hydrated]').waitFor({ state: "attached" });
+    // The swapped-in body's islands come alive again (the old ones went with the old body): the
+    // cookie notice, which wakes without interaction while the visitor has not chosen.
+    await page.locator('[data-island="cookie-notice"][data-hydrated]').waitFor({ state: "attached" });
     expect(await page.title()).toContain("About");
 
     // The toolbar ends the preview: back on the published page, cookie gone.

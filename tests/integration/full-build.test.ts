@@ -87,8 +87,14 @@ describe("full build", () => {
     expect(manifest?.routes["/about"]).not.toHaveProperty("dependencies");
     expect(readFileSync(join(site.path, "about/index.html"), "utf8")).toContain("<!doctype html>");
     // The JavaScript budget, counted from what the pages really reference: within it, and said.
-    const { heaviest, plain, overBudget, lines } = summary.javascript;
+    const { heaviest, plain, initial, overBudget, lines } = summary.javascript;
     expect(overBudget).toEqual([]);
+    // Before any interaction a plain page runs the entry alone, and never React (island-wake.ts).
+    expect(initial?.bytes).toBeLessThanOrEqual(JS_BUDGET.initial);
+    expect(initial?.react).toBe(false);
+    expect(lines.join("\n")).toMatch(
+      /before any interaction \(returning visitor, no carousel or contact form\), at most \d+\.\d KB \(\/[a-z-/]*\), budget 10\.0 KB, no React/,
+    );
     expect(heaviest?.bytes).toBeLessThanOrEqual(JS_BUDGET.heaviest);
     expect(plain?.bytes).toBeLessThanOrEqual(JS_BUDGET.plain);
     // Pages with a heavy island load more than the plainest, which loads at least the entry.

@@ -229,9 +229,15 @@ describe("incremental ≡ full", () => {
 
     for (let step = 0; step < EDITS; step++) {
       const roll = random();
-      if (roll < 0.3) {
+      if (roll < 0.25) {
         const doc = pick(pages());
         const edited = { ...doc, data: { ...doc.data, meta_description: `Edit ${step} of ${doc.uid}` } };
+        live.set(doc.id, edited);
+        await publish({ upsert: [edited] });
+      } else if (roll < 0.3) {
+        // Hidden from search engines, or listed again (the sitemap follows, the day unchanged).
+        const doc = pick(pages());
+        const edited = { ...doc, data: { ...doc.data, noindex: doc.data.noindex !== true } };
         live.set(doc.id, edited);
         await publish({ upsert: [edited] });
       } else if (roll < 0.42) {
@@ -360,6 +366,36 @@ describe("incremental ≡ full", () => {
     await expectEqualsFullBuild();
     expect(await html("link-from")).not.toContain('href="/link-target');
   }, 180_000);
+
+  it("a page hidden from search engines and listed again: its robots meta, the sitemap, its canonical override", async () => {
+    const sitemap = async () => (await store.get("sitemap.xml"))?.body.toString("utf8") ?? "";
+    const html = async (uid: string) => (await store.get(`${uid}/index.html`))?.body.toString("utf8") ?? "";
+    const page = { ...demo(PAGE_IDS[2] as string), id: "NoindexPage0000001", uid: "hide-me" };
+    const target = { ...demo(PAGE_IDS[3] as string), id: "CanonicalTarget001", uid: "canonical-target" };
+    await publish({ upsert: [page, target] });
+    await expectEqualsFullBuild();
+    expect(await sitemap()).toContain(`${SITE_URL}/hide-me</loc>`);
+    // Hidden, and canonical to another page, on the same day: the lastmod day does not move, yet
+    // the sitemap must drop it (planner: `routes:page` listings re-render when `noindex` flips).
+    const hidden = { ...page, data: { ...page.data, noindex: true, canonical_url: documentLink(target) } };
+    await publish({ upsert: [hidden] });
+    await expectEqualsFullBuild();
+    expect(await sitemap()).not.toContain("/hide-me<");
+    expect(await html("hide-me")).toContain('<meta name="robots" content="noindex"/>');
+    expect(await html("hide-me")).toContain(`<link rel="canonical" href="${SITE_URL}/canonical-target"/>`);
+    // The canonical target is renamed: the hidden page's canonical link follows it.
+    await publish({ upsert: [{ ...target, uid: "canonical-target-moved" }] });
+    await expectEqualsFullBuild();
+    expect(await html("hide-me")).toContain(
+      `<link rel="canonical" href="${SITE_URL}/canonical-target-moved"/>`,
+    );
+    // Listed again.
+    await publish({ upsert: [{ ...hidden, data: { ...hidden.data, noindex: false } }] });
+    await expectEqualsFullBuild();
+    expect(await sitemap()).toContain(`${SITE_URL}/hide-me</loc>`);
+    await publish({ remove: [page.id, target.id] });
+    await expectEqualsFullBuild();
+  }, 120_000);
 
   it("catches a lost webhook with reconcile", async () => {
     const doc = demo("Z9nWuhEAACMAx1Cc");

@@ -36,6 +36,18 @@ describe("loadConfig", () => {
     });
   });
 
+  it("delivers contact messages to a local outbox in `pressroom start` when no mail server is set", () => {
+    // The newcomer's run: no SMTP_URL, so ./data/outbox (a visitor's "on its way" must be true).
+    expect(loadConfig("start", {}).contact).toMatchObject({ smtpUrl: undefined, outbox: "./data/outbox" });
+    expect(loadConfig("start", { CONTACT_OUTBOX: "/var/mail/site" }).contact.outbox).toBe("/var/mail/site");
+    // With a mail server the outbox is not used.
+    const smtp = { SMTP_URL: "smtp://mail.example.com:587", CONTACT_TO: "sales@example.com" };
+    expect(loadConfig("start", smtp).contact.outbox).toBeUndefined();
+    // A worker on its own gets no default: production says where mail goes.
+    expect(loadConfig("worker", {}).contact?.outbox).toBeUndefined();
+    expect(loadConfig("worker", { CONTACT_OUTBOX: "./outbox" }).contact?.outbox).toBe("./outbox");
+  });
+
   it("derives the endpoint from PRISMIC_REPOSITORY unless PRISMIC_ENDPOINT overrides it", () => {
     expect(loadConfig("reader", { PRISMIC_REPOSITORY: "acme-site" }).prismic.endpoint).toBe(
       "https://acme-site.cdn.prismic.io/api/v2",

@@ -114,6 +114,31 @@ describe("planner: a page the navigation links to (url: dependents)", () => {
     );
   });
 
+  it("hidden from search engines (noindex) the same day: its route and the sitemap, which leaves it out", () => {
+    const result = plan(["about"], { about: { ...fetched("about", "/about"), noindex: true } });
+    expect(result.render).toEqual(["/about", "/sitemap.xml"]);
+    expect(result.why.get("/sitemap.xml")).toBe("lists page: about was hidden from search engines (noindex)");
+  });
+
+  it("noindex removed the same day: the sitemap lists it again; unchanged noindex: not the sitemap", () => {
+    const hidden = { ...KNOWN, about: { ...(KNOWN.about as KnownDocument), noindex: true } };
+    const listed = planPublish({
+      changedIds: ["about"],
+      fetched: new Map([["about", fetched("about", "/about")]]),
+      known: new Map(Object.entries(hidden)),
+      dependents: (dep) => DEPENDENTS[dep] ?? [],
+    });
+    expect([...listed.render.keys()].sort()).toEqual(["/about", "/sitemap.xml"]);
+    expect(listed.render.get("/sitemap.xml")).toBe("lists page: about was listed again (noindex removed)");
+    const still = planPublish({
+      changedIds: ["about"],
+      fetched: new Map([["about", { ...fetched("about", "/about"), noindex: true }]]),
+      known: new Map(Object.entries(hidden)),
+      dependents: (dep) => DEPENDENTS[dep] ?? [],
+    });
+    expect([...still.render.keys()]).toEqual(["/about"]);
+  });
+
   it("uid renamed: the new route, every route linking to it, the sitemap; the old route deleted", () => {
     const result = plan(["about"], { about: fetched("about", "/about-us") });
     expect(result.render).toEqual(

@@ -31,6 +31,8 @@ export interface BrowserManifest {
   entryFiles: string[];
   /** Island name → every file hydrating it loads beyond the entry's (React included). */
   islands: Record<string, string[]>;
+  /** React's and react-dom's files (what the first island to wake brings): never before an island wakes. */
+  react: string[];
   /** Public path → gzip size in bytes (level 9), for the JavaScript budget. */
   gzipBytes: Record<string, number>;
 }
@@ -88,9 +90,13 @@ function readManifest(metafile: Metafile): Omit<BrowserManifest, "gzipBytes"> {
   if (!entry) throw new Error("esbuild produced no entry for the browser bundle");
   const entryFiles = staticClosure(entry.path);
   // React is imported dynamically by the island loader, once, for whichever island comes first.
-  const react = outputs
-    .filter((o) => o.entryPoint && /node_modules\/react(-dom)?\//.test(o.entryPoint))
-    .flatMap((o) => staticClosure(o.path));
+  const react = [
+    ...new Set(
+      outputs
+        .filter((o) => o.entryPoint && /node_modules\/react(-dom)?\//.test(o.entryPoint))
+        .flatMap((o) => staticClosure(o.path)),
+    ),
+  ].filter((file) => !entryFiles.includes(file));
   const islands: Record<string, string[]> = {};
   for (const output of outputs) {
     const name = output.entryPoint && islandName(output.entryPoint);
@@ -98,7 +104,7 @@ function readManifest(metafile: Metafile): Omit<BrowserManifest, "gzipBytes"> {
     const needed = new Set([...staticClosure(output.path), ...react]);
     islands[name] = [...needed].filter((file) => !entryFiles.includes(file)).sort();
   }
-  return { entry: entry.path, entryFiles, islands };
+  return { entry: entry.path, entryFiles, islands, react: react.sort() };
 }
 
 /** `web/src/browser/islands/carousel.client.tsx` → `carousel`. */

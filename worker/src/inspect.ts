@@ -1,6 +1,7 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import type { PublisherConfig } from "#config";
+import { readUndelivered, type UndeliveredMessage } from "#contact/undelivered.ts";
 import { createContentClient, loadContentSchema } from "#content";
 import { QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
 import { describeContentApiWait, readContentApiWait } from "./content-api-wait.ts";
@@ -70,6 +71,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         failures,
         apiWait,
         edge,
+        undelivered,
       ] = await Promise.all([
         client
           .fetchMasterRef()
@@ -90,6 +92,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         routeFailures(redis, config.queuePrefix),
         readContentApiWait(redis, config.queuePrefix),
         describeEdge(redis, config.queuePrefix, config.edge?.purgeUrl),
+        readUndelivered(redis, config.queuePrefix),
       ]);
       const report = masterRef.startsWith("unreachable")
         ? undefined
@@ -118,11 +121,20 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         ...(refused ?? []).map((doc) => `  ${describeRefused(doc)}`),
         `content notices:     ${notices === undefined ? "unknown (content API unreachable)" : notices.length === 0 ? "none" : `${notices.length}, pages render with a fallback or without a slice until an editor fixes and publishes these:`}`,
         ...(notices ?? []).map((notice) => `  ${describeNotice(notice)}`),
+        `undelivered contact: ${undelivered.length === 0 ? "none" : `${undelivered.length} (each is archived under .pressroom/contact/ in storage):`}`,
+        ...undelivered.map(describeUndelivered),
       ].join("\n");
     } finally {
       await queue.close();
     }
   });
+}
+
+/** One undelivered contact message: when it came, how often it was tried, what stopped it. */
+function describeUndelivered(message: UndeliveredMessage): string {
+  const state = message.givenUp ? "given up" : "retrying";
+  const tries = `${message.attempts} attempt${message.attempts === 1 ? "" : "s"}`;
+  return `  ${message.id}  received ${message.receivedAt}, ${tries}, ${state}: ${message.error}`;
 }
 
 /** What reconcile's check of the newest publications has seen (reconcile.ts): how far, and what waits a round. */

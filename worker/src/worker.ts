@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { type Job, Queue, QueueEvents, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { PublisherConfig } from "#config";
@@ -21,6 +22,7 @@ import { idleRenderPool } from "./build/idle-render-pool.ts";
 import { sharedDocumentsCache } from "./build/list-documents.ts";
 import { createRenderPool, defaultRenderThreads } from "./build/render-pool.ts";
 import { deliverContact } from "./contact/deliver.ts";
+import { recordingDelivery } from "./contact/record-delivery.ts";
 import { replayContactArchives } from "./contact/replay.ts";
 import { longWaitError, recordContentApiWait } from "./content-api-wait.ts";
 import { publishObserved } from "./ops/publish-metrics.ts";
@@ -245,15 +247,18 @@ export async function startWorker(
       case "contact":
         // Not under the publish lock, and on its own queue (also here: jobs queued by older code):
         // a message never waits for a publish.
-        return deliverContact(
-          {
-            store,
-            smtpUrl: config.contact?.smtpUrl,
-            to: config.contact?.to,
-            from: config.contact?.from ?? "Pressroom <no-reply@localhost>",
-            logger: log,
-          },
-          job.data,
+        return recordingDelivery(connection, config.queuePrefix, job, log, () =>
+          deliverContact(
+            {
+              store,
+              smtpUrl: config.contact?.smtpUrl,
+              outbox: config.contact?.outbox,
+              to: config.contact?.to,
+              from: config.contact?.from ?? "Pressroom <no-reply@localhost>",
+              logger: log,
+            },
+            job.data,
+          ),
         );
       default:
         throw new Error(`unknown job ${job.name}`);
@@ -341,6 +346,7 @@ export async function startWorker(
     { queue: QUEUE_NAME, prefix: config.queuePrefix, storage: store.description },
     "worker started",
   );
+  logContactDelivery(config, logger);
 
   return {
     worker,
@@ -390,4 +396,19 @@ async function schedulePurge(queue: Queue): Promise<void> {
     removeOnComplete: true,
     removeOnFail: true,
   });
+}
+
+/** Says once, at start, where contact messages go: a mail server, the outbox folder, or nowhere yet. */
+function logContactDelivery(config: PublisherConfig, logger: Logger): void {
+  const contact = config.contact;
+  if (contact?.smtpUrl) logger.info({ to: contact.to }, "contact messages are mailed through SMTP_URL");
+  else if (contact?.outbox)
+    logger.info(
+      { outbox: resolve(contact.outbox) },
+      `contact messages are written to ${resolve(contact.outbox)} (no SMTP_URL)`,
+    );
+  else
+    logger.warn(
+      "contact messages cannot be delivered: set SMTP_URL and CONTACT_TO (or CONTACT_OUTBOX); they are archived and listed by pressroom status",
+    );
 }

@@ -7,7 +7,7 @@ export interface IslandModule {
 
 /**
  * Island name (the server's `data-island`) → its chunk. Each dynamic import
- * becomes its own chunk, fetched only when a page has that island.
+ * becomes its own chunk, fetched only when that island wakes (island-wake.ts).
  */
 export const ISLANDS: Record<string, () => Promise<IslandModule>> = {
   "mobile-menu": () => import("./islands/mobile-menu.client.tsx"),
@@ -15,6 +15,3 @@ export const ISLANDS: Record<string, () => Promise<IslandModule>> = {
   "contact-form": () => import("./islands/contact-form.client.tsx"),
   carousel: () => import("./islands/carousel.client.tsx"),
 };
-
-/** Islands worth hydrating only once they come near the viewport; the others hydrate when the browser is idle. */
-export const HYDRATE_WHEN_VISIBLE = new Set(["carousel", "contact-form"]);

@@ -1,7 +1,9 @@
 import type { ReactNode } from "react";
+import type { Thing } from "schema-dts";
 import type { SiteAssets } from "../assets.ts";
 import type { PageMeta } from "../lib/page-meta.ts";
 import { absoluteUrl } from "../lib/site-url.ts";
+import { JsonLd } from "../structured-data/json-ld.tsx";
 import { THEME_COLOR } from "../styles/palette.ts";
 
 export interface DocumentShellProps {
@@ -11,6 +13,8 @@ export interface DocumentShellProps {
   assets: SiteAssets;
   /** A Google Tag Manager container id, read by the browser bundle (web/src/browser/tag-manager.ts). */
   tagManagerId?: string;
+  /** The route's JSON-LD nodes (web/src/structured-data/), one script in `<head>`. */
+  structuredData?: readonly (Thing | undefined)[];
   children: ReactNode;
 }
 
@@ -21,9 +25,12 @@ export function DocumentShell({
   siteUrl,
   assets,
   tagManagerId,
+  structuredData,
   children,
 }: DocumentShellProps): ReactNode {
-  const canonical = meta.canonicalPath === undefined ? undefined : absoluteUrl(siteUrl, meta.canonicalPath);
+  const canonical =
+    meta.canonicalUrl ??
+    (meta.canonicalPath === undefined ? undefined : absoluteUrl(siteUrl, meta.canonicalPath));
   const image = meta.image;
   // Share previews need an absolute address; the URL passed the image filter already (metaImage).
   const imageUrl = image?.url.startsWith("/") ? absoluteUrl(siteUrl, image.url) : image?.url;
@@ -48,6 +55,7 @@ export function DocumentShell({
         <meta name="twitter:card" content={image ? "summary_large_image" : "summary"} />
         <meta name="theme-color" content={THEME_COLOR} />
         {tagManagerId ? <meta name="pressroom:tag-manager" content={tagManagerId} /> : null}
+        {structuredData ? <JsonLd nodes={structuredData} /> : null}
         <link rel="icon" href={assets.favicon} type="image/svg+xml" />
         <link rel="stylesheet" href={assets.css} />
         <script type="module" src={assets.browser.entry} />

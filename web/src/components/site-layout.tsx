@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import type { Thing } from "schema-dts";
 import type { SiteAssets } from "../assets.ts";
 import type { ContentNotice, SettingsDocument } from "../content/index.ts";
 import { brandOf, type PageMeta } from "../lib/page-meta.ts";
@@ -16,6 +17,8 @@ export interface LayoutProps {
   currentPath: string;
   /** Preview only: what editors should fix in the documents shown (pages/editor-notes.ts). */
   notes?: readonly ContentNotice[];
+  /** JSON-LD nodes for `<head>` (web/src/structured-data/route-graph.ts). */
+  structuredData?: readonly (Thing | undefined)[];
   children: ReactNode;
 }
 
@@ -27,6 +30,7 @@ export function SiteLayout({
   assets,
   currentPath,
   notes = [],
+  structuredData,
   children,
 }: LayoutProps): ReactNode {
   return (
@@ -36,6 +40,7 @@ export function SiteLayout({
       siteUrl={siteUrl}
       assets={assets}
       tagManagerId={tagManagerIdOf(settings)}
+      structuredData={structuredData}
     >
       <a className="skip-link" href="#main">
         Skip to content

@@ -20,6 +20,8 @@ export interface PageMeta {
   description?: string;
   /** Absent for the 404 page: it has no address of its own. */
   canonicalPath?: string;
+  /** An absolute URL that replaces `siteUrl` + `canonicalPath` (a page's canonical override: `canonicalOverrideOf`). */
+  canonicalUrl?: string;
   image?: MetaImage;
   noindex?: boolean;
 }

@@ -5,7 +5,9 @@ import { PageHeader } from "../components/page-header.tsx";
 import { SiteLayout } from "../components/site-layout.tsx";
 import { type PageDocument, variationOf } from "../content/index.ts";
 import { brandOf, documentTitle, pageHeading, pageTitleOf, shareImageOf } from "../lib/page-meta.ts";
+import { canonicalOverrideOf, noindexOf } from "../lib/page-seo.ts";
 import type { SliceContext } from "../slice-context.ts";
+import { pageGraph } from "../structured-data/route-graph.ts";
 import { editorNotes } from "./editor-notes.ts";
 import type { ViewProps } from "./view-props.ts";
 
@@ -28,6 +30,7 @@ export function PageView({
   // A hero of a variation no component renders is left out: it cannot lead.
   const opensWithHero = first?.slice_type === "hero" && variationOf(first) !== undefined;
   const heroIsH1 = opensWithHero && first.primary.heading[0]?.type === "heading1";
+  const canonicalUrl = canonicalOverrideOf(page, view.siteUrl);
   return (
     <SiteLayout
       settings={view.settings}
@@ -40,9 +43,17 @@ export function PageView({
         shareTitle,
         description: page.data.meta_description?.trim() || undefined,
         canonicalPath: view.path,
+        ...(canonicalUrl ? { canonicalUrl } : {}),
         image: shareImageOf(page),
-        noindex: view.mode === "preview",
+        noindex: view.mode === "preview" || noindexOf(page),
       }}
+      structuredData={pageGraph({
+        page,
+        settings: view.settings,
+        sliceContext,
+        siteUrl: view.siteUrl,
+        path: view.path,
+      })}
     >
       {opensWithHero ? heroIsH1 ? null : <h1 className="sr-only">{title}</h1> : <PageHeader title={title} />}
       <SliceZone

@@ -7,6 +7,7 @@ import type { PriceListDocument } from "../content/index.ts";
 import { brandOf, documentTitle, priceListHeading } from "../lib/page-meta.ts";
 import { isSafeHref } from "../lib/safe-href.ts";
 import { routeForDocument } from "../routes.ts";
+import { priceListIndexGraph } from "../structured-data/route-graph.ts";
 import { editorNotes } from "./editor-notes.ts";
 import type { ViewProps } from "./view-props.ts";
 
@@ -42,6 +43,7 @@ export function PriceListIndexView({
         canonicalPath: view.path,
         noindex: view.mode === "preview",
       }}
+      structuredData={priceListIndexGraph(view.siteUrl)}
     >
       <PageHeader
         title={TITLE}

@@ -7,6 +7,7 @@ import { SiteLayout } from "../components/site-layout.tsx";
 import type { PriceListDocument } from "../content/index.ts";
 import { brandOf, documentTitle, priceListHeading, summary } from "../lib/page-meta.ts";
 import { PRICE_LIST_INDEX_ROUTE } from "../routes.ts";
+import { priceListGraph } from "../structured-data/route-graph.ts";
 import { editorNotes } from "./editor-notes.ts";
 import type { ViewProps } from "./view-props.ts";
 
@@ -30,6 +31,7 @@ export function PriceListView({
         canonicalPath: view.path,
         noindex: view.mode === "preview",
       }}
+      structuredData={priceListGraph({ priceList, siteUrl: view.siteUrl, path: view.path })}
     >
       <PageHeader
         eyebrow="Price list"

@@ -1,5 +1,6 @@
 import type { PrismicDocument } from "@prismicio/client";
 import { sha256 } from "#storage";
+import { noindexOf } from "#web/lib/page-seo.ts";
 
 /**
  * A short hash of what a document's own publications set: its data, uid, tags and dates. Left out
@@ -45,7 +46,11 @@ function isDocumentLink(value: unknown): value is { id: string } {
   );
 }
 
-/** What listings read of a document: its identity, route and dates, without its content. */
+/**
+ * What listings read of a document: its identity, route and dates, and whether the sitemap lists
+ * it (a page's `noindex`), without its content.
+ */
 export function stub(doc: PrismicDocument): PrismicDocument {
-  return { ...doc, data: {}, alternate_languages: [], linked_documents: [] };
+  const data = noindexOf(doc) ? { noindex: true } : {};
+  return { ...doc, data, alternate_languages: [], linked_documents: [] };
 }

@@ -5,13 +5,16 @@ import { type JobPayload, jobCatalog } from "#jobs/catalog.ts";
 import type { Logger } from "#logger";
 import { CACHE_CONTROL } from "#manifest/manifest.ts";
 import { type SiteStore, sha256 } from "#storage";
+import { writeToOutbox } from "./outbox.ts";
 
 export type ContactPayload = JobPayload<"contact">;
 
 export interface DeliverContactContext {
   store: SiteStore;
-  /** SMTP_URL; unset fails the job as unrecoverable (the archive keeps the message). */
+  /** SMTP_URL; unset (and no outbox) fails the job as unrecoverable (the archive keeps the message). */
   smtpUrl: string | undefined;
+  /** CONTACT_OUTBOX: a folder of `.eml` files, used when SMTP_URL is unset (outbox.ts). */
+  outbox?: string | undefined;
   /** CONTACT_TO. */
   to: string | undefined;
   /** CONTACT_FROM, e.g. `Pressroom <no-reply@example.com>`. */
@@ -19,10 +22,13 @@ export interface DeliverContactContext {
   logger: Logger;
 }
 
-/** What is stored per message; `delivered` is added once the SMTP server accepted the mail. */
+/** What is stored per message; `delivered` is added once the SMTP server accepted the mail (or the outbox has it). */
 export interface ContactArchive extends ContactPayload {
-  delivered?: { at: string; messageId: string };
+  delivered?: { at: string; messageId: string; outbox?: string };
 }
+
+/** The recipient of an outbox message when CONTACT_TO is not set (nobody is mailed). */
+const OUTBOX_TO = "contact@localhost";
 
 export { contactArchiveKey };
 
@@ -51,14 +57,33 @@ export async function deliverContact(
   }
   if (!existing) await writeArchive(ctx.store, key, payload);
 
-  if (!ctx.smtpUrl)
+  if (!ctx.smtpUrl && !ctx.outbox)
     throw new UnrecoverableError(
-      `SMTP_URL is not set: contact message ${payload.id} is archived at ${key} but was not mailed. Set SMTP_URL (e.g. smtp://user:pass@mail.example.com:587) and CONTACT_TO on the worker.`,
+      `SMTP_URL is not set: contact message ${payload.id} is archived at ${key} but was not mailed. Set SMTP_URL (e.g. smtp://user:pass@mail.example.com:587) and CONTACT_TO on the worker, or CONTACT_OUTBOX to a folder for the messages.`,
     );
-  if (!ctx.to)
+  if (ctx.smtpUrl && !ctx.to)
     throw new UnrecoverableError(
       `CONTACT_TO is not set: contact message ${payload.id} is archived at ${key} but was not mailed. Set CONTACT_TO to the address that receives contact messages.`,
     );
+  const mail = {
+    from: ctx.from,
+    to: ctx.to ?? OUTBOX_TO,
+    // Structured, never a string we assembled: nodemailer encodes the name as a header word.
+    replyTo: { name: payload.name, address: payload.email },
+    subject: `Contact form: ${payload.name}`,
+    text: mailText(payload),
+    headers: { "X-Pressroom-Contact-Id": payload.id },
+  };
+
+  if (!ctx.smtpUrl) {
+    const { file, messageId } = await writeToOutbox(ctx.outbox as string, payload, mail);
+    await writeArchive(ctx.store, key, {
+      ...payload,
+      delivered: { at: new Date().toISOString(), messageId, outbox: file },
+    });
+    log.info({ archive: key, messageId, outbox: file }, "contact message written to the outbox");
+    return { id: payload.id, messageId };
+  }
 
   const transport = createTransport({
     url: ctx.smtpUrl,
@@ -68,15 +93,7 @@ export async function deliverContact(
     socketTimeout: 30_000,
   });
   try {
-    const info = await transport.sendMail({
-      from: ctx.from,
-      to: ctx.to,
-      // Structured, never a string we assembled: nodemailer encodes the name as a header word.
-      replyTo: { name: payload.name, address: payload.email },
-      subject: `Contact form: ${payload.name}`,
-      text: mailText(payload),
-      headers: { "X-Pressroom-Contact-Id": payload.id },
-    });
+    const info = await transport.sendMail(mail);
     const messageId = String(info.messageId ?? "");
     await writeArchive(ctx.store, key, {
       ...payload,

@@ -1,6 +1,8 @@
 import type { Job } from "bullmq";
+import { Redis } from "ioredis";
 import type { OpsConfig } from "#config";
 import type { Logger } from "#logger";
+import { watchContactDelivery } from "#metrics/contact-metrics.ts";
 import { watchEdgeOwed } from "#metrics/edge-metrics.ts";
 import { contactMessages, contentNotices, failedRoutes, reconcileRuns } from "#metrics/metrics.ts";
 import { watchQueues } from "#metrics/queue-metrics.ts";
@@ -47,10 +49,21 @@ export async function startWorkerOps(
         return { count: owed.entries.size, since: owed.since };
       })
     : () => {};
+  // Its own connection, as the queues' (a scrape must not disturb the worker's), failing fast.
+  const scrape = new Redis(config.redisUrl, {
+    maxRetriesPerRequest: 1,
+    connectTimeout: 1000,
+    commandTimeout: 2000,
+    retryStrategy: (attempt: number) => Math.min(attempt * 200, 2000),
+  });
+  scrape.on("error", () => {}); // reported by readiness and the gauges' absence
+  const unwatchContact = watchContactDelivery(scrape, config.queuePrefix);
   const release = async () => {
     detach();
     unwatch();
     unwatchEdge();
+    unwatchContact();
+    scrape.disconnect();
     await opened.close();
   };
   try {

@@ -1,4 +1,5 @@
 import type { PrismicDocument } from "@prismicio/client";
+import { noindexOf } from "#web/lib/page-seo.ts";
 import { routeForDocument } from "#web/routes.ts";
 import { documentHash } from "../build/document-hash.ts";
 import { buildSite } from "../build/full-build.ts";
@@ -140,5 +141,6 @@ export function indexed(doc: PrismicDocument, hash = documentHash(doc)): Indexed
     first_publication_date: doc.first_publication_date,
     last_publication_date: doc.last_publication_date,
     hash,
+    ...(noindexOf(doc) ? { noindex: true } : {}),
   };
 }

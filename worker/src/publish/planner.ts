@@ -3,6 +3,7 @@
  * Pure — no I/O — so every case is a table test (tests/unit/planner.test.ts).
  */
 import type { PrismicDocument } from "@prismicio/client";
+import { noindexOf } from "#web/lib/page-seo.ts";
 import { sitemapDate } from "#web/lib/sitemap-date.ts";
 import { routeForDocument } from "#web/routes.ts";
 
@@ -14,6 +15,8 @@ export interface KnownDocument {
   last_publication_date?: string | null;
   /** … and the price-list index's content (`documentHash`). */
   hash?: string;
+  /** A page the editors hid from search engines (`noindexOf`): not in the sitemap. Absent: false. */
+  noindex?: boolean;
 }
 
 /** What the content API returned for a changed id at the new master ref (absent: unpublished or deleted). */
@@ -25,12 +28,21 @@ export interface FetchedDocument {
   last_publication_date?: string | null;
   /** `documentHash` of the document (absent: unknown). */
   hash?: string;
+  /** `noindexOf` the document: the sitemap leaves it out. */
+  noindex?: boolean;
 }
 
 /** A document the content API returned, as the planner compares it (`hash`: its `documentHash`). */
 export function fetchedDocument(doc: PrismicDocument, hash: string): FetchedDocument {
   const { id, type, last_publication_date } = doc;
-  return { id, type, route: routeForDocument(doc), last_publication_date, hash };
+  return {
+    id,
+    type,
+    route: routeForDocument(doc),
+    last_publication_date,
+    hash,
+    ...(noindexOf(doc) ? { noindex: true } : {}),
+  };
 }
 
 export interface PlanInput {
@@ -57,7 +69,7 @@ export interface Plan {
  * Renders, for each changed id: its own route; every route that showed it (`doc:`); every route that
  * linked to it (`url:`) only when its route changed (renamed, unpublished, first published, unsafe
  * uid) or its type did; and the listings of its type when it joined, left or moved, or a field they
- * show changed (its content for `type:`, its lastmod day for `routes:`). A content-only edit of a
+ * show changed (its content for `type:`, its lastmod day or `noindex` for `routes:`). A content-only edit of a
  * page the navigation links to renders that page alone.
  */
 export function planPublish(input: PlanInput): Plan {
@@ -94,11 +106,11 @@ export function planPublish(input: PlanInput): Plan {
     for (const route of input.linkedElsewhere?.(id, now?.route ?? null) ?? [])
       addRender(route, `links to ${id}, shown elsewhere than ${now?.route ?? "gone"} when rendered`);
     // Listings: a member joining, leaving or moving, or a field they show changing. `type:` listings
-    // show their members' content (the price-list index), `routes:` listings their routes and
-    // lastmod days only (the sitemap).
+    // show their members' content (the price-list index), `routes:` listings their routes,
+    // lastmod days and whether they are listed at all (`noindex`: the sitemap).
     const listings: [string, string | undefined][] = [
       ["type", moved ?? contentChange(before, now)],
-      ["routes", moved ?? dateChange(before, now)],
+      ["routes", moved ?? noindexChange(before, now) ?? dateChange(before, now)],
     ];
     for (const [kind, change] of listings) {
       if (!change) continue;
@@ -135,6 +147,18 @@ function contentChange(
   if (!before || !now) return undefined;
   const unknown = before.hash === undefined || now.hash === undefined;
   return unknown || before.hash !== now.hash ? "changed" : undefined;
+}
+
+/** A page the sitemap lists stopped being listed (`noindex` set), or the other way round. */
+function noindexChange(
+  before: KnownDocument | undefined,
+  now: FetchedDocument | undefined,
+): string | undefined {
+  if (!before || !now) return undefined;
+  const was = before.noindex === true;
+  const is = now.noindex === true;
+  if (was === is) return undefined;
+  return is ? "was hidden from search engines (noindex)" : "was listed again (noindex removed)";
 }
 
 /** The sitemap's `<lastmod>` is a day (`sitemapDate`): it changes on a document's first publication of a day. */

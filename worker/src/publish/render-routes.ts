@@ -309,7 +309,8 @@ function listingStubs(docs: ReadonlyMap<string, IndexedDocument>, type: string):
         linked_documents: [],
         lang: doc.lang,
         alternate_languages: [],
-        data: {},
+        // What the sitemap reads beyond routes and dates: whether the page is listed at all.
+        data: doc.noindex ? { noindex: true } : {},
       } as PrismicDocument),
     );
   }

@@ -80,10 +80,15 @@ export interface StorageConfig {
 
 /** How the worker delivers contact messages (`contact` jobs). */
 export interface ContactMailConfig {
-  /** Unset: contact jobs fail as unrecoverable (the message stays archived in storage). */
+  /** Unset, with no outbox: contact jobs fail as unrecoverable (the message stays archived in storage). */
   smtpUrl: string | undefined;
   to: string | undefined;
   from: string;
+  /**
+   * A folder the worker writes each message to as an `.eml` file, when `smtpUrl` is unset
+   * (`CONTACT_OUTBOX`; `pressroom start` defaults it to ./data/outbox: its default run has no mail server).
+   */
+  outbox?: string | undefined;
 }
 
 /** The edge in front of the site, purged after every publish (`CDN_PURGE_URL`; docs/operations.md, "The edge"). */
@@ -91,6 +96,8 @@ export interface EdgeConfig {
   /** `varnish://host:port` or `cloudfront://DISTRIBUTION_ID`; undefined: no purge. */
   purgeUrl: string | undefined;
 }
+/** Where `pressroom start` delivers contact messages when no mail server is configured. */
+export const DEFAULT_START_OUTBOX = "./data/outbox";
 
 export interface PublisherConfig extends ContentReaderConfig {
   redisUrl: string;
@@ -238,7 +245,12 @@ function prismicConfig(read: EnvReader): PrismicConfig {
 }
 
 function contactMailConfig(read: EnvReader): ContactMailConfig {
-  return { smtpUrl: read.get("SMTP_URL"), to: read.get("CONTACT_TO"), from: read.get("CONTACT_FROM") };
+  return {
+    smtpUrl: read.get("SMTP_URL"),
+    to: read.get("CONTACT_TO"),
+    from: read.get("CONTACT_FROM"),
+    outbox: read.get("CONTACT_OUTBOX"),
+  };
 }
 
 function storageConfig(read: EnvReader): StorageConfig {
@@ -335,7 +347,9 @@ const loaders = {
       redisUrl: read.get("REDIS_URL"),
       queuePrefix: read.get("QUEUE_PREFIX"),
     };
-    const contact = contactMailConfig(read);
+    const mail = contactMailConfig(read);
+    // The newcomer's run has no mail server: messages go to a folder they can open, not nowhere.
+    const contact = { ...mail, outbox: mail.outbox ?? (mail.smtpUrl ? undefined : DEFAULT_START_OUTBOX) };
     return {
       logLevel: content.logLevel,
       content,

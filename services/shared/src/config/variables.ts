@@ -268,6 +268,10 @@ export const variables = {
       ),
     fix: 'Set CONTACT_FROM to the sender of contact messages, an address your mail server may send as: "Website <no-reply@example.com>" or no-reply@example.com.',
   },
+  CONTACT_OUTBOX: {
+    schema: optionalString(),
+    fix: "Set CONTACT_OUTBOX to a writable folder where the worker writes each contact message as an .eml file when SMTP_URL is not set (pressroom start uses ./data/outbox), or unset it.",
+  },
   CONTACT_RATE_LIMIT: {
     schema: positiveInt(5, 10_000),
     fix: "Set CONTACT_RATE_LIMIT to how many contact messages one client IP may send per 10 minutes (1 to 10000).",

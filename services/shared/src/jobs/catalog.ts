@@ -195,4 +195,6 @@ export const redisKeys = (prefix: string) => ({
   edgeLastError: `${prefix}:edge-last-error`,
   /** Epoch ms: the latest publish start whose deliveries wait for a purge to be live (publish-to-live). */
   edgeLiveFrom: `${prefix}:edge-live-from`,
+  /** Hash: contact message id → why its delivery failed (services/shared/src/contact/undelivered.ts). */
+  contactUndelivered: `${prefix}:contact-undelivered`,
 });

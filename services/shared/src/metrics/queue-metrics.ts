@@ -57,7 +57,8 @@ export function watchQueues(queues: readonly Queue[]): () => void {
 
 export const queueGauges = [queueJobs, oldestWaiting];
 
-function withTimeout<T>(work: Promise<T>): Promise<T> {
+/** `work`, or a rejection once a scrape has waited COLLECT_TIMEOUT_MS for Redis. */
+export function withTimeout<T>(work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
     work,

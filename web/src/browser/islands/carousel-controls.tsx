@@ -1,10 +1,11 @@
 import type { ReactNode } from "react";
 
 /**
- * The live carousel's buttons, drawn over the images' upper right corner: previous and
- * next (mouse users otherwise could only drag, keyboard users only use the arrows once
- * the list has focus) and, for an autoplaying carousel, pause/play (WCAG 2.2.2). Native
- * buttons: reachable by Tab, pressed by Enter and Space, named by their aria-label.
+ * The live carousel's buttons, under the slides at the content's right edge, where they
+ * cover no slide or caption (slices.css): previous and next (mouse users otherwise could
+ * only drag, keyboard users only use the arrows once the list has focus) and, for an
+ * autoplaying carousel, pause/play (WCAG 2.2.2). Native buttons: reachable by Tab,
+ * pressed by Enter and Space, named by their aria-label.
  */
 export function CarouselControls({
   playing,

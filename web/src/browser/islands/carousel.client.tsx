@@ -14,9 +14,9 @@ export const SLIDE_THROTTLE_MS = 500;
  * The live carousel: Swiper on the server-rendered list (Autoplay and A11y modules only).
  * Autoplay pauses while the pointer is over it or focus is inside, and starts paused when the
  * visitor asks for reduced motion; arrow keys move it while the list has focus. Once live it
- * shows previous/next buttons and, when it autoplays, a pause/play button (WCAG 2.2.2): drawn
- * over the slides after hydration, so the server's markup (which has no script to run them)
- * stays the same and nothing moves.
+ * shows previous/next buttons and, when it autoplays, a pause/play button (WCAG 2.2.2): placed
+ * under the slides after hydration, in space the section already leaves, so the server's markup
+ * (which has no script to run them) stays the same and nothing moves.
  */
 export default function CarouselIsland(props: CarouselProps): ReactNode {
   const viewportRef = useRef<HTMLDivElement>(null);

@@ -1,25 +1,16 @@
 import { useEffect, useState } from "react";
-import { type Consent, markConsent, writeConsent } from "../consent.ts";
+import { type Consent, writeConsent } from "../consent.ts";
 import { type CookieNoticeProps, CookieNoticeView } from "./cookie-notice.tsx";
-
-/** A link to `#cookie-settings` (e.g. on the privacy page) shows the notice again to change the choice. */
-export const REOPEN_HASH = "#cookie-settings";
 
 /**
  * Shows the buttons once live. A choice is stored (consent.ts), which hides
  * the notice here and on every later page and lets the tag manager react.
+ * It wakes only while the notice shows (islands.ts; `#cookie-settings` in
+ * cookie-settings.ts shows it again).
  */
 export default function CookieNotice(props: CookieNoticeProps) {
   const [interactive, setInteractive] = useState(false);
-  useEffect(() => {
-    setInteractive(true);
-    const reopen = () => {
-      if (location.hash === REOPEN_HASH) markConsent("unset");
-    };
-    reopen();
-    window.addEventListener("hashchange", reopen);
-    return () => window.removeEventListener("hashchange", reopen);
-  }, []);
+  useEffect(() => setInteractive(true), []);
   return <CookieNoticeView {...props} interactive={interactive} onChoose={choose} />;
 }
 

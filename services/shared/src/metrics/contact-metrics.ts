@@ -1,0 +1,59 @@
+import type { Redis } from "ioredis";
+import { Gauge } from "prom-client";
+import { readUndelivered, type UndeliveredMessage } from "../contact/undelivered.ts";
+import { withTimeout } from "./queue-metrics.ts";
+import { registry } from "./registry.ts";
+
+/** The Redis connections and queue prefixes whose undelivered lists are reported (one per worker process). */
+const watched = new Set<{ redis: Redis; prefix: string }>();
+
+/** Read once per scrape for both gauges (prom-client collects each gauge on its own). */
+let reading: Promise<UndeliveredMessage[][]> | undefined;
+function readAll(): Promise<UndeliveredMessage[][]> {
+  reading ??= Promise.all(
+    [...watched].map(({ redis, prefix }) => withTimeout(readUndelivered(redis, prefix))),
+  ).finally(() => {
+    reading = undefined;
+  });
+  return reading;
+}
+
+export const contactUndelivered = new Gauge({
+  name: "pressroom_contact_undelivered_messages",
+  help: "Contact messages whose delivery failed and that are not delivered since, by state: retrying (attempts left) or given_up (a person must act). Read from Redis at each scrape.",
+  labelNames: ["state"] as const,
+  registers: [registry],
+  async collect() {
+    this.reset();
+    const lists = await readAll().catch(() => undefined);
+    if (!lists) return;
+    const all = lists.flat();
+    this.set({ state: "retrying" }, all.filter((m) => !m.givenUp).length);
+    this.set({ state: "given_up" }, all.filter((m) => m.givenUp).length);
+  },
+});
+
+export const contactOldestUndelivered = new Gauge({
+  name: "pressroom_contact_oldest_undelivered_seconds",
+  help: "Age of the oldest contact message not delivered (0 when none): how long a visitor has been waiting for an answer.",
+  registers: [registry],
+  async collect() {
+    this.reset();
+    const lists = await readAll().catch(() => undefined);
+    if (!lists) return;
+    const received = lists
+      .flat()
+      .map((m) => Date.parse(m.receivedAt))
+      .filter(Number.isFinite);
+    this.set(received.length > 0 ? Math.max(0, Date.now() - Math.min(...received)) / 1000 : 0);
+  },
+});
+
+/** Reports the undelivered contact messages under `prefix` at each scrape until the returned function is called. */
+export function watchContactDelivery(redis: Redis, prefix: string): () => void {
+  const entry = { redis, prefix };
+  watched.add(entry);
+  return () => {
+    watched.delete(entry);
+  };
+}
