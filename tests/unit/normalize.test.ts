@@ -24,6 +24,9 @@ describe("normalizeDocument", () => {
       meta_title: null,
       meta_description: null,
       meta_image: {},
+      // The SEO fields of issue 23: a page published before them is listed and canonical to itself.
+      noindex: false,
+      canonical_url: { link_type: "Any" },
     });
     const empty: ReturnType<typeof demo> = { ...demo(SETTINGS), data: {} };
     const settings = normalizeDocument(empty).data;
