@@ -169,7 +169,7 @@ export async function startPressroomSide(options: {
     } satisfies PressroomEdit;
   }
 
-  return { edit, site, webhook, firstBuildSeconds, close: () => queue.close() };
+  return { edit, jobsAdded, site, webhook, firstBuildSeconds, close: () => queue.close() };
 }
 
 export async function masterRef(content: ContentService): Promise<string> {

@@ -28,7 +28,7 @@ const spread = (list: number[]) =>
 export function printReport(
   rows: EditRow[],
   header: string,
-  idle: { work: RedisWork; seconds: number },
+  idle: { work: RedisWork; seconds: number; jobs: Map<string, number> },
   command: string,
 ): void {
   const p = rows.map((row) => row.pressroom);
@@ -143,7 +143,7 @@ export function printReport(
       .join(", ");
   console.log(`Redis commands per edit, by name (whole edit, mean): ${byName(perCommand, p.length)}`);
   console.log(
-    `Redis while idle (${idle.seconds} s before the edits, nothing to publish): ${(idle.work.commands / idle.seconds).toFixed(1)} commands/s, ${(idle.work.roundTrips / idle.seconds).toFixed(1)} round trips/s: ${byName(idle.work.perCommand, idle.seconds)}`,
+    `Redis while idle (${idle.seconds} s before the edits, nothing to publish${idle.jobs.size > 0 ? `; jobs added meanwhile: ${[...idle.jobs].map(([queue, count]) => `${count} ${queue}`).join(", ")}` : ""}): ${(idle.work.commands / idle.seconds).toFixed(1)} commands/s, ${(idle.work.roundTrips / idle.seconds).toFixed(1)} round trips/s: ${byName(idle.work.perCommand, idle.seconds)}`,
   );
 
   printSteps(p);
