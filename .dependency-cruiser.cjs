@@ -151,7 +151,9 @@ module.exports = {
   options: {
     parser: "swc",
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "(^|/)(data|\\.tmp)/" },
+    // tests/bench/next-peer is a Next app the benchmark installs and builds under TMPDIR (npm run
+    // bench:edit-live): its `next` imports resolve there only, never in this project.
+    exclude: { path: "(^|/)(data|\\.tmp)/|^tests/bench/next-peer/" },
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: {
       exportsFields: ["exports"],
