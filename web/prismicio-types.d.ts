@@ -280,6 +280,56 @@ interface PriceListDocumentData {
 export type PriceListDocument<Lang extends string = string> = prismic.PrismicDocumentWithUID<Simplify<PriceListDocumentData>, "price_list", Lang>;
 
 /**
+ * Content for Redirect documents
+ */
+interface RedirectDocumentData {
+	/**
+	 * From path field in *Redirect*
+	 *
+	 * - **Field Type**: Text
+	 * - **Placeholder**: The old address on this site, e.g. /spring-sale or /blog/2019/our-move
+	 * - **API ID Path**: redirect.from_path
+	 * - **Tab**: Redirect
+	 * - **Documentation**: https://prismic.io/docs/fields/text
+	 */
+	from_path: prismic.KeyTextField;
+	
+	/**
+	 * To field in *Redirect*
+	 *
+	 * - **Field Type**: Link
+	 * - **Placeholder**: A page or price list (follows it when its UID changes), or a web address (https://…)
+	 * - **API ID Path**: redirect.to
+	 * - **Tab**: Redirect
+	 * - **Documentation**: https://prismic.io/docs/fields/link
+	 */
+	to: prismic.LinkField<string, string, unknown, prismic.FieldState, never>;
+	
+	/**
+	 * Permanent field in *Redirect*
+	 *
+	 * - **Field Type**: Boolean
+	 * - **Placeholder**: *None*
+	 * - **Default Value**: true
+	 * - **API ID Path**: redirect.permanent
+	 * - **Tab**: Redirect
+	 * - **Documentation**: https://prismic.io/docs/fields/boolean
+	 */
+	permanent: prismic.BooleanField;
+}
+
+/**
+ * Redirect document from Prismic
+ *
+ * - **API ID**: `redirect`
+ * - **Repeatable**: `true`
+ * - **Documentation**: https://prismic.io/docs/content-modeling
+ *
+ * @typeParam Lang - Language API ID of the document.
+ */
+export type RedirectDocument<Lang extends string = string> = prismic.PrismicDocumentWithoutUID<Simplify<RedirectDocumentData>, "redirect", Lang>;
+
+/**
  * Item in *Settings → Header navigation*
  */
 export interface SettingsDocumentDataHeaderNavigationItem {
@@ -565,7 +615,7 @@ interface SettingsDocumentData {
  */
 export type SettingsDocument<Lang extends string = string> = prismic.PrismicDocumentWithoutUID<Simplify<SettingsDocumentData>, "settings", Lang>;
 
-export type AllDocumentTypes = PageDocument | PriceListDocument | SettingsDocument;
+export type AllDocumentTypes = PageDocument | PriceListDocument | RedirectDocument | SettingsDocument;
 
 /**
  * Primary content in *Carousel → Default → Primary*
@@ -1039,6 +1089,8 @@ declare module "@prismicio/client" {
 			PriceListDocument,
 			PriceListDocumentData,
 			PriceListDocumentDataRowsItem,
+			RedirectDocument,
+			RedirectDocumentData,
 			SettingsDocument,
 			SettingsDocumentData,
 			SettingsDocumentDataHeaderNavigationItem,

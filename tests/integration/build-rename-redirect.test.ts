@@ -20,6 +20,7 @@ import { buildSiteAssets } from "#web/assets.ts";
 import type { PublishContext } from "#worker/publish/context.ts";
 import { diffBuild } from "#worker/publish/diff-build.ts";
 import { localContentClient } from "../support/content-client.ts";
+import { DEMO_REDIRECTS } from "../support/demo-redirects.ts";
 import { expectEqualsFullBuild } from "../support/full-build-reference.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { startPressroom } from "../support/pressroom-process.ts";
@@ -84,7 +85,10 @@ describe("a rename only a build sees", () => {
     expect(old.headers.location).toBe("/questions?from=newsletter");
     expect((await visit("/questions")).statusCode).toBe(200);
     expect(await history()).toEqual({ "/faq": { documentId: FAQ.id, location: "/questions" } });
-    expect(parseManifest((await store.get(MANIFEST_KEY))?.body)?.redirects).toEqual({ "/faq": "/questions" });
+    expect(parseManifest((await store.get(MANIFEST_KEY))?.body)?.redirects).toEqual({
+      ...DEMO_REDIRECTS,
+      "/faq": "/questions",
+    });
     expect((await store.head("faq/index.html"))?.redirectLocation).toBe("/questions");
     await expectEqualsFullBuild(store, content.endpoint, content.store.masterRef, SITE_URL);
   }, 60_000);

@@ -36,6 +36,8 @@ const SETTINGS = "Z9nWsREAACUAx1Aa";
 const ABOUT = "Z9nWuhEAACMAx1Cc";
 const PAGES = ["Z9nWuhEAACMAx1Cc", "Z9nWvBEAACQAx1Dd", "Z9nWwREAACMAx1Ff", "Z9nWxBEAACQAx1Gg"];
 const PRICE_LISTS = ["Z9nWyREAACMAx1Ii", "Z9nWzBEAACQAx1Jj", "Z9nWzxEAACUAx1Kk"];
+/** The demo's `/team` redirect document: a template for new ones (issue 23 §3). */
+const REDIRECT = "Z9nX0REAACMAx1Ll";
 /** The demo's seven pages. */
 const PAGE_COUNT = 7;
 
@@ -113,6 +115,38 @@ describe("a build reuses a page whose inputs are unchanged", () => {
     });
     expect((await build()).reused).toBe(0);
     expect((await build()).reused).toBe(PAGE_COUNT);
+  });
+
+  it("never keeps a page at a path an editor's redirect took, nor the redirect where the page came back", async () => {
+    const services = demo(PAGES[1] as string); // /services
+    const redirect = {
+      ...demo(REDIRECT),
+      id: "ReuseRedirect00001",
+      data: {
+        from_path: "/services",
+        to: { link_type: "Document", id: "Z9nWvxEAACUAx1Ee", type: "page", uid: "pricing", lang: "en-us" },
+        permanent: true,
+      },
+    };
+    // Published while the page is there: the page wins, and is still reused.
+    await publish({ upsert: [redirect] });
+    expect((await build()).reused).toBe(PAGE_COUNT);
+    expect((await store.head("services/index.html"))?.redirectLocation).toBeUndefined();
+    await equalsFullBuild();
+    // The page goes (every page's navigation link to it breaks: all render): its path is the
+    // redirect's object, not the page the inputs file remembers.
+    await publish({ remove: [services.id] });
+    await build();
+    expect((await store.head("services/index.html"))?.redirectLocation).toBe("/pricing");
+    await equalsFullBuild();
+    // It comes back as it was: rendered (no inputs were kept for a redirect), written over it.
+    await publish({ upsert: [services] });
+    await build();
+    expect((await store.head("services/index.html"))?.redirectLocation).toBeUndefined();
+    expect((await store.get("services/index.html"))?.body.toString()).toContain("<main");
+    await equalsFullBuild();
+    expect((await build()).reused).toBe(PAGE_COUNT);
+    await publish({ remove: [redirect.id] });
   });
 
   it(`matches a fresh full build after seeded random edits (REUSE_SEED=${SEED})`, async () => {

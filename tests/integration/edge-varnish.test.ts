@@ -2,8 +2,8 @@
  * Issue 21, "Done when": the worker, the site server and a real varnishd running the shipped VCL
  * (infra/varnish/default.vcl, backend and ACL rewritten for the test) in front of it. A page is a
  * cache hit; a publish makes exactly the pages whose stored bytes changed fresh at the edge while
- * the others stay hits (their Age grows); a rename answers 301 at the old URL through the edge; a
- * PURGE from an address outside the ACL is refused; with the site server down the edge serves the
+ * the others stay hits (their Age grows); a rename answers 301 at the old URL through the edge; an
+ * editor's redirect is fresh at the edge when it is added, changed and removed; a PURGE from an address outside the ACL is refused; with the site server down the edge serves the
  * last page; a purge that fails (Varnish frozen, then killed) is retried until every affected page
  * is fresh, without holding the publish. Real Redis, the local content service calling the real
  * webhook receiver, the worker's own jobs. Skipped, with a note, where varnishd is missing.
@@ -46,6 +46,8 @@ const ID = {
   faq: "Z9nWwREAACMAx1Ff",
   privacy: "Z9nWxxEAACUAx1Hh",
 };
+/** The demo's `/team` redirect document (issue 23 §3): a template for new ones. */
+const TEAM_REDIRECT = "Z9nX0REAACMAx1Ll";
 /** Every route the tests read through the edge first (the demo's pages, listings and files). */
 const PRIMED = [
   "/",
@@ -85,11 +87,11 @@ async function until(condition: () => Promise<boolean>, timeoutMs: number, what:
 }
 
 /** Publishes in the content service (which calls the webhook) and waits for the publish to end. */
-async function published(upsert: Doc[]) {
+async function published(upsert: Doc[], remove: string[] = []) {
   const answer = await fetch(`${content.url}/admin/publish`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ upsert }),
+    body: JSON.stringify({ upsert, remove }),
   });
   expect(answer.status).toBe(200);
   let summary: { ref?: string; edge?: { liveAt?: number; deferred: boolean }; startedAt?: number } = {};
@@ -262,6 +264,34 @@ describe.skipIf(!hasVarnish)(
       expect(page.status).toBe(200);
       expect(await page.text()).toContain("faq");
       expect((await edge("/faq")).headers.get("x-cache")).toBe("hit");
+    });
+
+    it("an editor's redirect: the edge forgets its path when it is added, changed and removed", async () => {
+      // A path the edge holds as the page not found (and the demo's redirect it holds as a 301).
+      expect((await edge("/winter-sale")).status).toBe(404);
+      expect((await edge("/winter-sale")).headers.get("x-cache")).toBe("hit");
+      expect((await edge("/team")).status).toBe(301);
+      const pricing = demo(ID.pricing);
+      const redirect: Doc = {
+        ...demo(TEAM_REDIRECT),
+        id: "EdgeRedirect000001",
+        data: {
+          from_path: "/winter-sale",
+          to: { link_type: "Document", id: pricing.id, type: "page", uid: pricing.uid, lang: "en-us" },
+          permanent: true,
+        },
+      };
+      await published([redirect]);
+      const added = await edge("/winter-sale");
+      expect(added.status).toBe(301);
+      expect(added.headers.get("location")).toBe("/pricing");
+      expect((await edge("/winter-sale")).headers.get("x-cache")).toBe("hit");
+      await published([{ ...redirect, data: { ...redirect.data, permanent: false } }]);
+      expect((await edge("/winter-sale")).status).toBe(302);
+      await published([], [redirect.id]);
+      expect((await edge("/winter-sale")).status).toBe(404);
+      // The demo's redirect, untouched by these publishes, is still the edge's copy.
+      expect((await edge("/team")).headers.get("x-cache")).toBe("hit");
     });
 
     it("refuses a PURGE from an address outside the ACL, and keeps the pages", async () => {

@@ -8,6 +8,7 @@ import { createSiteStore, type SiteStore, sha256 } from "#storage";
 import { JS_BUDGET } from "#web/js-budget.ts";
 import { fullBuild } from "#worker/build/full-build.ts";
 import { localContentClient } from "../support/content-client.ts";
+import { DEMO_REDIRECTS, DEMO_TEMPORARY_REDIRECTS } from "../support/demo-redirects.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { tempDir } from "../support/temp-dir.ts";
 
@@ -60,7 +61,12 @@ describe("full build", () => {
     // 503 pages.
     expect(summary.routes).toBe(16);
     const manifest = parseManifest((await store.get(MANIFEST_KEY))?.body);
-    expect(summary.written).toBe(summary.rendered + Object.keys(manifest?.assets ?? {}).length);
+    // Every route, every asset and the demo's two redirects (issue 23 §3).
+    expect(manifest?.redirects).toEqual(DEMO_REDIRECTS);
+    expect(manifest?.temporaryRedirects).toEqual(DEMO_TEMPORARY_REDIRECTS);
+    expect(summary.written).toBe(
+      summary.rendered + Object.keys(manifest?.assets ?? {}).length + Object.keys(DEMO_REDIRECTS).length,
+    );
     const stored = await keys();
     for (const key of [
       "index.html",
@@ -102,7 +108,7 @@ describe("full build", () => {
     expect(lines.join("\n")).toMatch(/heaviest page \d+\.\d KB \(\/[a-z-/]*\), budget 110\.0 KB/);
   });
 
-  it("stores one file per object: no metadata file beside a page, an asset or the manifest", async () => {
+  it("stores one file per object: no metadata file beside a page, an asset or the manifest (a permanent redirect has one)", async () => {
     // The regression guard of issue 22, by count and not by time: a first build wrote two files,
     // two renames and two new folders per page (a body and its metadata), half of its file work.
     const files: string[] = [];
@@ -113,8 +119,11 @@ describe("full build", () => {
       }
     };
     await walk(site.path, "");
-    expect(files.filter((file) => file.startsWith(".pressroom-meta/"))).toEqual([]);
-    expect(files.sort()).toEqual(await keys());
+    // Only a permanent redirect's object carries metadata its key does not imply: its location.
+    expect(files.filter((file) => file.startsWith(".pressroom-meta/"))).toEqual([
+      ".pressroom-meta/team/index.html",
+    ]);
+    expect(files.filter((file) => !file.startsWith(".pressroom-meta/")).sort()).toEqual(await keys());
   });
 
   it("writes nothing the second time (idempotent)", async () => {
@@ -148,10 +157,12 @@ describe("full build", () => {
     });
     await publish({ remove: [WORKSHOPS] });
     const summary = await build();
-    expect(summary.deleted).toBe(2);
+    // Its page, the stale object, and the demo's redirect to it (/spring-workshops: its target is gone).
+    expect(summary.deleted).toBe(3);
     const stored = await keys();
     expect(stored).not.toContain("price-list/workshops/index.html");
     expect(stored).not.toContain("old-page/index.html");
+    expect(stored).not.toContain("spring-workshops/index.html");
     expect(readFileSync(join(site.path, "sitemap.xml"), "utf8")).not.toContain("/price-list/workshops");
   });
 

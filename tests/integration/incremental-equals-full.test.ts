@@ -2,7 +2,9 @@
  * The project's main correctness test: after any sequence of publishes, delivered with duplicates,
  * delays and reordering, storage holds byte for byte what a full build at the newest master ref
  * produces, and nothing else. Real Redis, real S3 protocol (s3rver), the real local content service
- * and webhook receiver, the real worker.
+ * and webhook receiver, the real worker. Editors' redirects (issue 23 §3) are among the random edits:
+ * created, retargeted (pages live or not, chains, loops, other sites), made temporary or permanent,
+ * unpublished, and losing to a page published at their path.
  */
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
@@ -14,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublisherConfig } from "#config";
 import { QUEUE_NAME, RECONCILE_QUEUE_NAME, RENDER_QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
 import { mulberry32 } from "#local-prismic/generate.ts";
+import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { startWebhook } from "#webhook/server.ts";
 import { type RunningWorker, startWorker } from "#worker/worker.ts";
@@ -67,6 +70,8 @@ const PAGE_IDS = [
   "Z9nWxxEAACUAx1Hh",
 ];
 const PRICE_LIST_IDS = ["Z9nWyREAACMAx1Ii", "Z9nWzBEAACQAx1Jj", "Z9nWzxEAACUAx1Kk"];
+/** The demo's redirect documents (issue 23 §3): `/team` → about, `/spring-workshops` → workshops. */
+const REDIRECT_IDS = ["Z9nX0REAACMAx1Ll", "Z9nX0xEAACUAx1Mm"];
 
 let s3: S3Server;
 let s3Dir: { path: string; remove: () => Promise<void> };
@@ -221,13 +226,81 @@ describe("incremental ≡ full", () => {
     const random = mulberry32(SEED + 1);
     publishes.length = 0; // this test's publishes only
     const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
-    const live = new Map<string, Doc>([...PAGE_IDS, ...PRICE_LIST_IDS, SETTINGS].map((id) => [id, demo(id)]));
+    const live = new Map<string, Doc>(
+      [...PAGE_IDS, ...PRICE_LIST_IDS, ...REDIRECT_IDS, SETTINGS].map((id) => [id, demo(id)]),
+    );
     const removed = new Map<string, Doc>();
     let created = 0;
     const pages = () => [...live.values()].filter((d) => d.type === "page");
+    const redirects = () => [...live.values()].filter((d) => d.type === "redirect");
     const text = (words: string) => [{ type: "heading1", text: words, spans: [] }];
+    // Where an editor's redirect goes (issue 23 §3): a page or price list, live or unpublished (it
+    // follows renames, waits while it is gone); this site's own address of another redirect or
+    // page (a chain, a loop, or a page); another site; a path with no page.
+    const redirectTarget = (step: number) => {
+      const kind = random();
+      if (kind < 0.45)
+        return documentLink(pick([...pages(), ...removed.values(), demo(pick(PRICE_LIST_IDS))]));
+      if (kind < 0.75) {
+        const paths = [
+          ...redirects().map((r) => String(r.data.from_path)),
+          ...pages().map((p) => `/${p.uid}`),
+        ];
+        return { link_type: "Web", url: `${SITE_URL}${pick(paths)}` };
+      }
+      if (kind < 0.9) return { link_type: "Web", url: `https://shop.example.com/offer-${step}?src=site` };
+      return { link_type: "Web", url: `${SITE_URL}/nowhere-${step}` };
+    };
+    // A From path: new, an existing redirect's (a duplicate), or a page's route (the page wins).
+    const redirectFrom = (step: number) => {
+      const kind = random();
+      if (kind < 0.5 || redirects().length === 0) return `/promo-${step}`;
+      if (kind < 0.75) return String(pick(redirects()).data.from_path);
+      return `/${pick(pages()).uid}/`;
+    };
 
     for (let step = 0; step < EDITS; step++) {
+      if (random() < 0.15) {
+        // An editor's redirect: created, its target or status changed, unpublished, or a page
+        // published at its path.
+        const kind = random();
+        const existing = redirects();
+        if (kind < 0.35 || existing.length === 0) {
+          const doc: Doc = {
+            ...demo(REDIRECT_IDS[0] as string),
+            id: `NewRedirect${String(++created).padStart(7, "0")}`,
+            data: { from_path: redirectFrom(step), to: redirectTarget(step), permanent: random() < 0.6 },
+          };
+          live.set(doc.id, doc);
+          await publish({ upsert: [doc] });
+        } else if (kind < 0.55) {
+          const doc = pick(existing);
+          const edited = { ...doc, data: { ...doc.data, to: redirectTarget(step) } };
+          live.set(doc.id, edited);
+          await publish({ upsert: [edited] });
+        } else if (kind < 0.7) {
+          const doc = pick(existing);
+          const edited = { ...doc, data: { ...doc.data, permanent: doc.data.permanent === false } };
+          live.set(doc.id, edited);
+          await publish({ upsert: [edited] });
+        } else if (kind < 0.85) {
+          const doc = pick(existing);
+          live.delete(doc.id);
+          await publish({ remove: [doc.id] });
+        } else {
+          // A new page at a redirect's path: the page wins, the redirect's object is replaced.
+          const from = String(pick(existing).data.from_path)
+            .replace(/^\/|\/$/g, "")
+            .toLowerCase();
+          if (!/^[a-z0-9-]+$/.test(from) || pages().some((p) => p.uid === from)) continue;
+          const source = demo(pick(PAGE_IDS));
+          const doc = { ...source, id: `NewPage${String(++created).padStart(9, "0")}`, uid: from };
+          live.set(doc.id, doc);
+          await publish({ upsert: [doc] });
+        }
+        if (random() < 0.15) await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 200)));
+        continue;
+      }
       const roll = random();
       if (roll < 0.25) {
         const doc = pick(pages());
@@ -395,6 +468,38 @@ describe("incremental ≡ full", () => {
     expect(await sitemap()).toContain(`${SITE_URL}/hide-me</loc>`);
     await publish({ remove: [page.id, target.id] });
     await expectEqualsFullBuild();
+  }, 120_000);
+
+  it("an editor's redirect: created, its target renamed, made temporary, a page at its path, unpublished", async () => {
+    const manifest = async () => parseManifest((await store.get(MANIFEST_KEY))?.body);
+    const target = { ...demo(PAGE_IDS[4] as string), id: "RedirectTarget0001", uid: "redirect-target" };
+    const redirect: Doc = {
+      ...demo(REDIRECT_IDS[0] as string),
+      id: "FixedRedirect00001",
+      data: { from_path: "/fixed-promo", to: documentLink(target), permanent: true },
+    };
+    await publish({ upsert: [target, redirect] });
+    await expectEqualsFullBuild();
+    expect((await manifest())?.redirects?.["/fixed-promo"]).toBe("/redirect-target");
+    // It follows its target's rename (the planner knows the dependency).
+    await publish({ upsert: [{ ...target, uid: "redirect-target-moved" }] });
+    await expectEqualsFullBuild();
+    expect((await manifest())?.redirects?.["/fixed-promo"]).toBe("/redirect-target-moved");
+    await publish({ upsert: [{ ...redirect, data: { ...redirect.data, permanent: false } }] });
+    await expectEqualsFullBuild();
+    expect((await manifest())?.temporaryRedirects).toContain("/fixed-promo");
+    // A page published at its path wins; unpublished, the redirect is back.
+    const page = { ...demo(PAGE_IDS[5] as string), id: "PageAtRedirect0001", uid: "fixed-promo" };
+    await publish({ upsert: [page] });
+    await expectEqualsFullBuild();
+    expect((await manifest())?.redirects?.["/fixed-promo"]).toBeUndefined();
+    expect((await manifest())?.routes["/fixed-promo"]).toBeDefined();
+    await publish({ remove: [page.id] });
+    await expectEqualsFullBuild();
+    expect((await manifest())?.redirects?.["/fixed-promo"]).toBe("/redirect-target-moved");
+    await publish({ remove: [redirect.id, target.id] });
+    await expectEqualsFullBuild();
+    expect((await manifest())?.redirects?.["/fixed-promo"]).toBeUndefined();
   }, 120_000);
 
   it("catches a lost webhook with reconcile", async () => {

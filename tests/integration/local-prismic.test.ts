@@ -155,7 +155,7 @@ describe("local content service: reading through @prismicio/client", () => {
 
     const first = await client.get({ pageSize: 4, page: 1 });
     const second = await client.get({ pageSize: 4, page: 2 });
-    expect(first.total_results_size).toBe(14);
+    expect(first.total_results_size).toBe(16);
     expect(first.total_pages).toBe(4);
     expect(first.next_page).toContain("page=2");
     expect(first.prev_page).toBeNull();
@@ -181,7 +181,7 @@ describe("local content service: reading through @prismicio/client", () => {
 
   it("filters by language, and accepts lang=*", async () => {
     expect((await client.get({ lang: "fr-fr" })).total_results_size).toBe(0);
-    expect((await client.get({ lang: "*" })).total_results_size).toBe(14);
+    expect((await client.get({ lang: "*" })).total_results_size).toBe(16);
   });
 
   it("answers bad queries as Prismic does: parsing error, not-implemented, bad page size, unknown ref", async () => {
@@ -198,7 +198,7 @@ describe("local content service: reading through @prismicio/client", () => {
     );
     expect(direct.status).toBe(400);
     // The client reads the master ref out of the 404's message and retries with it, as it does with Prismic.
-    expect((await client.get({ ref: "NoSuchRef0000001" })).total_results_size).toBe(14);
+    expect((await client.get({ ref: "NoSuchRef0000001" })).total_results_size).toBe(16);
     const unknownRef = await fetch(`${service.endpoint}/documents/search?ref=NoSuchRef0000001`);
     expect(unknownRef.status).toBe(404);
     expect(await unknownRef.json()).toMatchObject({

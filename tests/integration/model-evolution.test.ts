@@ -9,6 +9,8 @@ import { generateRepository, mulberry32 } from "#local-prismic/generate.ts";
 import { loadModels } from "#local-prismic/models.ts";
 import { buildSiteAssets, type SiteAssets } from "#web/assets.ts";
 import { createMemorySource } from "#web/content/index.ts";
+import { REDIRECT_TYPE, redirectRuleOf } from "#web/redirects/redirect-rules.ts";
+import { resolveRedirects } from "#web/redirects/resolve-redirects.ts";
 import { type RenderMode, renderRoute } from "#web/render.ts";
 import {
   ERROR_PAGE_ROUTES,
@@ -70,7 +72,7 @@ beforeAll(async () => {
 });
 afterAll(() => service?.stop());
 
-/** The smallest generated repository whose pages use every slice model (so each is tested). */
+/** The smallest generated repository whose pages use every slice model (so each is tested), with redirects. */
 function repository(): PrismicDocument[] {
   const settings = mockedSettings();
   for (const pages of [6, 8, 10, 14, 20, 30]) {
@@ -78,9 +80,71 @@ function repository(): PrismicDocument[] {
     const used = new Set(
       docs.flatMap((d) => ((d.data.slices ?? []) as { slice_type: string }[]).map((s) => s.slice_type)),
     );
-    if (models.slices.every((slice) => used.has(slice.id))) return docs;
+    if (models.slices.every((slice) => used.has(slice.id))) return [...docs, ...mockedRedirects(docs)];
   }
   throw new Error(`${REPLAY}: 30 generated pages do not use every slice model; try another seed`);
+}
+
+/**
+ * Redirect documents from their model (issue 23 §3): one as the mock makes it (a From path of
+ * words, a link of any kind), one to a generated page and one to a web address, so that taking
+ * their fields away leaves something that was served.
+ */
+function mockedRedirects(docs: readonly PrismicDocument[]): PrismicDocument[] {
+  const model = models.customTypes.find((m) => m.id === REDIRECT_TYPE);
+  const page = docs.find((doc) => doc.type === "page" && doc.uid !== "home") as PrismicDocument;
+  const targets = [
+    undefined,
+    {
+      link_type: "Document",
+      id: page.id,
+      type: "page",
+      uid: page.uid,
+      lang: page.lang,
+      tags: [],
+      isBroken: false,
+    },
+    { link_type: "Web", url: "https://shop.example.com/sale" },
+  ];
+  return targets.map((to, i) => {
+    const doc = prismicMock.value.document({
+      seed: `redirect:${SEED}:${i}`,
+      model,
+      withURL: false,
+    }) as unknown as PrismicDocument;
+    const data = i === 0 ? doc.data : { ...doc.data, from_path: `/old-address-${i}`, to };
+    return { ...doc, id: `MockRedirect${String(i).padStart(4, "0")}`, lang: "en-us", data };
+  });
+}
+
+/**
+ * What an editor's redirect (a `redirect` document) does over `docs`: resolved as a build resolves
+ * them, never a throw; each one served or said why not, in words with no JavaScript value in them.
+ */
+function redirectProblems(variant: string, docs: readonly PrismicDocument[]): string[] {
+  const rules = docs.filter((doc) => doc.type === REDIRECT_TYPE).map(redirectRuleOf);
+  const routes = new Map(docs.map((doc) => [doc.id, routeForDocument(doc)]));
+  const pages = new Set([...routes.values()].flatMap((route) => route ?? []));
+  try {
+    const { served, notices } = resolveRedirects({
+      siteUrl: SITE_URL,
+      rules,
+      routeOf: (id) => routes.get(id),
+      isPage: (path) => pages.has(path),
+    });
+    const problems: string[] = [];
+    for (const rule of rules) {
+      const servedHere = [...served.values()].some((r) => r.documentId === rule.id);
+      if (!servedHere && !notices.some((n) => n.documentId === rule.id && !n.served))
+        problems.push(`${variant} redirect ${rule.id}: neither served nor said why`);
+    }
+    for (const notice of notices)
+      if (/\bundefined\b|\bnull\b|\[object|NaN/.test(notice.message))
+        problems.push(`${variant} redirect ${notice.documentId}: ${notice.message}`);
+    return problems;
+  } catch (error) {
+    return [`${variant}: resolving the redirects threw ${(error as Error).message}`];
+  }
 }
 
 /** The settings document from its model too (the generator would copy the demo's), with the formats the edit API checks. */
@@ -146,7 +210,7 @@ async function check(
   mode: RenderMode = "production",
 ): Promise<string[]> {
   const source = createMemorySource(docs);
-  const problems: string[] = [];
+  const problems: string[] = redirectProblems(variant, docs);
   for (const route of routes) {
     try {
       const result = await renderRoute(route, { source, siteUrl: SITE_URL, assets, mode });
@@ -201,6 +265,20 @@ describe(`model evolution: every route renders whatever field an earlier model l
     );
     // A slice model no generated page uses would be tested by nothing: raise `pages` above.
     expect([...used].sort(), REPLAY).toEqual(models.slices.map((s) => s.id).sort());
+    // Every custom type has documents to take fields away from (a redirect renders no route: its
+    // fields are checked by resolving the redirects, in every variant below).
+    const types = new Set(base.map((doc) => doc.type));
+    for (const model of models.customTypes) expect(types.has(model.id), model.id).toBe(true);
+    // The redirects to a page and to a web address are served as the repository stands.
+    expect(redirectProblems("as generated", base)).toEqual([]);
+    const routes = new Map(base.map((doc) => [doc.id, routeForDocument(doc)]));
+    const served = resolveRedirects({
+      siteUrl: SITE_URL,
+      rules: base.filter((doc) => doc.type === REDIRECT_TYPE).map(redirectRuleOf),
+      routeOf: (id) => routes.get(id),
+      isPage: (path) => [...routes.values()].includes(path),
+    }).served;
+    expect([...served.keys()]).toEqual(["/old-address-1", "/old-address-2"]);
   });
 
   const owners = [...new Set(paths.map((p) => p.owner))];

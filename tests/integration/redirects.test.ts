@@ -4,6 +4,7 @@
  * `x-amz-website-redirect-location` on the S3 object (s3rver, read around the driver) — chains
  * collapse, a new document taking the old uid replaces the redirect, unpublishing takes the
  * redirects away, and at every step a full build produces the same site and the same redirects.
+ * The demo's own redirect documents (DEMO_REDIRECTS) are served beside them throughout.
  */
 import { readFileSync } from "node:fs";
 import {
@@ -27,6 +28,7 @@ import type { PublishContext } from "#worker/publish/context.ts";
 import { diffBuild } from "#worker/publish/diff-build.ts";
 import { publish } from "#worker/publish/publish.ts";
 import { localContentClient } from "../support/content-client.ts";
+import { DEMO_REDIRECTS } from "../support/demo-redirects.ts";
 import { expectEqualsFullBuild } from "../support/full-build-reference.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
@@ -124,7 +126,7 @@ describe("links that survive edits", () => {
     expect((await visit("/faq-v2")).statusCode).toBe(200);
     expect(await s3Redirect("faq/index.html")).toBe("/faq-v2");
     expect(await s3Redirect("faq-v2/index.html")).toBeUndefined();
-    expect(await manifestRedirects()).toEqual({ "/faq": "/faq-v2" });
+    expect(await manifestRedirects()).toEqual({ ...DEMO_REDIRECTS, "/faq": "/faq-v2" });
     // Only real pages in the sitemap.
     expect(await sitemap()).toContain(`${SITE_URL}/faq-v2<`);
     expect(await sitemap()).not.toContain(`${SITE_URL}/faq<`);
@@ -142,7 +144,7 @@ describe("links that survive edits", () => {
       expect(answer.headers.location, path).toBe("/faq-v3");
       expect(await s3Redirect(key as string), key).toBe("/faq-v3");
     }
-    expect(await manifestRedirects()).toEqual({ "/faq": "/faq-v3", "/faq-v2": "/faq-v3" });
+    expect(await manifestRedirects()).toEqual({ ...DEMO_REDIRECTS, "/faq": "/faq-v3", "/faq-v2": "/faq-v3" });
     // The bucket served as a website (no site server) answers 301 itself, straight to the page.
     await raw.send(
       new PutBucketWebsiteCommand({
@@ -172,7 +174,7 @@ describe("links that survive edits", () => {
     await diffBuild(ctx, content.store.masterRef);
     expect((await visit("/faq-v2")).headers.location).toBe("/faq-v3");
     expect(await s3Redirect("faq-v2/index.html")).toBe("/faq-v3");
-    expect(await manifestRedirects()).toEqual({ "/faq": "/faq-v3", "/faq-v2": "/faq-v3" });
+    expect(await manifestRedirects()).toEqual({ ...DEMO_REDIRECTS, "/faq": "/faq-v3", "/faq-v2": "/faq-v3" });
   }, 120_000);
 
   it("a new document taking the old uid replaces the redirect with its page", async () => {
@@ -188,7 +190,7 @@ describe("links that survive edits", () => {
     expect(page.body).toContain("The new FAQ page");
     expect(await s3Redirect("faq/index.html")).toBeUndefined();
     expect((await visit("/faq-v2")).headers.location).toBe("/faq-v3");
-    expect(await manifestRedirects()).toEqual({ "/faq-v2": "/faq-v3" });
+    expect(await manifestRedirects()).toEqual({ ...DEMO_REDIRECTS, "/faq-v2": "/faq-v3" });
     await equalsFullBuild();
   }, 120_000);
 
@@ -198,7 +200,7 @@ describe("links that survive edits", () => {
     expect((await visit("/faq-v2")).statusCode).toBe(404);
     expect(await store.head("faq-v2/index.html")).toBeUndefined();
     expect((await visit("/faq")).statusCode).toBe(200); // the newcomer's page stays
-    expect(await manifestRedirects()).toEqual({});
+    expect(await manifestRedirects()).toEqual(DEMO_REDIRECTS);
     expect(await history()).toEqual({});
     await equalsFullBuild();
   }, 120_000);

@@ -10,7 +10,7 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublisherConfig } from "#config";
-import { CACHE_CONTROL } from "#manifest/manifest.ts";
+import { CACHE_CONTROL, MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { statusCommand } from "#worker/inspect.ts";
 import { verifyCommand } from "#worker/verify-command.ts";
@@ -38,9 +38,12 @@ async function corrupt(key: string): Promise<void> {
   await writeFile(join(site.path, key), "<!doctype html><p>stale</p>");
 }
 
+/** The keys of the pages stored (the manifest's routes: redirect objects are no pages), in storage's order. */
 async function pageKeys(): Promise<string[]> {
+  const routes = Object.values(parseManifest((await store.get(MANIFEST_KEY))?.body)?.routes ?? {});
+  const pages = new Set(routes.map((route) => route.key));
   const keys: string[] = [];
-  for await (const key of store.keys()) if (key.endsWith("/index.html")) keys.push(key);
+  for await (const key of store.keys()) if (key.endsWith("/index.html") && pages.has(key)) keys.push(key);
   return keys;
 }
 

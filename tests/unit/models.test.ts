@@ -17,8 +17,8 @@ const fieldsOf = (id: string) => {
 const pascal = (id: string) => id.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
 
 describe("content models", () => {
-  it("loads the three custom types and six shared slices", () => {
-    expect(models.customTypes.map((ct) => ct.id)).toEqual(["page", "price_list", "settings"]);
+  it("loads the four custom types and six shared slices", () => {
+    expect(models.customTypes.map((ct) => ct.id)).toEqual(["page", "price_list", "redirect", "settings"]);
     expect(models.slices.map((s) => s.id)).toEqual([
       "carousel",
       "contact_form",

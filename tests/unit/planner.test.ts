@@ -309,3 +309,75 @@ describe("what a publish fetches along with the changed ids", () => {
     expect(idsToFetch(["new-page", "other"], undefined, [])).toEqual(["new-page", "other"]);
   });
 });
+
+describe("planner: editors' redirects (issue 23 §3)", () => {
+  const toPricing = {
+    id: "promo",
+    from: "/spring-sale",
+    to: { kind: "document" as const, id: "pricing" },
+    permanent: true,
+    published: MONDAY,
+  };
+  const redirectPlan = (
+    changed: string[],
+    now: Record<string, FetchedDocument | undefined>,
+    before: Record<string, KnownDocument> = {},
+  ) =>
+    planPublish({
+      changedIds: changed,
+      fetched: new Map(Object.entries(now).filter((e): e is [string, FetchedDocument] => e[1] !== undefined)),
+      known: new Map(Object.entries({ ...KNOWN, ...before })),
+      dependents: (dep) => DEPENDENTS[dep] ?? [],
+      // The index's rules: the redirect `promo` links to the pricing page.
+      redirectsTo: (id) => (id === "pricing" ? ["/spring-sale"] : []),
+    });
+  const redirectDoc = (rule: typeof toPricing): FetchedDocument => ({
+    id: rule.id,
+    type: "redirect",
+    route: null,
+    last_publication_date: MONDAY_LATER,
+    hash: "h",
+    redirect: rule,
+  });
+
+  it("a redirect document published renders nothing, and names its From path", () => {
+    const result = redirectPlan(["promo"], { promo: redirectDoc(toPricing) });
+    expect(result.render.size).toBe(0);
+    expect(result.delete.size).toBe(0);
+    expect([...result.redirects]).toEqual([["/spring-sale", "redirect promo is new"]]);
+  });
+
+  it("its From path changed: both paths", () => {
+    const known: KnownDocument = { route: null, type: "redirect", hash: "h0", redirect: toPricing };
+    const result = redirectPlan(
+      ["promo"],
+      { promo: redirectDoc({ ...toPricing, from: "/summer-sale" }) },
+      { promo: known },
+    );
+    expect([...result.redirects.keys()]).toEqual(["/spring-sale", "/summer-sale"]);
+    expect(result.redirects.get("/summer-sale")).toBe("redirect promo changed");
+  });
+
+  it("unpublished", () => {
+    const known: KnownDocument = { route: null, type: "redirect", hash: "h0", redirect: toPricing };
+    const result = redirectPlan(["promo"], {}, { promo: known });
+    expect([...result.redirects]).toEqual([["/spring-sale", "redirect promo was unpublished"]]);
+  });
+
+  it("the document it links to is renamed: the redirect follows it (a dependency the planner knows)", () => {
+    const result = redirectPlan(["pricing"], { pricing: fetched("pricing", "/prices") });
+    expect([...result.redirects]).toEqual([
+      ["/spring-sale", "redirects to pricing, which moved (/pricing → /prices)"],
+    ]);
+  });
+
+  it("… edited in place: the redirect stays as it is", () => {
+    const result = redirectPlan(["pricing"], { pricing: fetched("pricing", "/pricing") });
+    expect(result.redirects.size).toBe(0);
+  });
+
+  it("… unpublished: the redirect goes with it", () => {
+    const result = redirectPlan(["pricing"], {});
+    expect(result.redirects.get("/spring-sale")).toBe("redirects to pricing, which was unpublished");
+  });
+});

@@ -35,6 +35,8 @@ describe("the demo repository", () => {
       "price_list/care-plans",
       "price_list/websites",
       "price_list/workshops",
+      "redirect/null",
+      "redirect/null",
       "settings/null",
     ]);
   });

@@ -4,13 +4,16 @@ import type { PublisherConfig } from "#config";
 import { readUndelivered, type UndeliveredMessage } from "#contact/undelivered.ts";
 import { createContentClient, loadContentSchema } from "#content";
 import { QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
+import { createSiteStore } from "#storage";
+import { describeRedirectNotice } from "#web/redirects/resolve-redirects.ts";
 import { describeContentApiWait, readContentApiWait } from "./content-api-wait.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
 import { describeEdge } from "./publish/pending-purges.ts";
 import { planIds } from "./publish/plan-ids.ts";
+import { readRedirectHistory } from "./publish/redirects-stage.ts";
 import { routeFailures } from "./publish/route-failures.ts";
 import type { Suspects } from "./reconcile.ts";
-import { describeNotice, describeRefused, editorReport } from "./refused-documents.ts";
+import { describeNotice, describeRefused, type EditorReport, editorReport } from "./refused-documents.ts";
 import { formatVerification } from "./verify.ts";
 
 /** What `pressroom plan` and `pressroom status` need: read-only views of the index and the queue. */
@@ -46,6 +49,10 @@ export function planCommand(config: PublisherConfig, rootDir: string, ids: strin
     for (const [route, why] of [...plan.render].sort()) lines.push(`  ${route}  (${why})`);
     lines.push(`delete ${plan.delete.size}:`);
     for (const [route, why] of [...plan.delete].sort()) lines.push(`  ${route}  (${why})`);
+    if (plan.redirects.size > 0) {
+      lines.push(`redirects ${plan.redirects.size} (resolved again, written where they change):`);
+      for (const [from, why] of [...plan.redirects].sort()) lines.push(`  ${from}  (${why})`);
+    }
     return lines.join("\n");
   });
 }
@@ -96,7 +103,10 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
       ]);
       const report = masterRef.startsWith("unreachable")
         ? undefined
-        : await editorReport(client, masterRef).catch(() => undefined);
+        : await editorReport(client, masterRef, {
+            siteUrl: config.siteUrl,
+            history: await readHistory(config),
+          }).catch(() => undefined);
       const refused = report?.refused;
       const notices = report?.notices;
       return [
@@ -121,6 +131,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         ...(refused ?? []).map((doc) => `  ${describeRefused(doc)}`),
         `content notices:     ${notices === undefined ? "unknown (content API unreachable)" : notices.length === 0 ? "none" : `${notices.length}, pages render with a fallback or without a slice until an editor fixes and publishes these:`}`,
         ...(notices ?? []).map((notice) => `  ${describeNotice(notice)}`),
+        ...describeRedirects(report?.redirects),
         `undelivered contact: ${undelivered.length === 0 ? "none" : `${undelivered.length} (each is archived under .pressroom/contact/ in storage):`}`,
         ...undelivered.map(describeUndelivered),
       ].join("\n");
@@ -128,6 +139,33 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
       await queue.close();
     }
   });
+}
+
+/**
+ * The redirects a build at the master ref serves (editors' and renamed pages'), and what editors
+ * should know of theirs: one not served (a page wins, a loop, a duplicate, an unusable From path
+ * or target) or served otherwise than it says (a chain collapsed, a target with no page).
+ */
+function describeRedirects(redirects: EditorReport["redirects"]): string[] {
+  if (!redirects) return ["redirects:           unknown (content API unreachable)"];
+  const editors = redirects.served.size - redirects.renames;
+  const notes = redirects.notices;
+  return [
+    `redirects:           ${editors} from editors' redirect documents and ${redirects.renames} from renamed pages served; ${notes.length === 0 ? "nothing to fix" : `${notes.length} to look at (fix the redirect, or the page, in Prismic and publish):`}`,
+    ...notes.map((notice) => `  ${describeRedirectNotice(notice)}${notice.served ? "" : "  [not served]"}`),
+  ];
+}
+
+/** The rename history in storage; an empty one when storage cannot be read (status only reports). */
+async function readHistory(config: PublisherConfig) {
+  const store = createSiteStore(config.storage);
+  try {
+    return await readRedirectHistory(store);
+  } catch {
+    return {};
+  } finally {
+    await store.close();
+  }
 }
 
 /** One undelivered contact message: when it came, how often it was tried, what stopped it. */

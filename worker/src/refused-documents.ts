@@ -1,7 +1,12 @@
 import { type Client, filter } from "@prismicio/client";
+import type { RedirectHistory } from "#manifest/redirects.ts";
 import { type ContentNotice, describeNotice, documentNotices } from "#web/content/index.ts";
-import { routeProblem } from "#web/routes.ts";
+import { REDIRECT_TYPE, type RedirectRule, redirectRuleOf } from "#web/redirects/redirect-rules.ts";
+import { type RedirectResolution, resolveRedirects } from "#web/redirects/resolve-redirects.ts";
+import { PRICE_LIST_INDEX_ROUTE, routeForDocument, routeProblem } from "#web/routes.ts";
+import { SITE_TYPES } from "./build/full-build.ts";
 import { forEachPage } from "./build/list-documents.ts";
+import { planRedirects, redirectLocations } from "./publish/redirects.ts";
 
 export interface RefusedDocument {
   id: string;
@@ -16,6 +21,8 @@ export interface EditorReport {
   refused: RefusedDocument[];
   /** web/src/content/content-notices.ts: empty fields a page needs, slices left out. */
   notices: ContentNotice[];
+  /** The redirects served at the ref and what editors should know of theirs (when asked for). */
+  redirects?: RedirectResolution & { renames: number };
 }
 
 /**
@@ -29,14 +36,27 @@ export async function refusedDocuments(client: Client, ref: string): Promise<Ref
 
 /**
  * Refused documents and content notices at `ref`, from one pass over the site's documents (the
- * notices of settings, pages and price lists, as the build and the publish log them).
+ * notices of settings, pages and price lists, as the build and the publish log them); with
+ * `redirects` (the site's URL and the rename history in storage), the redirects a build at `ref`
+ * would serve and the notices of the editors' redirects (resolve-redirects.ts), as the build
+ * decides them.
  */
-export async function editorReport(client: Client, ref: string): Promise<EditorReport> {
+export async function editorReport(
+  client: Client,
+  ref: string,
+  redirects?: { siteUrl: string; history: RedirectHistory },
+): Promise<EditorReport> {
   const refused: RefusedDocument[] = [];
   const notices: ContentNotice[] = [];
-  const types = ["settings", "page", "price_list"];
-  await forEachPage(client, ref, [filter.any("document.type", types)], 2, async (docs) => {
+  const routes = new Map<string, string | null>();
+  const rules: RedirectRule[] = [];
+  await forEachPage(client, ref, [filter.any("document.type", [...SITE_TYPES])], 2, async (docs) => {
     for (const doc of docs) {
+      if (doc.type === REDIRECT_TYPE) {
+        rules.push(redirectRuleOf(doc));
+        continue;
+      }
+      routes.set(doc.id, routeForDocument(doc));
       const problem = routeProblem(doc);
       if (problem) refused.push({ id: doc.id, type: doc.type, uid: doc.uid ?? null, problem });
       notices.push(...documentNotices(doc));
@@ -47,7 +67,27 @@ export async function editorReport(client: Client, ref: string): Promise<EditorR
     notices: notices.sort(
       (a, b) => a.documentId.localeCompare(b.documentId) || a.field.localeCompare(b.field),
     ),
+    ...(redirects ? { redirects: servedRedirects(routes, rules, redirects) } : {}),
   };
+}
+
+/** What a build would serve: the pages of `routes` (and the listings) win, renames replayed as it replays them. */
+function servedRedirects(
+  routes: ReadonlyMap<string, string | null>,
+  rules: readonly RedirectRule[],
+  { siteUrl, history }: { siteUrl: string; history: RedirectHistory },
+) {
+  const pages = new Set([...routes.values()].flatMap((route) => route ?? []));
+  const isPage = (path: string) => pages.has(path) || path === PRICE_LIST_INDEX_ROUTE;
+  const plan = planRedirects({
+    history,
+    documents: [...routes].map(([id, to]) => ({ id, to })),
+    complete: true,
+    isPage,
+  });
+  const renames = redirectLocations(plan.history);
+  const resolution = resolveRedirects({ siteUrl, rules, renames, routeOf: (id) => routes.get(id), isPage });
+  return { ...resolution, renames: [...resolution.served.values()].filter((r) => !r.documentId).length };
 }
 
 /** One line per refused document, for `pressroom status` and the build's log. */

@@ -1,3 +1,4 @@
+import { asLink } from "@prismicio/client";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type ContentClient, chooseRef } from "#content";
 import { homeAliasTarget } from "#manifest/home-alias.ts";
@@ -5,6 +6,8 @@ import { observeRender } from "#metrics/metrics.ts";
 import { healthRoutes } from "#ops/health-routes.ts";
 import type { ReadinessChecks } from "#ops/readiness.ts";
 import { absoluteUrl } from "#web/lib/site-url.ts";
+import { canonicalPath } from "#web/redirects/redirect-paths.ts";
+import { REDIRECT_TYPE } from "#web/redirects/redirect-rules.ts";
 import { renderRouteWithClient } from "#web/render.ts";
 import { parseRoute, routeProblem } from "#web/routes.ts";
 import { classifyContentError } from "./content-errors.ts";
@@ -14,6 +17,13 @@ import type { PreviewAssets } from "./preview-assets.ts";
 import { type CookieContext, clearPreviewCookie, previewCookie } from "./preview-cookie.ts";
 import { previewErrorPages } from "./preview-errors.ts";
 import { checkPreviewToken, isRealRepository, type TokenRule } from "./preview-token.ts";
+import {
+  editorRedirectAt,
+  pageWinsNotes,
+  REDIRECT_PREVIEW_PREFIX,
+  redirectPreviewPage,
+} from "./redirect-page.ts";
+import { RedirectsCache } from "./redirects-at-ref.ts";
 import { safeSitePath } from "./safe-path.ts";
 import { securityHeaders } from "./security-headers.ts";
 
@@ -41,6 +51,7 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
   const pageHeaders = securityHeaders({ toolbar: real, simulator: false });
   const simulatorHeaders = securityHeaders({ toolbar: false, simulator: true });
   const masterPages = new MasterPages(() => client.fetchMasterRef());
+  const redirects = new RedirectsCache(client, siteUrl);
   const renders = new RenderLimiter(options.rendersPerMinute ?? 120);
 
   app.addHook("onSend", async (request, reply) => {
@@ -73,17 +84,20 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
       let target = "/";
       if (typeof documentId === "string" && DOCUMENT_ID.test(documentId)) {
         try {
-          const url = await client.resolvePreviewURL({
-            previewToken: check.token,
-            documentID: documentId,
-            defaultURL: "/",
-          });
-          target = safeSitePath(url);
+          // What resolvePreviewURL does (the document at the token's ref, its url), keeping the
+          // document: one without a url may be a redirect, which has a preview of its own.
+          const doc = await client.getByID(documentId, { ref: check.token, lang: "*" });
+          const url = asLink(doc);
+          target =
+            typeof url === "string"
+              ? safeSitePath(url)
+              : doc.type === REDIRECT_TYPE
+                ? `${REDIRECT_PREVIEW_PREFIX}${encodeURIComponent(doc.id)}`
+                : "/";
           // A uid the site refuses resolves to a path that shows a 404: say why instead.
-          const refused = target !== "/" && parseRoute(target).kind === "not-found";
-          const problem = refused
-            ? routeProblem(await client.getByID(documentId, { ref: check.token }))
-            : undefined;
+          const refused =
+            typeof url === "string" && target !== "/" && parseRoute(target).kind === "not-found";
+          const problem = refused ? routeProblem(doc) : undefined;
           if (problem) {
             request.log.info({ documentId, problem }, "preview of a document whose uid cannot be a route");
             reply.header("set-cookie", previewCookie(check.token, cookieContext(request)));
@@ -115,6 +129,27 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
   });
 
   app.get("/slice-simulator", async (_request, reply) => html(reply, 200, pages.simulatorPage(assets)));
+
+  // A redirect document's preview (redirect-page.ts): what it does, and whether the site serves it.
+  app.get<{ Params: { id: string } }>(`${REDIRECT_PREVIEW_PREFIX}:id`, async (request, reply) => {
+    const choice = chooseRef(request.headers.cookie, options.repository);
+    const previewing = choice.source === "preview";
+    const { id } = request.params;
+    try {
+      const ref = choice.ref ?? (await masterPages.masterRef());
+      const at = DOCUMENT_ID.test(id) ? await redirects.at(ref, previewing) : undefined;
+      const doc = at?.documents.get(id);
+      if (!at || !doc) return reply.callNotFound();
+      const body = pages.decorate(redirectPreviewPage(assets, doc, at), assets, {
+        path: safeSitePath(request.url),
+        previewing,
+        toolbarRepository: real ? options.repository : undefined,
+      });
+      return html(reply, 200, body);
+    } catch (error) {
+      return contentFailure(request, reply, error, previewing, "/");
+    }
+  });
 
   app.get("/assets/*", async (request, reply) => {
     const file = assets.files.get(request.url.split("?")[0] ?? "");
@@ -150,6 +185,17 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
         request.log.info({ path: path.slice(0, 200) }, "preview render refused: too many from this client");
         return errors.tooMany(request, reply, wait);
       }
+      // Editors' redirects at this ref (redirects-at-ref.ts): a path one of them serves goes there
+      // (302: a preview keeps nothing), and a page a redirect claims says that the page wins.
+      const at = await redirects.at(ref, previewing).catch((error: unknown) => {
+        if (classifyContentError(error, previewing) !== "other") throw error;
+        request.log.warn({ err: error }, "the editors' redirects could not be read at this ref");
+        return undefined;
+      });
+      const canonical = canonicalPath(path.split(/[?#]/, 1)[0] as string);
+      const here = "path" in canonical ? canonical.path : undefined;
+      const redirect = at && here ? editorRedirectAt(at, here) : undefined;
+      if (redirect) return reply.header("cache-control", "no-store").redirect(redirect.location, 302);
       const renderStarted = performance.now();
       const result = await renderRouteWithClient(path, {
         client,
@@ -165,22 +211,34 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
             path: safeSitePath(path),
             previewing,
             toolbarRepository: real ? options.repository : undefined,
+            notes: at && here && result.status === 200 ? pageWinsNotes(at, here) : [],
           })
         : result.html;
       const page = { status: result.status, contentType: result.contentType, body };
       if (anonymous) masterPages.set(ref, path, page);
       return send(page);
     } catch (error) {
-      const failure = classifyContentError(error, previewing);
-      if (failure === "preview-ended") {
-        request.log.info({ path }, "preview ref expired or unknown; cookie cleared");
-        reply.header("set-cookie", clearPreviewCookie(cookieContext(request)));
-        return html(reply, 410, pages.previewEndedPage(assets, absoluteUrl(siteUrl, safeSitePath(path))));
-      }
-      if (failure === "unavailable") return errors.unavailable(request, reply, error);
-      return errors.failed(request, reply, error);
+      return contentFailure(request, reply, error, previewing, path);
     }
   });
+
+  /** A render or read that failed: the preview ended (410), the content API is down (503), or 500. */
+  function contentFailure(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    error: unknown,
+    previewing: boolean,
+    path: string,
+  ) {
+    const failure = classifyContentError(error, previewing);
+    if (failure === "preview-ended") {
+      request.log.info({ path }, "preview ref expired or unknown; cookie cleared");
+      reply.header("set-cookie", clearPreviewCookie(cookieContext(request)));
+      return html(reply, 410, pages.previewEndedPage(assets, absoluteUrl(siteUrl, safeSitePath(path))));
+    }
+    if (failure === "unavailable") return errors.unavailable(request, reply, error);
+    return errors.failed(request, reply, error);
+  }
 }
 
 /** The preview server is ready when the content API answers with a master ref. */

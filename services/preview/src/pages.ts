@@ -5,6 +5,11 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/** A preview-only page in the site's look (its stylesheet and favicon) and the preview's. */
+export function previewPage(assets: PreviewAssets, title: string, body: string): string {
+  return page(assets, title, body);
+}
+
 function page(assets: PreviewAssets, title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><link rel="icon" href="${assets.site.favicon}" type="image/svg+xml"><link rel="stylesheet" href="${assets.site.css}"><link rel="stylesheet" href="${assets.previewCss}"></head><body><main class="preview-page">${body}</main></body></html>`;
 }
@@ -45,6 +50,8 @@ export interface Decoration {
   previewing: boolean;
   /** The repository name when it is Prismic's (the toolbar exists only there). */
   toolbarRepository: string | undefined;
+  /** Notes for editors shown above the page's content, as the renderer's own (redirects-at-ref.ts). */
+  notes?: readonly string[];
 }
 
 /**
@@ -62,8 +69,13 @@ export function decorate(html: string, assets: PreviewAssets, d: Decoration): st
     : "";
   // Not deferred: it must list the server-rendered nodes before the toolbar (async, after it) adds its own.
   const scripts = `<script src="${assets.previewScript}"></script>${toolbar}`;
+  const notes =
+    d.notes && d.notes.length > 0
+      ? `<div class="container editor-notes">${d.notes.map((note) => `<p class="slice-missing" role="note" data-notice="redirect">${escapeHtml(note)}</p>`).join("")}</div>`
+      : "";
   return html
     .replace("</head>", `${head}</head>`)
     .replace(/<body([^>]*)>/, (open) => `${open}${banner}`)
+    .replace(/<main([^>]*)>/, (open) => `${open}${notes}`)
     .replace(/<\/body>(?![\s\S]*<\/body>)/, `${scripts}</body>`);
 }

@@ -73,20 +73,21 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
     if (extension) return serve(request, reply, path.slice(1));
     const match = await routes.match(path);
     if (!match) return notFound(request, reply);
-    if (match.redirect) return redirect(request, reply, match.redirect);
+    if (match.redirect) return redirect(request, reply, match.redirect, match.status);
     return serve(request, reply, match.key);
   });
 
   /**
-   * 301 to `location`, the query kept. Cached at the edge like a page (its route's key purges it
-   * when the route becomes a page again); browsers revalidate it.
+   * 301 (or an editor's temporary 302) to `location`, the visitor's query string kept. Cached at
+   * the edge like a page (its route's key purges it when the redirect changes or goes, or the route
+   * becomes a page again); browsers revalidate it.
    */
-  function redirect(request: FastifyRequest, reply: FastifyReply, location: string) {
-    const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : "";
+  function redirect(request: FastifyRequest, reply: FastifyReply, location: string, status: 301 | 302 = 301) {
+    const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?") + 1) : "";
     return reply
       .header("cache-control", CACHE_CONTROL.html)
       .header("surrogate-key", surrogateKeys(request.url))
-      .redirect(`${location}${query}`, 301);
+      .redirect(withQuery(location, query), status);
   }
 
   async function serve(request: FastifyRequest, reply: FastifyReply, key: string) {
@@ -105,6 +106,18 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
     if (object.redirectLocation) return redirect(request, reply, object.redirectLocation);
     return send(request, reply, object, 200, compression);
   }
+}
+
+/**
+ * `location` with the visitor's query string added: after the location's own query (a web address
+ * may carry one: `&`), before its fragment.
+ */
+export function withQuery(location: string, query: string): string {
+  if (query === "") return location;
+  const hashAt = location.indexOf("#");
+  const base = hashAt === -1 ? location : location.slice(0, hashAt);
+  const fragment = hashAt === -1 ? "" : location.slice(hashAt);
+  return `${base}${base.includes("?") ? "&" : "?"}${query}${fragment}`;
 }
 
 /** The site is ready when storage answers (a missing key is an answer) and, with the contact form, Redis does. */

@@ -4,8 +4,10 @@ import type { SiteStore } from "#storage";
 export interface RouteMatch {
   /** The storage key to serve. */
   key: string;
-  /** Set when the request is a non-canonical spelling of a route: redirect there. */
+  /** Set when the request is a non-canonical spelling of a route, or a redirect's path: redirect there. */
   redirect?: string;
+  /** The redirect's status: 302 for an editor's temporary redirect, 301 otherwise. */
+  status?: 301 | 302;
 }
 
 /**
@@ -18,8 +20,11 @@ export interface RouteMatch {
  */
 export class RouteTable {
   #routes = new Map<string, string>();
-  /** Old routes of renamed documents → their route now (the manifest's `redirects`): 301. */
-  #redirects = new Map<string, string>();
+  /**
+   * The manifest's `redirects`, by decoded path: old routes of renamed documents → their route now,
+   * editors' redirects → their target. 301, or 302 for those in `temporaryRedirects`.
+   */
+  #redirects = new Map<string, { location: string; status: 301 | 302 }>();
   #etag: string | undefined;
   #checkedAt = -Infinity;
   #refreshing: { promise: Promise<void>; startedAt: number } | undefined;
@@ -55,8 +60,8 @@ export class RouteTable {
     const other = path.endsWith("/") ? path.slice(0, -1) : `${path}/`;
     if (other && this.#routes.has(other)) return { key: this.#routes.get(other) as string, redirect: other };
     const moved = this.#redirects.get(path) ?? (other ? this.#redirects.get(other) : undefined);
-    // A permanent redirect is answered, its object never read (it is there for S3 website hosting).
-    if (moved !== undefined) return { key: "", redirect: moved };
+    // A redirect is answered, its object never read (it is there for S3 website hosting).
+    if (moved !== undefined) return { key: "", redirect: moved.location, status: moved.status };
     if (!this.empty) return undefined;
     // No manifest (a site written by other means): folders with an index.html, no trailing slash.
     if (path === "/") return { key: "index.html" };
@@ -92,10 +97,14 @@ export class RouteTable {
             // Routes are written percent-encoded (`/%C3%BCber-uns`); requests are matched decoded.
             .map(([route, entry]) => [decodedRoute(route), entry.key]),
         );
+        const temporary = new Set(manifest?.temporaryRedirects ?? []);
         this.#redirects = new Map(
-          Object.entries(manifest?.redirects ?? {}).filter(
-            ([route, location]) => route.startsWith("/") && typeof location === "string",
-          ),
+          Object.entries(manifest?.redirects ?? {})
+            .filter(([route, location]) => route.startsWith("/") && typeof location === "string")
+            .map(([route, location]) => [
+              decodedRoute(route),
+              { location, status: temporary.has(route) ? 302 : 301 },
+            ]),
         );
       } finally {
         this.#checkedAt = performance.now();

@@ -1,6 +1,7 @@
 import type { CustomTypeModel } from "@prismicio/client";
 import page from "#customtypes/page/index.json" with { type: "json" };
 import priceList from "#customtypes/price_list/index.json" with { type: "json" };
+import redirect from "#customtypes/redirect/index.json" with { type: "json" };
 import settings from "#customtypes/settings/index.json" with { type: "json" };
 
 export { sliceModels } from "../../slices/models.ts";
@@ -15,6 +16,6 @@ export { sliceModels } from "../../slices/models.ts";
 export const customTypeModels: Readonly<Record<string, CustomTypeModel>> = Object.assign(
   Object.create(null),
   Object.fromEntries(
-    [page, priceList, settings].map((model) => [model.id, model as unknown as CustomTypeModel]),
+    [page, priceList, redirect, settings].map((model) => [model.id, model as unknown as CustomTypeModel]),
   ),
 );

@@ -13,6 +13,7 @@ import {
 import { type SiteStore, sha256 } from "#storage";
 import { buildSiteAssets } from "#web/assets.ts";
 import { createJavaScriptMeter, type JavaScriptReport } from "#web/js-budget.ts";
+import { REDIRECT_TYPE, redirectRuleOf } from "#web/redirects/redirect-rules.ts";
 import {
   ERROR_PAGE_ROUTES,
   keyForRoute,
@@ -24,9 +25,11 @@ import {
 } from "#web/routes.ts";
 import { reportContentNotices, reportNotices } from "../content-notices.ts";
 import { routesOfKeys } from "../publish/purge-plan.ts";
+import { reportRedirectNotices } from "../publish/redirect-notices.ts";
+import { keyOrUndefined, setServed } from "../publish/redirect-objects.ts";
 import { buildRedirects, previousRoutes, redirectHashes } from "../publish/redirects-stage.ts";
 import { documentHash, stub } from "./document-hash.ts";
-import { forEachPageAnswer, readSharedDocuments } from "./list-documents.ts";
+import { forEachPageAnswer, listDocuments, readSharedDocuments } from "./list-documents.ts";
 import { mapLimit } from "./map-limit.ts";
 import { type PageInputsFile, readPageInputs, shortHash, writePageInputs } from "./page-inputs.ts";
 import { createProgress, type Progress } from "./progress.ts";
@@ -144,7 +147,7 @@ export interface BuildOutcome {
 }
 
 /** The document types a build reads: everything else in the repository is not the site's. */
-export const SITE_TYPES = ["settings", "price_list", "page"] as const;
+export const SITE_TYPES = ["settings", "price_list", "page", "redirect"] as const;
 
 /** fullBuild, also handing back the manifest and the documents (the worker rebuilds its index from them). */
 export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
@@ -154,11 +157,13 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
   const ref = options.ref ?? (await client.fetchMasterRef());
   const log = logger.child({ ref });
 
-  const [previous, previousInputs, built, [settings, ...priceLists]] = await Promise.all([
+  const [previous, previousInputs, built, [settings, ...priceLists], redirectDocs] = await Promise.all([
     store.get(MANIFEST_KEY).then((object) => parseManifest(object?.body)),
     options.reuse ? readPageInputs(store) : ({} as PageInputsFile),
     buildSiteAssets(),
     readSharedDocuments(client, ref),
+    // Editors' redirects (issue 23 §3): no page shows them, the redirects stage below resolves them.
+    listDocuments(client, ref, [filter.at("document.type", REDIRECT_TYPE)]),
   ]);
   if (!settings) throw new Error(`no settings document at ref ${ref}`);
   reportContentNotices([settings], log);
@@ -167,7 +172,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
   // storage reports no hash (S3 listings), the manifest's stands in.
   const previousHashes = new Map<string, string>(Object.entries(previous?.assets ?? {}));
   for (const route of Object.values(previous?.routes ?? {})) previousHashes.set(route.key, route.hash);
-  for (const [key, hash] of redirectHashes(previous?.redirects)) previousHashes.set(key, hash); // redirects
+  for (const [key, hash] of redirectHashes(previous)) previousHashes.set(key, hash); // redirects
   const existing: ReadonlyMap<string, string | undefined> =
     options.storedHashes ??
     (previous && !options.verify ? await storedKeys(store) : await storedHashes(store));
@@ -292,7 +297,9 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
   const pool = await createRenderPool(shared, log, options.renderThreads);
   // Listings need every page's route and dates, not its content.
   const pageStubs: PrismicDocument[] = [];
-  const hashes = new Map([settings, ...priceLists].map((doc) => [doc.id, documentHash(doc)]));
+  const hashes = new Map(
+    [settings, ...priceLists, ...redirectDocs].map((doc) => [doc.id, documentHash(doc)]),
+  );
   try {
     // Price lists before the pages that embed and link them.
     await commit(await pool.render([], routesOf(priceLists, log)));
@@ -332,24 +339,27 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
   }
 
   // redirects (issue 13 §2): the stored history replayed against every document's route now, and
-  // (issue 20 §4) renames no publish saw, from the previous manifest's routes: its old URL answers 301.
+  // (issue 20 §4) renames no publish saw, from the previous manifest's routes: its old URL answers
+  // 301; (issue 23 §3) the editors' redirects, resolved against every route as a publish does.
   await options.guard?.ensureCurrent();
   const before = previousRoutes(previous);
-  const redirects = await buildRedirects(
-    store,
-    [settings, ...priceLists, ...pageStubs].map((doc) => ({
+  const redirects = await buildRedirects(store, {
+    siteUrl: options.siteUrl,
+    documents: [settings, ...priceLists, ...pageStubs].map((doc) => ({
       id: doc.id,
       route: routeForDocument(doc),
       from: before.get(doc.id),
     })),
-    (route) => Object.hasOwn(manifest.routes, route),
-    (key, hash) => {
+    rules: redirectDocs.map(redirectRuleOf),
+    isPage: (route) => Object.hasOwn(manifest.routes, route),
+    isStored: (key, hash) => {
       const stored = isStored(key, hash);
       if (!stored) changedKeys.add(key); // written by buildRedirects
       return stored;
     },
-  );
-  if (Object.keys(redirects.locations).length > 0) manifest.redirects = redirects.locations;
+  });
+  setServed(manifest, redirects.served);
+  reportRedirectNotices(redirects.notices, log);
   counts.written += redirects.written;
 
   // Only now that every route is written: remove what no route produces any more.
@@ -394,7 +404,8 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
   return {
     summary,
     manifest,
-    documents: [stub(settings), ...priceLists.map(stub), ...pageStubs],
+    // Redirect documents whole: the index keeps their rule (diff-build.ts, `indexed`).
+    documents: [stub(settings), ...priceLists.map(stub), ...pageStubs, ...redirectDocs],
     hashes,
     changedRoutes: routesOfKeys(changedKeys, routesByKey([previous, manifest])),
   };
@@ -405,7 +416,10 @@ function routesByKey(manifests: readonly (BuildManifest | undefined)[]): Map<str
   const routes = new Map<string, string>();
   for (const manifest of manifests) {
     for (const [route, entry] of Object.entries(manifest?.routes ?? {})) routes.set(entry.key, route);
-    for (const route of Object.keys(manifest?.redirects ?? {})) routes.set(keyForRoute(route), route);
+    for (const route of Object.keys(manifest?.redirects ?? {})) {
+      const key = keyOrUndefined(route);
+      if (key) routes.set(key, route);
+    }
   }
   return routes;
 }

@@ -8,29 +8,42 @@ import {
 } from "#manifest/manifest.ts";
 import { type SiteStore, sha256 } from "#storage";
 import type { IndexedRoute } from "./dependency-index.ts";
+import { type Served, setServed } from "./redirect-objects.ts";
 
-/** The commit stage, storage's half: the manifest records the routes written and drops those deleted. */
+/** The manifest in storage; undefined when there is none (or it cannot be read). */
+export async function readManifest(store: SiteStore): Promise<BuildManifest | undefined> {
+  return parseManifest((await store.get(MANIFEST_KEY))?.body);
+}
+
+/**
+ * The commit stage, storage's half: the manifest records the routes written and drops those
+ * deleted, and lists the redirects served (`current`: the manifest as read earlier in the publish).
+ */
 export async function updateManifest(
   store: SiteStore,
   ref: string,
   written: ReadonlyMap<string, IndexedRoute>,
   deleted: readonly string[],
-  redirects?: Record<string, string>, // redirects (issue 13 §2): redirects-stage.ts
+  redirects?: Served, // redirects (issue 13 §2, issue 23 §3): redirects-stage.ts
+  current?: BuildManifest,
 ): Promise<void> {
-  const current = parseManifest((await store.get(MANIFEST_KEY))?.body);
-  const manifest: BuildManifest = current ?? {
-    version: MANIFEST_VERSION,
-    ref,
-    builtAt: new Date().toISOString(),
-    routes: {},
-    assets: {},
-  };
+  const manifest: BuildManifest = current ??
+    (await readManifest(store)) ?? {
+      version: MANIFEST_VERSION,
+      ref,
+      builtAt: new Date().toISOString(),
+      routes: {},
+      assets: {},
+    };
   manifest.ref = ref;
   manifest.builtAt = new Date().toISOString();
   for (const route of deleted) delete manifest.routes[route];
   for (const [route, entry] of written) manifest.routes[route] = entry;
-  if (redirects) manifest.redirects = redirects; // redirects (issue 13 §2)
-  if (Object.keys(manifest.redirects ?? {}).length === 0) delete manifest.redirects;
+  if (redirects) setServed(manifest, redirects); // redirects (issue 13 §2, issue 23 §3)
+  if (Object.keys(manifest.redirects ?? {}).length === 0) {
+    delete manifest.redirects;
+    delete manifest.temporaryRedirects;
+  }
   const body = serializeManifest(manifest);
   await store.put(MANIFEST_KEY, body, {
     contentType: "application/json",

@@ -1,5 +1,6 @@
 import type { ChainableCommander, Redis } from "ioredis";
 import { seesDependency } from "#web/content/index.ts";
+import type { RedirectRule } from "#web/redirects/redirect-rules.ts";
 import type { BuiltRoute } from "../build/full-build.ts";
 import { execTransaction, type RedisCommand, type TransactionGuard } from "./chunked-transaction.ts";
 import type { KnownDocument } from "./planner.ts";
@@ -8,8 +9,9 @@ import type { KnownDocument } from "./planner.ts";
  * Bump when the layout below changes: a publish that finds another version runs a diff build.
  * 3: links recorded as `url:<id>` (not `doc:`), listings as `type:<type>` without their members.
  * 4: with each link, where it pointed when rendered (`sees:<id>:<route>`).
+ * 5: editors' redirects (`redirect` documents) in `docs`, their rules in `redirects`.
  */
-export const INDEX_VERSION = "4";
+export const INDEX_VERSION = "5";
 
 /** What the index keeps of each document: enough to plan, and to list it in the sitemap. */
 export interface IndexedDocument extends KnownDocument {
@@ -56,6 +58,8 @@ export interface PriorState {
  *   docs          hash    document id → {route, type, uid, lang, dates, hash of the document}
  *   dep:<dep>     set     routes that recorded dependency <dep> (doc:<id>, url:<id>, type:<type>,
  *                         routes:<type>, year:<n>)
+ *   redirects     hash    redirect document id → its rule (from path, target, status): every
+ *                         publish resolves them all (#web/redirects), so they are read in one HGETALL
  * Writes go in one MULTI, so a reader never sees half a publish (sent in chunks when large:
  * chunked-transaction.ts).
  */
@@ -186,6 +190,12 @@ export class DependencyIndex {
     return found;
   }
 
+  /** The editors' redirects at the index's ref: redirect document id → its rule. */
+  async redirectRules(): Promise<Map<string, RedirectRule>> {
+    const all = await this.redis.hgetall(this.key("redirects"));
+    return new Map(Object.entries(all).map(([id, value]) => [id, JSON.parse(value) as RedirectRule]));
+  }
+
   /** How many documents the index holds (every document published at its ref). */
   async documentCount(): Promise<number> {
     return this.redis.hlen(this.key("docs"));
@@ -273,6 +283,15 @@ export class DependencyIndex {
     );
     const gone = [...change.documents].flatMap(([id, doc]) => (doc ? [] : [id]));
     if (gone.length > 0) yield ["hdel", docsKey, ...gone];
+    // Editors' redirects: a changed redirect document's rule replaced, any other changed id's dropped.
+    const redirectsKey = this.key("redirects");
+    yield* hsetInGroups(
+      redirectsKey,
+      mapEntries(change.documents, (doc) => (doc?.redirect ? JSON.stringify(doc.redirect) : undefined)),
+    );
+    const notRedirects = [...change.documents].flatMap(([id, doc]) => (doc?.redirect ? [] : [id]));
+    for (let i = 0; i < notRedirects.length; i += GROUP)
+      yield ["hdel", redirectsKey, ...notRedirects.slice(i, i + GROUP)];
     yield ["hset", this.key("meta"), "version", INDEX_VERSION, "ref", change.ref];
     for (const [id, doc] of change.documents)
       if (doc?.type === "settings") yield ["hset", this.key("meta"), "settings", id];
@@ -295,7 +314,7 @@ export class DependencyIndex {
     documents: ReadonlyMap<string, IndexedDocument>,
     stale: readonly string[],
   ): Generator<RedisCommand> {
-    yield ["del", this.key("routes"), this.key("docs"), this.key("meta")];
+    yield ["del", this.key("routes"), this.key("docs"), this.key("meta"), this.key("redirects")];
     for (let i = 0; i < stale.length; i += GROUP) yield ["del", ...stale.slice(i, i + GROUP)];
     yield* hsetInGroups(
       this.key("routes"),
@@ -313,6 +332,10 @@ export class DependencyIndex {
     yield* hsetInGroups(
       this.key("docs"),
       mapEntries(documents, (doc) => JSON.stringify(doc)),
+    );
+    yield* hsetInGroups(
+      this.key("redirects"),
+      mapEntries(documents, (doc) => (doc.redirect ? JSON.stringify(doc.redirect) : undefined)),
     );
     yield ["hset", this.key("meta"), "version", INDEX_VERSION, "ref", ref];
     for (const [id, doc] of documents)

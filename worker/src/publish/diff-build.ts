@@ -1,5 +1,6 @@
 import type { PrismicDocument } from "@prismicio/client";
 import { noindexOf } from "#web/lib/page-seo.ts";
+import { REDIRECT_TYPE, redirectRuleOf } from "#web/redirects/redirect-rules.ts";
 import { routeForDocument } from "#web/routes.ts";
 import { documentHash } from "../build/document-hash.ts";
 import { buildSite } from "../build/full-build.ts";
@@ -131,7 +132,7 @@ async function knownDependencies(index: DependencyIndex): Promise<ReadonlyMap<st
   return known;
 }
 
-/** What the index keeps of a document: its route, type, uid, dates and content hash. */
+/** What the index keeps of a document: its route, type, uid, dates and content hash (a redirect's rule). */
 export function indexed(doc: PrismicDocument, hash = documentHash(doc)): IndexedDocument {
   return {
     route: routeForDocument(doc),
@@ -142,5 +143,6 @@ export function indexed(doc: PrismicDocument, hash = documentHash(doc)): Indexed
     last_publication_date: doc.last_publication_date,
     hash,
     ...(noindexOf(doc) ? { noindex: true } : {}),
+    ...(doc.type === REDIRECT_TYPE ? { redirect: redirectRuleOf(doc) } : {}),
   };
 }

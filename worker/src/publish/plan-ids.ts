@@ -1,4 +1,5 @@
 import type { Client, PrismicDocument } from "@prismicio/client";
+import type { RedirectRule } from "#web/redirects/redirect-rules.ts";
 import { documentHash } from "../build/document-hash.ts";
 import type { DependencyIndex, PriorState } from "./dependency-index.ts";
 import { fetchByIds } from "./fetch-documents.ts";
@@ -14,6 +15,8 @@ export interface PlannedPublish {
   fetched: Map<string, FetchedDocument>;
   /** Ids asked at the ref and not returned: they do not exist there (unpublished or deleted). */
   gone: Set<string>;
+  /** The editors' redirects as the index held them before this publish (the redirects stage's start). */
+  rules: Map<string, RedirectRule>;
 }
 
 /** What a publish of `ids` at `ref` would render and delete, and why (also `pressroom plan`). Reads only. */
@@ -33,9 +36,10 @@ export async function planIds(
   const changed = new Set(ids);
   const asked = [...ids, ...(options.alsoFetch ?? []).filter((id) => !changed.has(id))];
   const { timer } = options;
-  const [all, prior] = await Promise.all([
+  const [all, prior, rules] = await Promise.all([
     fetchByIds(client, ref, [...new Set(asked)]),
     options.prior ?? index.prior(ids, { maxRoutes: 0, isListing: () => true }),
+    index.redirectRules(),
   ]);
   timer?.lap("fetch");
   const fetchedDocs = new Map([...all].filter(([id]) => changed.has(id)));
@@ -57,13 +61,19 @@ export async function planIds(
   const elsewhere = await index.linkedElsewhere(
     linking.map((id) => [id, fetched.get(id)?.route ?? null] as const),
   );
+  // Editors' redirects go wherever the document they link to is published (the index's rules).
+  const redirectsTo = new Map<string, string[]>();
+  for (const rule of rules.values())
+    if (rule.to.kind === "document" && changed.has(rule.to.id))
+      redirectsTo.set(rule.to.id, [...(redirectsTo.get(rule.to.id) ?? []), rule.from]);
   const plan = planPublish({
     changedIds: ids,
     fetched,
     known: known as Map<string, KnownDocument>,
     dependents: (dep) => dependents.get(dep) ?? [],
     linkedElsewhere: (id) => elsewhere.get(id) ?? [],
+    redirectsTo: (id) => redirectsTo.get(id) ?? [],
   });
   timer?.lap("plan");
-  return { plan, documents: [...all.values()], fetchedDocs, gone, fetched };
+  return { plan, documents: [...all.values()], fetchedDocs, gone, fetched, rules };
 }

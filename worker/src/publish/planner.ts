@@ -5,6 +5,7 @@
 import type { PrismicDocument } from "@prismicio/client";
 import { noindexOf } from "#web/lib/page-seo.ts";
 import { sitemapDate } from "#web/lib/sitemap-date.ts";
+import { REDIRECT_TYPE, type RedirectRule, redirectRuleOf } from "#web/redirects/redirect-rules.ts";
 import { routeForDocument } from "#web/routes.ts";
 
 /** What the index knew of a document before this publish. */
@@ -17,6 +18,8 @@ export interface KnownDocument {
   hash?: string;
   /** A page the editors hid from search engines (`noindexOf`): not in the sitemap. Absent: false. */
   noindex?: boolean;
+  /** A `redirect` document's rule (#web/redirects): where it redirects from and to. */
+  redirect?: RedirectRule;
 }
 
 /** What the content API returned for a changed id at the new master ref (absent: unpublished or deleted). */
@@ -30,6 +33,8 @@ export interface FetchedDocument {
   hash?: string;
   /** `noindexOf` the document: the sitemap leaves it out. */
   noindex?: boolean;
+  /** A `redirect` document's rule. */
+  redirect?: RedirectRule;
 }
 
 /** A document the content API returned, as the planner compares it (`hash`: its `documentHash`). */
@@ -42,6 +47,7 @@ export function fetchedDocument(doc: PrismicDocument, hash: string): FetchedDocu
     last_publication_date,
     hash,
     ...(noindexOf(doc) ? { noindex: true } : {}),
+    ...(doc.type === REDIRECT_TYPE ? { redirect: redirectRuleOf(doc) } : {}),
   };
 }
 
@@ -56,6 +62,11 @@ export interface PlanInput {
    * route now, null: gone): `url:<id>` without `sees:<id>:<route>`. Absent: none.
    */
   linkedElsewhere?: (id: string, route: string | null) => readonly string[];
+  /**
+   * The From paths (as typed) of the editors' redirects that link to document `id` (the index's
+   * rules): their location is that document's route. Absent: none.
+   */
+  redirectsTo?: (id: string) => readonly string[];
 }
 
 export interface Plan {
@@ -63,6 +74,12 @@ export interface Plan {
   render: Map<string, string>;
   /** Route → why it is deleted. */
   delete: Map<string, string>;
+  /**
+   * Editors' redirects this publish changes, by From path as typed → why: a redirect document
+   * published, changed or unpublished, or the document it links to moved, came or went. The
+   * redirects stage resolves every redirect again and writes what differs (redirects-stage.ts).
+   */
+  redirects: Map<string, string>;
 }
 
 /**
@@ -75,6 +92,11 @@ export interface Plan {
 export function planPublish(input: PlanInput): Plan {
   const render = new Map<string, string>();
   const remove = new Map<string, string>();
+  const redirects = new Map<string, string>();
+  const addRedirect = (from: string, why: string) => {
+    const key = from === "" ? "(no From path)" : from;
+    if (!redirects.has(key)) redirects.set(key, why);
+  };
   const claimed = new Set<string>();
   const addRender = (route: string, why: string) => {
     if (!render.has(route)) render.set(route, why);
@@ -101,6 +123,18 @@ export function planPublish(input: PlanInput): Plan {
     // Links to it: only where it points, or whether it exists, changes their markup.
     const moved = routeChange(before, now);
     if (moved) addDependents(`url:${id}`, `links to ${id}, which ${moved}`);
+    // Editors' redirects: the document itself is one, or redirects go wherever it is published.
+    if (before?.redirect || now?.redirect) {
+      const why = !before?.redirect
+        ? `redirect ${id} is new`
+        : !now?.redirect
+          ? `redirect ${id} was unpublished`
+          : `redirect ${id} changed`;
+      for (const rule of [before?.redirect, now?.redirect]) if (rule) addRedirect(rule.from, why);
+    }
+    if (moved)
+      for (const from of input.redirectsTo?.(id) ?? [])
+        addRedirect(from, `redirects to ${id}, which ${moved}`);
     // Links rendered at a ref where it stood elsewhere than the index knew (a publish reads the
     // newest ref, so it can render a change whose webhook has not arrived yet).
     for (const route of input.linkedElsewhere?.(id, now?.route ?? null) ?? [])
@@ -123,7 +157,7 @@ export function planPublish(input: PlanInput): Plan {
   for (const route of claimed) remove.delete(route);
   // A deleted route is not rendered: its document is gone, it would only render the 404 page.
   for (const route of remove.keys()) render.delete(route);
-  return { render, delete: remove };
+  return { render, delete: remove, redirects };
 }
 
 /** How a document's address changed (what a link to it shows), or undefined when it did not. */

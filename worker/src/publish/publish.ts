@@ -6,7 +6,7 @@ import { createClientSource } from "#web/content/index.ts";
 import { keyForRoute, routeProblem } from "#web/routes.ts";
 import { reportContentNotices } from "../content-notices.ts";
 import { execTransaction, type RedisCommand } from "./chunked-transaction.ts";
-import { updateManifest } from "./commit.ts";
+import { readManifest, updateManifest } from "./commit.ts";
 import {
   type BatchOutcome,
   FAN_OUT_BATCH,
@@ -24,7 +24,9 @@ import { builtRefsCommands, coveredRefs, refsToBuild } from "./pending-refs.ts";
 import { planIds } from "./plan-ids.ts";
 import { idsToFetch } from "./planner.ts";
 import { type PurgeOutcome, purgeStage, startOwnPurge } from "./purge-stage.ts"; // the edge (issue 21)
-import { publishRedirects } from "./redirects-stage.ts"; // redirects (issue 13 §2)
+import { redirectsConcerned, reportRedirectNotices } from "./redirect-notices.ts";
+import { servedOf } from "./redirect-objects.ts";
+import { publishRedirects } from "./redirects-stage.ts"; // redirects (issue 13 §2, issue 23 §3)
 import { renderRoutes } from "./render-routes.ts";
 import { recordRouteFailures } from "./route-failures.ts";
 import { StepTimer } from "./step-timer.ts";
@@ -131,13 +133,14 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     return done({ ...(await diffBuild(ctx, ref, index, generation)), ids: ids.length });
   }
 
-  const { plan, fetchedDocs, gone, fetched, documents } = await planIds(ctx.client, index, ref, ids, {
+  const { plan, fetchedDocs, gone, fetched, documents, rules } = await planIds(ctx.client, index, ref, ids, {
     prior,
     alsoFetch: idsToFetch(ids, meta.settingsId, prior.entries.values()),
     timer,
   });
   for (const [route, why] of plan.render) log.debug({ route, why }, "render");
   for (const [route, why] of plan.delete) log.debug({ route, why }, "delete");
+  for (const [from, why] of plan.redirects) log.debug({ from, why }, "redirect");
   // A uid Prismic accepted but the site cannot route (reserved, too long): say it where it happens.
   for (const doc of fetchedDocs.values()) {
     const problem = routeProblem(doc);
@@ -280,16 +283,21 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     counts.deleted++;
   }
 
-  // redirects (issue 13 §2): old routes of renamed documents answer 301; see redirects-stage.ts.
+  // redirects (issue 13 §2, issue 23 §3): old routes of renamed documents and editors' redirects
+  // answer 301 or 302; what changed since the manifest's list is written (redirects-stage.ts).
   await ensureCurrent(ctx.redis, ctx.queuePrefix, generation);
   const redirected = new Set<string>();
+  const manifest = await readManifest(ctx.store);
   const redirects = await publishRedirects(ctx.store, {
-    ...{ ids, known: prior.known, fetched, written, deleted },
+    ...{ siteUrl: ctx.siteUrl, ids, known: prior.known, fetched, written, deleted, rules },
+    served: servedOf(manifest),
     indexedRoutes: (candidates) => index.routes(candidates),
+    indexedDocuments: (targets) => index.documents(targets),
     touched: redirected,
   });
+  reportRedirectNotices(redirects.notices, log, redirectsConcerned(ids, rules.values()));
   await ensureCurrent(ctx.redis, ctx.queuePrefix, generation);
-  await updateManifest(ctx.store, ref, written, deleted, redirects);
+  await updateManifest(ctx.store, ref, written, deleted, redirects.served, manifest);
   await index.commit({
     ref,
     written,

@@ -1,42 +1,34 @@
 /**
- * The redirects stage, storage's side: reads the history, writes redirect objects and drops those
- * that went away, stores the new history. Run by a publish after its pages are written and its
- * removed routes deleted, and by a build after every route is written; the manifest, written after
- * it, lists the redirects (`redirects`: old route → location) for the site server.
+ * The redirects stage, storage's side: reads the rename history, resolves every redirect the site
+ * serves — renames' and editors' (customtypes/redirect), decided by the pure `resolveRedirects`
+ * (#web/redirects) — writes the redirect objects that are new or changed, drops those that went
+ * away, stores the new history. Run by a publish after its pages are written and its removed routes
+ * deleted, and by a build after every route is written; the manifest, written after it, lists the
+ * redirects (`redirects`, `temporaryRedirects`) for the site server.
  */
 
 import { CACHE_CONTROL } from "#manifest/manifest.ts";
 import {
   parseRedirectHistory,
-  REDIRECT_CACHE_CONTROL,
-  REDIRECT_CONTENT_TYPE,
   REDIRECTS_KEY,
   type RedirectHistory,
-  redirectPage,
   serializeRedirectHistory,
 } from "#manifest/redirects.ts";
 import { type SiteStore, sha256 } from "#storage";
-import { keyForRoute } from "#web/routes.ts";
+import type { RedirectRule } from "#web/redirects/redirect-rules.ts";
+import {
+  type RedirectNotice,
+  redirectPaths,
+  resolveRedirects,
+  type ServedRedirect,
+} from "#web/redirects/resolve-redirects.ts";
+import { keyOrUndefined, putRedirect, redirectObject, type Served } from "./redirect-objects.ts";
 import { type DocumentMove, planRedirects, redirectLocations } from "./redirects.ts";
+
+export { redirectHashes } from "./redirect-objects.ts";
 
 export async function readRedirectHistory(store: SiteStore): Promise<RedirectHistory> {
   return parseRedirectHistory((await store.get(REDIRECTS_KEY))?.body);
-}
-
-/** The key and bytes of the redirect object at `route`. */
-export function redirectObject(route: string, location: string) {
-  const body = redirectPage(location);
-  return { key: keyForRoute(route), body, hash: sha256(body) };
-}
-
-export async function putRedirect(store: SiteStore, route: string, location: string): Promise<void> {
-  const { key, body, hash } = redirectObject(route, location);
-  await store.put(key, body, {
-    contentType: REDIRECT_CONTENT_TYPE,
-    cacheControl: REDIRECT_CACHE_CONTROL,
-    contentHash: hash,
-    redirectLocation: location,
-  });
 }
 
 export async function writeRedirectHistory(
@@ -53,53 +45,96 @@ export async function writeRedirectHistory(
   });
 }
 
+export interface StageOutcome {
+  /** Path → what the site serves there: the manifest's `redirects` and `temporaryRedirects`. */
+  served: Map<string, ServedRedirect>;
+  /** What editors should know of their redirects (status, preview, the log). */
+  notices: RedirectNotice[];
+}
+
 /**
- * A publish's redirects: each changed id's route before (the index) and now (the fetch). A route is
- * a page after this publish when it was rendered now, or was indexed and is not deleted. Returns the
- * manifest's `redirects`. Idempotent: a retry after a failure (the index not yet committed) sees the
- * same moves and writes the same objects.
+ * A publish's redirects: each changed id's route before (the index) and now (the fetch), and the
+ * editors' redirects (the index's rules, with this publish's changed redirect documents) against
+ * the routes their targets have now. A route is a page after this publish when it was rendered now,
+ * or was indexed and is not deleted. Writes what differs from what the manifest served before.
+ * Idempotent: a retry after a failure (the index and manifest not yet committed) sees the same
+ * moves and the same previous redirects, and writes the same objects.
  */
 export async function publishRedirects(
   store: SiteStore,
   changes: {
+    siteUrl: string;
     ids: readonly string[];
     /** What the index knew of each id (its route before); structural, so the build can import this file. */
     known: ReadonlyMap<string, { route: string | null }>;
-    /** What the content API returned for each id now. */
-    fetched: ReadonlyMap<string, { route: string | null }>;
+    /** What the content API returned for each id now (a redirect document's rule with it). */
+    fetched: ReadonlyMap<string, { route: string | null; redirect?: RedirectRule }>;
     /** Routes rendered by this publish. */
     written: ReadonlyMap<string, unknown>;
     deleted: readonly string[];
+    /** The editors' redirects the index held before this publish. */
+    rules: ReadonlyMap<string, RedirectRule>;
+    /** What the manifest served before this publish. */
+    served: Served;
     indexedRoutes(routes: readonly string[]): Promise<ReadonlyMap<string, unknown>>;
+    /** The index's documents (for the routes of redirects' target documents). */
+    indexedDocuments(ids: readonly string[]): Promise<ReadonlyMap<string, { route: string | null }>>;
     /** Filled with the routes whose redirect object was written or dropped (the edge purges them). */
     touched?: Set<string>;
   },
-): Promise<Record<string, string>> {
+): Promise<StageOutcome> {
   const history = await readRedirectHistory(store);
+  const changed = new Set(changes.ids);
+  const rules = new Map(changes.rules);
+  for (const id of changes.ids) {
+    const rule = changes.fetched.get(id)?.redirect;
+    if (rule) rules.set(id, rule);
+    else rules.delete(id);
+  }
   const documents: DocumentMove[] = changes.ids.map((id) => ({
     id,
     from: changes.known.get(id)?.route ?? null,
     to: changes.fetched.get(id)?.route ?? null,
   }));
-  const candidates = [...new Set([...Object.keys(history), ...documents.flatMap((d) => d.from ?? [])])];
-  const indexed = await changes.indexedRoutes(candidates);
+  const targets = [...rules.values()].flatMap((rule) =>
+    rule.to.kind === "document" && !changed.has(rule.to.id) ? [rule.to.id] : [],
+  );
+  const candidates = [
+    ...new Set([
+      ...Object.keys(history),
+      ...documents.flatMap((d) => d.from ?? []),
+      ...redirectPaths(rules.values(), changes.siteUrl),
+      ...changes.served.keys(),
+    ]),
+  ];
+  const [indexed, targetDocs] = await Promise.all([
+    changes.indexedRoutes(candidates),
+    changes.indexedDocuments([...new Set(targets)]),
+  ]);
   const deleted = new Set(changes.deleted);
-  const plan = planRedirects({
-    history,
-    documents,
-    complete: false,
-    isPage: (route) => changes.written.has(route) || (indexed.has(route) && !deleted.has(route)),
+  const isPage = (route: string) => changes.written.has(route) || (indexed.has(route) && !deleted.has(route));
+  const plan = planRedirects({ history, documents, complete: false, isPage });
+  const resolution = resolveRedirects({
+    siteUrl: changes.siteUrl,
+    rules: rules.values(),
+    renames: redirectLocations(plan.history),
+    routeOf: (id) => (changed.has(id) ? (changes.fetched.get(id)?.route ?? null) : targetDocs.get(id)?.route),
+    isPage,
   });
-  for (const [route, location] of plan.write) {
-    await putRedirect(store, route, location);
-    changes.touched?.add(route);
+  for (const [path, redirect] of resolution.served) {
+    const before = changes.served.get(path);
+    if (before?.location === redirect.location && before.permanent === redirect.permanent) continue;
+    await putRedirect(store, path, redirect);
+    changes.touched?.add(path);
   }
-  for (const route of plan.drop) {
-    await store.delete(keyForRoute(route));
-    changes.touched?.add(route);
+  for (const path of changes.served.keys()) {
+    if (resolution.served.has(path) || isPage(path)) continue;
+    const key = keyOrUndefined(path);
+    if (key) await store.delete(key);
+    changes.touched?.add(path);
   }
   await writeRedirectHistory(store, history, plan.history);
-  return redirectLocations(plan.history);
+  return resolution;
 }
 
 /**
@@ -107,35 +142,47 @@ export async function publishRedirects(
  * build produces the redirects the publishes made; and a document whose route in the previous
  * manifest (`from`) is not its route now moved without a publish seeing it (its webhook was lost, or
  * the operator ran `pressroom build`): its old route gets a redirect, as a publish would write it.
- * Writes each redirect object unless `isStored` says its bytes are there; what it drops is left to
- * the build's orphan sweep (its keys are not in `keys`). Returns the manifest's `redirects` and the
- * keys to keep.
+ * The editors' redirects (`rules`, every redirect document at the ref) are resolved against every
+ * document's route as a publish resolves them. Writes each redirect object unless `isStored` says
+ * its bytes are there; what it drops is left to the build's orphan sweep (its keys are not in
+ * `keys`). Returns what is served, the keys to keep and the notices.
  */
 export async function buildRedirects(
   store: SiteStore,
-  documents: readonly { id: string; route: string | null; from?: string | undefined }[],
-  isPage: (route: string) => boolean,
-  isStored: (key: string, hash: string) => boolean,
-): Promise<{ locations: Record<string, string>; keys: string[]; written: number }> {
+  input: {
+    siteUrl: string;
+    documents: readonly { id: string; route: string | null; from?: string | undefined }[];
+    rules: readonly RedirectRule[];
+    isPage: (route: string) => boolean;
+    isStored: (key: string, hash: string) => boolean;
+  },
+): Promise<StageOutcome & { keys: string[]; written: number }> {
   const history = await readRedirectHistory(store);
   const plan = planRedirects({
     history,
-    documents: documents.map(({ id, route, from }) => ({ id, to: route, ...(from ? { from } : {}) })),
+    documents: input.documents.map(({ id, route, from }) => ({ id, to: route, ...(from ? { from } : {}) })),
     complete: true,
-    isPage,
+    isPage: input.isPage,
   });
-  const locations = redirectLocations(plan.history);
+  const routes = new Map(input.documents.map((doc) => [doc.id, doc.route]));
+  const resolution = resolveRedirects({
+    siteUrl: input.siteUrl,
+    rules: input.rules,
+    renames: redirectLocations(plan.history),
+    routeOf: (id) => routes.get(id),
+    isPage: input.isPage,
+  });
   const keys: string[] = [];
   let written = 0;
-  for (const [route, location] of Object.entries(locations)) {
-    const { key, hash } = redirectObject(route, location);
+  for (const [path, redirect] of resolution.served) {
+    const { key, hash } = redirectObject(path, redirect);
     keys.push(key);
-    if (isStored(key, hash)) continue;
-    await putRedirect(store, route, location);
+    if (input.isStored(key, hash)) continue;
+    await putRedirect(store, path, redirect);
     written++;
   }
   await writeRedirectHistory(store, history, plan.history);
-  return { locations, keys, written };
+  return { ...resolution, keys, written };
 }
 
 /**
@@ -147,12 +194,4 @@ export function previousRoutes(manifest: { routes: Record<string, { documentId?:
   for (const [route, entry] of Object.entries(manifest?.routes ?? {}))
     if (entry.documentId) routes.set(entry.documentId, route);
   return routes;
-}
-
-/** The hashes of the redirect objects a manifest lists, by key (a build skips those already stored). */
-export function redirectHashes(redirects: Record<string, string> | undefined): [string, string][] {
-  return Object.entries(redirects ?? {}).map(([route, location]) => {
-    const { key, hash } = redirectObject(route, location);
-    return [key, hash];
-  });
 }

@@ -26,10 +26,17 @@ export interface BuildManifest {
   /** Asset key → sha256 of its bytes. */
   assets: Record<string, string>;
   /**
-   * Old route of a renamed document → where it answers 301 (its route now). Never a route of
-   * `routes`. The history behind it is `.pressroom/redirects.json` (see ./redirects.ts).
+   * Every path the site answers with a redirect → where to: the old route of a renamed document
+   * (its route now; the history behind it is `.pressroom/redirects.json`, see ./redirects.ts) and
+   * an editor's redirect (customtypes/redirect: a page's route or a web address). Never a route of
+   * `routes`: a page wins. 301 unless listed in `temporaryRedirects`.
    */
   redirects?: Record<string, string>;
+  /**
+   * The paths of `redirects` answered 302 (an editor's temporary redirect), sorted. A site server
+   * older than this field answers them 301.
+   */
+  temporaryRedirects?: string[];
 }
 
 /**

@@ -62,9 +62,14 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.char
  * the site server) never send it; a plain web server serving the folder does, and the page then
  * still takes the visitor on (and tells search engines not to index it).
  */
-export function redirectPage(location: string): string {
+export function redirectPage(location: string, permanent = true): string {
   const href = escapeHtml(location);
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex"><meta http-equiv="refresh" content="0; url=${href}"><title>Moved</title></head><body><p>This page has moved to <a href="${href}">${href}</a>.</p></body></html>\n`;
+  // A temporary redirect's object carries no S3 redirect location (S3 would answer 301): on a bucket
+  // website this page is what forwards the visitor, so its bytes differ from a permanent one's too.
+  const [title, text] = permanent
+    ? ["Moved", "This page has moved to"]
+    : ["Moved for now", "This page is, for now, at"];
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex"><meta http-equiv="refresh" content="0; url=${href}"><title>${title}</title></head><body><p>${text} <a href="${href}">${href}</a>.</p></body></html>\n`;
 }
 
 /** How a redirect object is stored: revalidated like a page, as a new document may take its route. */
