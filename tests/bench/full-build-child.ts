@@ -52,14 +52,16 @@ const round = (seconds: number) => Math.round(seconds * 100) / 100;
  * thread has ended, and left /proc, when the build returns; its last sample stands for it, missing
  * at most 50 ms). Linux only; empty elsewhere.
  */
-function sampleThreads(): () => number[] {
+function sampleThreads(): () => { cpu: number; system: number }[] {
   const seen = new Map<string, number>();
+  const systemSeen = new Map<string, number>();
   const sample = () => {
     try {
       for (const tid of readdirSync("/proc/self/task")) {
         const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
         const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
         seen.set(tid, (Number(fields[11]) + Number(fields[12])) / 100);
+        systemSeen.set(tid, Number(fields[12]) / 100);
       }
     } catch {
       // a thread ended between the listing and the read, or not Linux
@@ -67,14 +69,18 @@ function sampleThreads(): () => number[] {
   };
   sample();
   const before = new Map(seen);
+  const systemBefore = new Map(systemSeen);
   const timer = setInterval(sample, 50);
   return () => {
     clearInterval(timer);
     sample();
     return [...seen]
       .filter(([tid]) => tid !== String(process.pid))
-      .map(([tid, cpu]) => round(cpu - (before.get(tid) ?? 0)))
-      .sort((a, b) => b - a);
+      .map(([tid, cpu]) => ({
+        cpu: round(cpu - (before.get(tid) ?? 0)),
+        system: round((systemSeen.get(tid) ?? 0) - (systemBefore.get(tid) ?? 0)),
+      }))
+      .sort((a, b) => b.cpu - a.cpu);
   };
 }
 
@@ -98,7 +104,8 @@ if (mode === "build") {
   const cpu = round(cpuSeconds() - cpuBefore);
   const main = round(mainThreadCpuSeconds() - mainBefore);
   const others = threads();
-  const renderThreads = others.slice(0, summary.renderThreads);
+  const renderThreads = others.slice(0, summary.renderThreads).map((thread) => thread.cpu);
+  const helpers = others.slice(renderThreads.length);
   console.log(
     JSON.stringify({
       mode,
@@ -108,7 +115,9 @@ if (mode === "build") {
       mainCpuSeconds: main,
       // The busiest threads besides the main one are the render threads (one per render thread).
       renderCpuSeconds: renderThreads,
-      helperCpuSeconds: round(others.slice(renderThreads.length).reduce((sum, seconds) => sum + seconds, 0)),
+      helperCpuSeconds: round(helpers.reduce((sum, thread) => sum + thread.cpu, 0)),
+      // In the kernel: libuv's threads writing files, mostly (V8's GC and compiler threads run in user space).
+      helperSystemSeconds: round(helpers.reduce((sum, thread) => sum + thread.system, 0)),
     }),
   );
 } else if (mode === "floor") {

@@ -81,7 +81,7 @@ try {
       label,
       `${s.rendered} rendered, ${s.reused} reused, ${s.written} written`,
       `${wall.toFixed(2)} s · ${(wall / s.routes / floorWall).toFixed(2)}× floor`,
-      `${run.cpuSeconds.toFixed(2)} s (main ${run.mainCpuSeconds.toFixed(2)}, render ${render}, helpers ${run.helperCpuSeconds.toFixed(2)}) · ${perThousand(run.cpuSeconds, s.routes)} s per 1,000 · **${(run.cpuSeconds / s.routes / floorCpu).toFixed(2)}× floor**`,
+      `${run.cpuSeconds.toFixed(2)} s (main ${run.mainCpuSeconds.toFixed(2)}, render ${render}, helpers ${run.helperCpuSeconds.toFixed(2)}, of which in the kernel ${run.helperSystemSeconds.toFixed(2)}) · ${perThousand(run.cpuSeconds, s.routes)} s per 1,000 · **${(run.cpuSeconds / s.routes / floorCpu).toFixed(2)}× floor**`,
       `${run.maxRssMB} MB`,
     ];
   };

@@ -93,6 +93,8 @@ export interface BuildResult {
   renderCpuSeconds: number[];
   /** Every other thread: V8's GC helpers, libuv's pool (file writes). */
   helperCpuSeconds: number;
+  /** Of those, in the kernel (libuv's file writes, mostly). */
+  helperSystemSeconds: number;
 }
 
 /**

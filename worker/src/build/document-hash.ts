@@ -12,13 +12,47 @@ import { noindexOf } from "#web/lib/page-seo.ts";
  */
 export function documentHash(doc: PrismicDocument, links?: string[]): string {
   const { href: _href, alternate_languages: _alternates, ...own } = doc;
-  return sha256(
-    JSON.stringify(own, (_key, value) => {
-      if (!isDocumentLink(value)) return value;
-      if (links) links.push(linkFacts(value));
-      return value.id;
-    }),
-  ).slice(0, 24);
+  // The bytes of `JSON.stringify(own, replacer)` with a replacer turning each document link into its
+  // id, without the replacer: V8 calls a replacer for every value, which made this ~140 µs a
+  // generated page on a render thread (a --cpu-prof of a 10,000-page build); the links are swapped
+  // for their ids in a copy of only the objects holding one, and the native stringify does the rest.
+  return sha256(JSON.stringify(linksAsIds(own, links))).slice(0, 24);
+}
+
+/**
+ * `value` with every document link replaced by its id (JSON.stringify's replacer order: depth
+ * first, keys in order), sharing every object and array that holds no link. `links` gets each
+ * link's facts (linkFacts) in that order.
+ */
+function linksAsIds(value: unknown, links: string[] | undefined): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (isDocumentLink(value)) {
+    if (links) links.push(linkFacts(value));
+    return value.id;
+  }
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const changed = linksAsIds(item, links);
+      if (changed !== item) {
+        copy ??= value.slice();
+        copy[i] = changed;
+      }
+    }
+    return copy ?? value;
+  }
+  let copy: Record<string, unknown> | undefined;
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const item = record[key];
+    const changed = linksAsIds(item, links);
+    if (changed !== item) {
+      copy ??= { ...record };
+      copy[key] = changed;
+    }
+  }
+  return copy ?? value;
 }
 
 /**
