@@ -5,6 +5,9 @@
  * its publish re-renders those pages too.
  */
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -94,6 +97,62 @@ describe("content API requests of a publish", () => {
     expect(summary.rendered).toBeLessThanOrEqual(2);
     // The master ref; the changed id, settings and the embedded price lists in one request.
     expect(requests).toBeLessThanOrEqual(2);
+  }, 60_000);
+});
+
+describe("the delivery's master ref (issue 22: the batch asked for while the master ref is)", () => {
+  it("asks for the batch at the announced ref before the master ref has answered, and keeps it when they agree", async () => {
+    // A proxy that holds the API root's answer until a search arrives (or 3 s pass): with the
+    // delivery's ref, the publish's batch is on its way while the master ref is still being asked.
+    const order: string[] = [];
+    let searched: () => void = () => {};
+    const searchArrived = new Promise<void>((resolve) => {
+      searched = resolve;
+    });
+    const proxy = createServer(async (request, response) => {
+      const url = new URL(request.url ?? "/", "http://proxy");
+      const root = url.pathname === "/api/v2";
+      order.push(root ? "root asked" : "search asked");
+      if (!root) searched();
+      else await Promise.race([searchArrived, sleep(3_000)]);
+      const answer = await fetch(`${content.url}${request.url}`);
+      if (root) order.push("root answered");
+      response.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "" });
+      response.end(Buffer.from(await answer.arrayBuffer()));
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const { port } = proxy.address() as AddressInfo;
+    try {
+      const marker = "Published at the announced ref";
+      await content.store.publish({ upsert: [withDescription(PRICING, marker)] });
+      await redis.sadd(redisKeys(PREFIX).pendingIds, PRICING.id);
+      const summary = await publish({
+        ...ctx,
+        client: localContentClient(`http://127.0.0.1:${port}/api/v2`),
+        refHint: content.store.masterRef,
+      });
+      expect(summary.mode).toBe("incremental");
+      // One API root read (the master ref: no repository read before the search, the models have no
+      // Integration Fields) and the batch's search, asked before the root answered.
+      expect(order.slice(0, 3)).toEqual(["root asked", "search asked", "root answered"]);
+      expect(order.filter((step) => step === "root asked")).toHaveLength(1);
+      expect(await pageText(PRICING.uid)).toContain(marker);
+    } finally {
+      proxy.close();
+    }
+  }, 60_000);
+
+  it("publishes at the master ref when the delivery announced an older one (a redelivery): the early answer is dropped", async () => {
+    const old = content.store.masterRef;
+    const marker = "Published at the master ref, not the announced one";
+    const before = await served();
+    await content.store.publish({ upsert: [withDescription(PRICING, marker)] });
+    await redis.sadd(redisKeys(PREFIX).pendingIds, PRICING.id);
+    const summary = await publish({ ...ctx, refHint: old });
+    expect(summary.ref).toBe(content.store.masterRef);
+    expect(await pageText(PRICING.uid)).toContain(marker);
+    // The master ref, the batch at the old ref (dropped) and the batch at the master ref.
+    expect((await served()) - before).toBe(3);
   }, 60_000);
 });
 

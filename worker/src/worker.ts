@@ -141,10 +141,24 @@ export async function startWorker(
   const keys = redisKeys(config.queuePrefix);
   const lockKey = keys.publishLock;
   /** Ids, or refs announced with none (pending-refs.ts), waiting for a publish to take them. */
-  const waiting = async () =>
-    (await connection.scard(keys.pendingIds)) + (await connection.scard(keys.pendingRefs));
-  const taken = async () =>
-    (await connection.scard(keys.processingIds)) + (await connection.scard(keys.processingRefs));
+  // What is pending (ids and refs not taken yet) and taken (by a publish that failed or was killed):
+  // one round trip for the four counts (issue 22: every round trip is on an edit's way to live).
+  const pending = async () => {
+    const answers =
+      (await connection
+        .pipeline()
+        .scard(keys.pendingIds)
+        .scard(keys.pendingRefs)
+        .scard(keys.processingIds)
+        .scard(keys.processingRefs)
+        .exec()) ?? [];
+    const [pendingIds, pendingRefs, processingIds, processingRefs] = answers.map(([error, count]) => {
+      if (error) throw error;
+      return Number(count);
+    }) as [number, number, number, number];
+    return { waiting: pendingIds + pendingRefs, taken: processingIds + processingRefs };
+  };
+  const waiting = async () => (await pending()).waiting;
 
   // Large fan-outs: child jobs on the render queue, rendered by every worker process (this one too,
   // by a second BullMQ worker, so that a lone process does not wait for itself).
@@ -225,21 +239,27 @@ export async function startWorker(
   const run = async (job: Job, log: Logger) => {
     const ctx = { ...context, logger: log };
     switch (job.name) {
-      case "publish":
-        jobCatalog.publish.schema.parse(job.data);
+      case "publish": {
+        const delivery = jobCatalog.publish.schema.parse(job.data);
         // Nothing pending (a duplicate delivery whose ids a publish already took): done, no lock.
-        if ((await waiting()) + (await taken()) === 0) return { mode: "nothing-pending" };
+        {
+          const { waiting: ids, taken: held } = await pending();
+          if (ids + held === 0) return { mode: "nothing-pending" };
+        }
         return withLock(
           connection,
           lockKey,
           async () => {
+            // The delivery's master ref: fetched at while the master ref is asked (publish.ts).
+            const hinted = delivery.masterRef ? { ...ctx, refHint: delivery.masterRef } : ctx;
             // Ids that arrived while this publish ran are published now, not after a queue round trip.
-            let result = await publishObserved(ctx);
+            let result = await publishObserved(hinted);
             while ((await waiting()) > 0) result = await publishObserved(ctx);
             return result;
           },
           lock,
         );
+      }
       case "build":
         return withLock(connection, lockKey, async () => diffBuild(ctx, await client.fetchMasterRef()), lock);
       case "reconcile":

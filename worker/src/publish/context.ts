@@ -18,6 +18,13 @@ import type { PublishTimings } from "./step-timer.ts";
 
 /** What every stage of a publish reads: the content client, storage, Redis and the site's assets. */
 export interface PublishContext {
+  /**
+   * The master ref the delivery that queued this publish announced (its webhook's `masterRef`): the
+   * publish fetches at it while it asks the API for the master ref, and keeps what it fetched only
+   * if the two agree (publish.ts). Never trusted alone: refs cannot be ordered, and a redelivered
+   * old ref must not take the site back in time.
+   */
+  refHint?: string;
   client: ContentClient;
   store: SiteStore;
   redis: Redis;

@@ -20,6 +20,12 @@ export interface PlannedPublish {
 }
 
 /** What a publish of `ids` at `ref` would render and delete, and why (also `pressroom plan`). Reads only. */
+/** What planIds fetches for `ids`: the changed ids and `alsoFetch`, once each. */
+export function idsAsked(ids: readonly string[], alsoFetch: readonly string[] = []): string[] {
+  const changed = new Set(ids);
+  return [...new Set([...ids, ...alsoFetch.filter((id) => !changed.has(id))])];
+}
+
 export async function planIds(
   client: Client,
   index: DependencyIndex,
@@ -30,6 +36,8 @@ export async function planIds(
     prior?: PriorState;
     /** More ids to fetch in the same request(s) as the changed ones, at the same ref. */
     alsoFetch?: readonly string[];
+    /** The answer of that fetch, already asked for at `ref` (publish.ts's ref hint). */
+    fetchedAlready?: Promise<Map<string, PrismicDocument>>;
     timer?: StepTimer;
   } = {},
 ): Promise<PlannedPublish> {

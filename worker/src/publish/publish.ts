@@ -17,11 +17,11 @@ import {
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
 import { dependencyPool } from "./dependency-pool.ts";
 import { diffBuild, indexed } from "./diff-build.ts";
-import { fetchPagesByUid, pageUidsOf } from "./fetch-documents.ts";
+import { fetchByIds, fetchPagesByUid, pageUidsOf } from "./fetch-documents.ts";
 import { claimWrites, ensureCurrent, generationGuard, nextGeneration } from "./generation.ts";
 import { layeredSource } from "./layered-source.ts";
 import { builtRefsCommands, coveredRefs, refsToBuild } from "./pending-refs.ts";
-import { planIds } from "./plan-ids.ts";
+import { idsAsked, planIds } from "./plan-ids.ts";
 import { idsToFetch } from "./planner.ts";
 import { type PurgeOutcome, purgeStage, startOwnPurge } from "./purge-stage.ts"; // the edge (issue 21)
 import { redirectsConcerned, reportRedirectNotices } from "./redirect-notices.ts";
@@ -108,15 +108,37 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   }
   // From here on every write carries this publish's generation: a child job of an older publish
   // still queued (its worker was killed) is dropped, and none of its writes can land after ours.
-  generation = await nextGeneration(ctx.redis, ctx.queuePrefix);
   const threshold = ctx.fanOutThreshold ?? 200;
-  // The master ref and what the index knows do not depend on each other: both at once.
-  const [ref, prior] = await Promise.all([
-    timer.time("masterRef", ctx.client.fetchMasterRef()),
+  // The generation, the master ref and what the index knows do not depend on each other: all at
+  // once. And while the API says what the master ref is, the batch is already asked for at the ref
+  // the delivery announced (ctx.refHint), as soon as the index says what it must hold: kept only if
+  // the master ref is that ref (the usual case: one content request's time saved on the way to live),
+  // asked again at the master ref otherwise. A publish never renders at a ref it did not read as the
+  // master (later work never goes back in time).
+  const priorRead =
     meta.ref === undefined
-      ? undefined
-      : timer.time("indexRead", index.prior(ids, { maxRoutes: threshold, isListing: isListingRoute })),
+      ? Promise.resolve(undefined)
+      : timer.time("indexRead", index.prior(ids, { maxRoutes: threshold, isListing: isListingRoute }));
+  const hint = unbuilt.length === 0 ? ctx.refHint : undefined;
+  const atHint = hint
+    ? priorRead.then((known) =>
+        known
+          ? fetchByIds(
+              ctx.client,
+              hint,
+              idsAsked(ids, idsToFetch(ids, meta.settingsId, known.entries.values())),
+            )
+          : undefined,
+      )
+    : undefined;
+  atHint?.catch(() => undefined); // an old ref may be gone: the master ref's fetch answers instead
+  const [next, ref, prior] = await Promise.all([
+    nextGeneration(ctx.redis, ctx.queuePrefix),
+    timer.time("masterRef", ctx.client.fetchMasterRef()),
+    priorRead,
   ]);
+  generation = next;
+  const speculated = atHint && ref === hint ? (atHint as Promise<Map<string, PrismicDocument>>) : undefined;
   const log = ctx.logger.child({ ref, generation });
   if (prior === undefined) {
     log.warn("the dependency index is missing or of another version: running a diff build");
@@ -137,6 +159,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     prior,
     alsoFetch: idsToFetch(ids, meta.settingsId, prior.entries.values()),
     timer,
+    ...(speculated ? { fetchedAlready: speculated } : {}),
   });
   for (const [route, why] of plan.render) log.debug({ route, why }, "render");
   for (const [route, why] of plan.delete) log.debug({ route, why }, "delete");
