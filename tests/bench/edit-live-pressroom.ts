@@ -21,7 +21,7 @@ export interface PublishSummary {
 
 export interface PressroomEdit {
   ms: number;
-  /** The receiver's 202, from the POST. */
+  /** The receiver's 200, from the POST. */
   webhookMs: number;
   /** The slowest GET while polling (a server busy with something else on the request path). */
   slowestPollMs: number;
@@ -132,7 +132,7 @@ export async function startPressroomSide(options: {
       body: apiUpdateBody(content, ref, [doc.id], secret),
     }).then(async (answer) => {
       webhookMs = performance.now() - t0;
-      if (answer.status !== 202) throw new Error(`webhook answered ${answer.status}: ${await answer.text()}`);
+      if (answer.status !== 200) throw new Error(`webhook answered ${answer.status}: ${await answer.text()}`);
     });
     const [fresh] = await Promise.all([poller.untilFresh(`${site}${route}`, marker, t0), post]);
     const atFresh = await redisSnapshot(redis);

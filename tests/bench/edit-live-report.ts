@@ -46,7 +46,7 @@ export function printReport(
       n.length ? n.map((e) => e.ms) : undefined,
     ],
     ["floor: fetch + render + write, one process (no webhook, queue or server)", rows.map((r) => r.floor.ms)],
-    ["Pressroom: webhook answered (202)", p.map((e) => e.webhookMs)],
+    ["Pressroom: webhook answered (200)", p.map((e) => e.webhookMs)],
     ["Next 16: webhook answered (200)", n.length ? n.map((e) => e.webhookMs) : undefined],
     ["Pressroom: the GET that came back fresh", p.map((e) => e.lastPollMs)],
     [
