@@ -102,10 +102,11 @@ describe.skipIf(!hasChromium)("the JavaScript a visitor's browser fetches", () =
     const toggle = page.locator("button.mobile-menu__toggle");
     expect(await toggle.getAttribute("aria-expanded")).toBe("true");
     expect(await page.locator("#mobile-menu-panel").isVisible()).toBe(true);
-    const woke = scripts.slice(before).map((s) => s.url);
-    expect(woke).toEqual(
-      expect.arrayContaining([...manifest.react, ...(manifest.islands["mobile-menu"] ?? [])]),
-    );
+    // Each script is recorded once its body is read (recordScripts), which may be just after the
+    // island says it hydrated: wait for the record, never for a time.
+    await expect
+      .poll(() => scripts.slice(before).map((s) => s.url))
+      .toEqual(expect.arrayContaining([...manifest.react, ...(manifest.islands["mobile-menu"] ?? [])]));
     // The island works from there: the button closes it.
     await toggle.click();
     await page.locator("#mobile-menu-panel").waitFor({ state: "hidden" });
@@ -178,9 +179,9 @@ describe.skipIf(!hasChromium)("the JavaScript a visitor's browser fetches", () =
     const scripts = recordScripts(page);
     await page.goto(`${site.url}/faq`);
     await page.locator('[data-island="cookie-notice"][data-hydrated]').waitFor({ state: "attached" });
-    expect(scripts.map((s) => s.url)).toEqual(
-      expect.arrayContaining([...manifest.react, ...(manifest.islands["cookie-notice"] ?? [])]),
-    );
+    await expect
+      .poll(() => scripts.map((s) => s.url))
+      .toEqual(expect.arrayContaining([...manifest.react, ...(manifest.islands["cookie-notice"] ?? [])]));
     // The menu did not wake with it: only its own chunk is missing.
     const menuOnly = (manifest.islands["mobile-menu"] ?? []).filter(
       (file) => !(manifest.islands["cookie-notice"] ?? []).includes(file),
