@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateRepository, mulberry32 } from "#local-prismic/generate.ts";
 import { loadModels } from "#local-prismic/models.ts";
 import { buildSiteAssets, type SiteAssets } from "#web/assets.ts";
-import { createMemorySource } from "#web/content/index.ts";
+import { createMemorySource, documentNotices } from "#web/content/index.ts";
 import { REDIRECT_TYPE, redirectRuleOf } from "#web/redirects/redirect-rules.ts";
 import { resolveRedirects } from "#web/redirects/resolve-redirects.ts";
 import { type RenderMode, renderRoute } from "#web/render.ts";
@@ -294,6 +294,27 @@ describe(`model evolution: every route renders whatever field an earlier model l
     }
     expect(problems, REPLAY).toEqual([]);
   });
+
+  it.each(owners)(
+    "%s: each field holding a value of another kind (its type changed): converted or empty, and said",
+    async (owner) => {
+      const problems: string[] = [];
+      for (const path of paths.filter((p) => p.owner === owner)) {
+        const name = `${describePath(path)} retyped`;
+        const docs = mutate(base, [[path, "retyped"]]);
+        problems.push(...(await check(name, docs, routesShowing(owner, docs))));
+        // Each document holding one tells editors which field, and what was made of it.
+        docs.forEach((doc, i) => {
+          if (doc === base[i]) return;
+          const said = documentNotices(doc).some(
+            (notice) => notice.kind === "converted" && notice.field.endsWith(path.field),
+          );
+          if (!said) problems.push(`${name}: no notice for ${doc.type} ${doc.id}`);
+        });
+      }
+      expect(problems, REPLAY).toEqual([]);
+    },
+  );
 
   it.each(models.slices.map((s) => s.id))(
     "%s: slices with empty or absent primary and items, and a variation no model has",

@@ -23,8 +23,12 @@ export interface FieldPath {
   type: CustomTypeModelField["type"];
 }
 
-/** How a field is taken away: gone (an older model), `null`, or its empty value as Prismic sends it. */
-export type Mutation = "absent" | "null" | "empty";
+/**
+ * How a field is taken away: gone (an older model), `null`, or its empty value as Prismic sends it;
+ * or `retyped`: holding a value of another kind, as a document published before the field's type
+ * was changed does (`retypedValue`).
+ */
+export type Mutation = "absent" | "null" | "empty" | "retyped";
 
 export const describePath = (p: FieldPath): string =>
   `${p.owner}.${p.where === "data" ? "" : p.where === "group" ? `${p.group}[].` : `${p.where}.`}${p.field}`;
@@ -113,7 +117,36 @@ function holders(doc: PrismicDocument, path: FieldPath): Obj[] {
 function apply(holder: Obj, path: FieldPath, mutation: Mutation): void {
   if (mutation === "absent") delete holder[path.field];
   else if (mutation === "null") holder[path.field] = null;
+  else if (mutation === "retyped") holder[path.field] = retypedValue(path.type);
   else holder[path.field] = emptyValue(path.type);
+}
+
+/**
+ * A value of the kind the field most plausibly had before its type was changed in Slice Machine:
+ * Key Text for rich text and the structured fields, rich text for Key Text and the other text-like
+ * fields, number-like and boolean-like Key Text for a Number and a Boolean.
+ */
+export function retypedValue(type: FieldPath["type"]): unknown {
+  switch (type) {
+    case "Text":
+    case "Select":
+    case "Color":
+    case "Date":
+    case "Timestamp":
+      return [{ type: "paragraph", text: "Rich text from an earlier model", spans: [] }];
+    case "Number":
+      return "42";
+    case "Boolean":
+      return "yes";
+    case "Image":
+    case "Link":
+    case "Embed":
+    case "GeoPoint":
+      return "https://www.example.com/from-an-earlier-model";
+    default:
+      // Rich text, a group, a slice zone: Key Text.
+      return "Text from an earlier model";
+  }
 }
 
 /** An empty field as the Document API returns it. */

@@ -1,7 +1,12 @@
 import { readFileSync } from "node:fs";
 import type { PrismicDocument } from "@prismicio/client";
 import { describe, expect, it } from "vitest";
-import { ContentShapeError, describeNotice, documentNotices, normalizeDocument } from "#web/content/index.ts";
+import {
+  describeNotice,
+  documentConversions,
+  documentNotices,
+  normalizeDocument,
+} from "#web/content/index.ts";
 
 /**
  * The content boundary (web/src/content/normalize.ts) and what it tells editors
@@ -82,34 +87,118 @@ describe("normalizeDocument", () => {
     });
   });
 
-  it("refuses a value of another kind, naming the field: the route keeps its last good page", () => {
-    const cases: [string, (doc: ReturnType<typeof demo>) => void, string][] = [
-      ["a slice zone that is an object", (d) => (d.data.slices = { not: "a list" }), "data.slices"],
-      ["text turned into a group", (d) => (d.data.meta_title = [{ text: "x" }]), "data.meta_title"],
-      ["a number as text", (d) => (d.data.meta_description = 12), "data.meta_description"],
-      ["a slice's primary that is text", (d) => (d.data.slices[0].primary = "x"), "data.slices[0].primary"],
+  it("converts a value of another kind (a field whose type changed) where that is obvious, and says so", () => {
+    const home = demo(HOME);
+    const hero = home.data.slices[0];
+    const textSection = home.data.slices[1];
+    const carousel = home.data.slices.find((s: { slice_type: string }) => s.slice_type === "carousel");
+    // Each as a document published under an earlier model would hold it.
+    home.data.title = "Welcome to Northwind"; // was Key Text, now a title (single: heading1)
+    home.data.meta_title = [
+      { type: "heading1", text: "Northwind", spans: [{ start: 0, end: 5, type: "strong" }] },
+      { type: "paragraph", text: "Studio", spans: [] },
+    ]; // was rich text, now Key Text
+    home.data.meta_description = 12; // was a Number, now Key Text
+    textSection.primary.body = "One line of text"; // was Key Text, now rich text (paragraphs allowed)
+    carousel.primary.autoplay = " Yes "; // was Key Text, now a Boolean
+    carousel.primary.infinite = "maybe"; // not boolean-like: the model's default
+    home.data.canonical_url = "https://www.northwind.example/welcome"; // was Key Text, now a Link
+    const data = normalizeDocument(home).data;
+    expect(data.title).toEqual([{ type: "heading1", text: "Welcome to Northwind", spans: [] }]);
+    expect(data.meta_title).toBe("Northwind Studio");
+    expect(data.meta_description).toBe("12");
+    expect(data.slices[1].primary.body).toEqual([{ type: "paragraph", text: "One line of text", spans: [] }]);
+    const read = data.slices.find((s: { slice_type: string }) => s.slice_type === "carousel");
+    expect(read.primary.autoplay).toBe(true);
+    expect(read.primary.infinite).toBe(true);
+    expect(data.canonical_url).toEqual({ link_type: "Web", url: "https://www.northwind.example/welcome" });
+    expect(hero.slice_type).toBe("hero");
+    const at = home.data.slices.indexOf(carousel);
+    expect(
+      documentConversions(home).map((c) => `${c.field}: ${c.found} → ${c.expected}, ${c.outcome}`),
+    ).toEqual([
+      "title: text → rich text, shown as one heading",
+      "slices[1].primary.body: text → rich text, shown as one paragraph",
+      `slices[${at}].primary.autoplay: text → a boolean, read as true`,
+      `slices[${at}].primary.infinite: text → a boolean, read as its default (true)`,
+      "meta_title: rich text → text, shown as its plain text",
+      "meta_description: a number → text, shown as text",
+      "canonical_url: text → a link, shown as a link to that address",
+    ]);
+  });
+
+  it("reads anything else as the field's empty value, never a throw, and names each field", () => {
+    const list = demo(WEBSITES);
+    list.data.rows[0].price = " 1200.50 "; // number-like text for a Number
+    list.data.rows[1].price = "about 900"; // not a number
+    list.data.rows.push("a row that is text"); // a group item of no shape
+    list.data.description = { not: "rich text" };
+    list.data.currency = ["EUR"]; // a Select holding a list: the model's default
+    const read = normalizeDocument(list).data;
+    expect(read.rows[0].price).toBe(1200.5);
+    expect(read.rows[1].price).toBeNull();
+    expect(read.rows).toHaveLength(list.data.rows.length - 1);
+    expect(read.description).toEqual([]);
+    expect(read.currency).toBe("USD");
+    const last = list.data.rows.length - 1;
+    expect(documentConversions(list).map((c) => `${c.field}: ${c.outcome}`)).toEqual([
+      "description: shown empty",
+      "currency: read as its default (“USD”)",
+      // Items of no shape are left out before the others' fields are read.
+      `rows[${last}]: left out`,
+      "rows[0].price: read as the number 1200.5",
+      "rows[1].price: shown empty",
+    ]);
+
+    const cases: [string, (doc: ReturnType<typeof demo>) => void, string, unknown][] = [
+      ["a slice zone that is an object", (d) => (d.data.slices = { not: "a list" }), "slices", []],
+      ["text turned into a group", (d) => (d.data.meta_title = [{ text: "x" }]), "meta_title", null],
       [
-        "a boolean as text",
-        (d) => (d.data.slices[1].primary.autoplay = "yes"),
-        "data.slices[1].primary.autoplay",
+        "a slice's primary that is text",
+        (d) => (d.data.slices[0].primary = "x"),
+        "slices[0].primary",
+        undefined,
       ],
+      ["a slice that is text", (d) => (d.data.slices[0] = "x"), "slices[0]", undefined],
+      ["an image that is text", (d) => (d.data.meta_image = "photo.jpg"), "meta_image", {}],
+      [
+        "a link that is not an address",
+        (d) => (d.data.canonical_url = "javascript:alert(1)"),
+        "canonical_url",
+        { link_type: "Any" },
+      ],
+      ["data that is a list", (d) => (d.data = ["x"]), "data", undefined],
     ];
-    for (const [name, change, path] of cases) {
+    for (const [name, change, field, value] of cases) {
       const doc = demo(ABOUT);
       change(doc);
-      const error = (() => {
-        try {
-          normalizeDocument(doc);
-        } catch (e) {
-          return e;
-        }
-      })();
-      expect(error, name).toBeInstanceOf(ContentShapeError);
-      expect((error as ContentShapeError).path, name).toBe(path);
-      expect((error as Error).message, name).toMatch(/does not fit its model .*publish it again$/);
-      // The route failure says it; no notice is made of it.
-      expect(documentNotices(doc), name).toEqual([]);
+      const read = normalizeDocument(doc);
+      if (value !== undefined) expect(read.data[field], name).toEqual(value);
+      expect(
+        documentConversions(doc).map((c) => c.field),
+        name,
+      ).toEqual([field]);
     }
+    // A slice of no shape is left out; a primary of no shape reads as every field empty.
+    const about = demo(ABOUT);
+    about.data.slices[0].primary = "x";
+    expect(normalizeDocument(about).data.slices[0].primary).toEqual({ heading: [], body: [], embed: {} });
+  });
+
+  it("reports nothing for an empty value of the old kind: nothing is lost", () => {
+    const page = demo(ABOUT);
+    page.data.title = "";
+    page.data.meta_title = [];
+    page.data.meta_image = "";
+    page.data.slices[0].primary.body = {};
+    const read = normalizeDocument(page).data;
+    expect([read.title, read.meta_title, read.meta_image, read.slices[0].primary.body]).toEqual([
+      [],
+      null,
+      {},
+      [],
+    ]);
+    expect(documentConversions(page)).toEqual([]);
   });
 });
 
@@ -140,6 +229,22 @@ describe("documentNotices", () => {
       "fallback",
       "unknown-variation",
       "unknown-slice",
+    ]);
+  });
+
+  it("tells editors what a field of another kind became, naming the field", () => {
+    const home = demo(HOME);
+    home.data.slices[1].primary.body = "One line of text";
+    home.data.meta_description = [{ type: "paragraph", text: "About us", spans: [] }];
+    expect(documentNotices(home).map((n) => [n.kind, describeNotice(n)])).toEqual([
+      [
+        "converted",
+        `page ${HOME} (home) slices[1].primary.body: has text in “slices[1].primary.body”, where the model has rich text (was the field's type changed?): shown as one paragraph; fill it in again and publish`,
+      ],
+      [
+        "converted",
+        `page ${HOME} (home) meta_description: has rich text in “meta_description”, where the model has text (was the field's type changed?): shown as its plain text; fill it in again and publish`,
+      ],
     ]);
   });
 

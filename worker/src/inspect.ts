@@ -129,7 +129,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         `last publish:        ${lastPublish ?? "none"}`,
         `refused documents:   ${refused === undefined ? "unknown (content API unreachable)" : refused.length === 0 ? "none" : `${refused.length}, fix their uid in Prismic and publish again:`}`,
         ...(refused ?? []).map((doc) => `  ${describeRefused(doc)}`),
-        `content notices:     ${notices === undefined ? "unknown (content API unreachable)" : notices.length === 0 ? "none" : `${notices.length}, pages render with a fallback or without a slice until an editor fixes and publishes these:`}`,
+        `content notices:     ${notices === undefined ? "unknown (content API unreachable)" : notices.length === 0 ? "none" : `${notices.length}, pages render with a fallback, a converted field or without a slice until an editor fixes and publishes these:`}`,
         ...(notices ?? []).map((notice) => `  ${describeNotice(notice)}`),
         ...describeRedirects(report?.redirects),
         `undelivered contact: ${undelivered.length === 0 ? "none" : `${undelivered.length} (each is archived under .pressroom/contact/ in storage):`}`,

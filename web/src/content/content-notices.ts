@@ -3,12 +3,14 @@ import { pageHeading, priceListHeading } from "../lib/page-meta.ts";
 import { HOME_UID } from "../routes.ts";
 import type { PageDocument, PriceListDocument, SettingsDocument } from "./content-source.ts";
 import { sliceModels } from "./models.ts";
-import { ContentShapeError, normalizeDocument } from "./normalize.ts";
+import { documentConversions, normalizeDocument } from "./normalize.ts";
 
 /**
  * What an editor should fix in a document the site renders anyway: a field the page needs that is
  * empty or absent (a field added to the model after the document was published), shown with a
- * fallback; a slice no component or variation renders, left out. Reported like a refused uid:
+ * fallback; a slice no component or variation renders, left out; a field holding a value of another
+ * kind than its model's (its type was changed after the document was published), converted or
+ * shown empty (normalize.ts). Reported like a refused uid:
  * logged (and counted) by the build and the publish that read the document, listed by
  * `pressroom status`, and shown on the page in preview (docs/editors.md, "When a page falls back").
  */
@@ -16,10 +18,13 @@ export interface ContentNotice {
   documentId: string;
   type: string;
   uid: string | null;
-  /** Where: a field (`title`, `header_navigation`) or a slice (`slices[2]`). */
+  /** Where: a field (`title`, `header_navigation`, `slices[0].primary.heading`) or a slice (`slices[2]`). */
   field: string;
-  /** `fallback`: shown with something else; `unknown-slice` / `unknown-variation`: left out. */
-  kind: "fallback" | "unknown-slice" | "unknown-variation";
+  /**
+   * `fallback`: shown with something else; `unknown-slice` / `unknown-variation`: left out;
+   * `converted`: a value of another kind than the model's, converted or shown empty.
+   */
+  kind: "fallback" | "unknown-slice" | "unknown-variation" | "converted";
   /** In the editor's words: what is missing and what visitors see instead. */
   message: string;
 }
@@ -33,13 +38,7 @@ const cache = new WeakMap<object, ContentNotice[]>();
 export function documentNotices(doc: PrismicDocument): readonly ContentNotice[] {
   let notices = cache.get(doc);
   if (!notices) {
-    try {
-      notices = find(normalizeDocument(doc), doc);
-    } catch (error) {
-      // A document that does not fit its model fails its render, which names the field (route failures).
-      if (!(error instanceof ContentShapeError)) throw error;
-      notices = [];
-    }
+    notices = find(normalizeDocument(doc), doc);
     cache.set(doc, notices);
   }
   return notices;
@@ -82,6 +81,7 @@ function find(doc: PrismicDocument, raw: PrismicDocument): ContentNotice[] {
     if (!settings.data.header_navigation.some((item) => item.label && item.link.link_type !== "Any"))
       note("header_navigation", "fallback", "has no header navigation: the header shows the brand only");
   }
+  conversionNotices(raw, note);
   return notices;
 }
 
@@ -108,4 +108,17 @@ function sliceNotices(
       );
     }
   });
+}
+
+/** Values of another kind than their model's (a field whose type changed), as normalize.ts read them. */
+function conversionNotices(
+  doc: PrismicDocument,
+  note: (field: string, kind: ContentNotice["kind"], message: string) => void,
+) {
+  for (const { field, found, expected, outcome } of documentConversions(doc))
+    note(
+      field,
+      "converted",
+      `has ${found} in “${field}”, where the model has ${expected} (was the field's type changed?): ${outcome}; fill it in again and publish`,
+    );
 }

@@ -3,7 +3,13 @@ export { type ContentNotice, describeNotice, documentNotices } from "./content-n
 export * from "./content-source.ts";
 export { type DocumentLinks, documentLinks } from "./document-links.ts";
 export { createMemorySource } from "./memory-source.ts";
-export { ContentShapeError, normalizeDocument, normalizeSlices, variationOf } from "./normalize.ts";
+export {
+  type Conversion,
+  documentConversions,
+  normalizeDocument,
+  normalizeSlices,
+  variationOf,
+} from "./normalize.ts";
 export {
   type RecordingOptions,
   type RecordingSource,

@@ -44,22 +44,15 @@ for (const [type, component] of Object.entries(components))
 const fallback = wrap(MissingSlice as unknown as ComponentType<AnyProps>) as ComponentType<any>;
 
 /**
- * Mocks of a model Slice Machine just changed may lack fields, as documents do: normalised alike. A
- * mock that does not fit its model at all is shown as sent, as before (the simulator is a helper).
+ * Mocks of a model Slice Machine just changed may lack fields or hold a field's old kind, as
+ * documents do: normalised alike (normalize.ts never throws).
  */
 function simulated(slices: unknown): Slice[] {
-  try {
-    return normalizeSlices(slices) as unknown as Slice[];
-  } catch {
-    return (Array.isArray(slices) ? slices : []) as Slice[];
-  }
+  return normalizeSlices(slices) as unknown as Slice[];
 }
 
 function Simulator(): ReactNode {
-  // Mocks of a model Slice Machine just changed may lack fields, as documents do: normalised alike.
-  const [slices, setSlices] = useState<Slice[]>(
-    () => normalizeSlices(manager.state.slices) as unknown as Slice[],
-  );
+  const [slices, setSlices] = useState<Slice[]>(() => simulated(manager.state.slices));
   const [message, setMessage] = useState(() => manager.state.message);
   useEffect(() => {
     manager.state.on(StateEventType.Slices, (next) => setSlices(simulated(next)), "pressroom-slices");

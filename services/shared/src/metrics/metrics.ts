@@ -116,7 +116,7 @@ export const failedRoutes = new Counter({
 
 export const contentNotices = new Counter({
   name: "pressroom_content_notices_total",
-  help: "What builds and publishes found editors should fix, once per document read, by kind: fallback (a field the page needs is empty or absent, shown with a fallback), unknown-slice, unknown-variation (left out). Listed by `pressroom status`.",
+  help: "What builds and publishes found editors should fix, once per document read, by kind: fallback (a field the page needs is empty or absent, shown with a fallback), unknown-slice, unknown-variation (left out), converted (a value of another kind than its field's model, converted or shown empty). Listed by `pressroom status`.",
   labelNames: ["kind"] as const,
   registers: [registry],
 });
