@@ -85,6 +85,17 @@ describe("the site server behind an edge", () => {
     expect(other.headers.get("cache-control")).toBe(CACHE_CONTROL.html);
   });
 
+  it("answers /home (the home page's uid as a path) like every redirect: kept by the edge, purged by its keys", async () => {
+    for (const path of ["/home", "/home/", "/home?utm_source=newsletter"]) {
+      const moved = await get(path);
+      expect(moved.status, path).toBe(301);
+      expect(moved.headers.get("location"), path).toBe(path.includes("?") ? "/?utm_source=newsletter" : "/");
+      // Without its keys, a copy the edge kept could outlive `pressroom purge --all`.
+      expect(moved.headers.get("surrogate-key"), path).toBe("/home all");
+      expect(moved.headers.get("cache-control"), path).toBe(CACHE_CONTROL.html);
+    }
+  });
+
   it("answers a missing page with the stored 404 page, kept by the edge like a page until it changes", async () => {
     const missing = await get("/careers", { accept: "text/html" });
     expect(missing.status).toBe(404);

@@ -65,8 +65,8 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
   healthRoutes(app, siteReadiness(store, options.contact));
 
   app.get("/*", async (request, reply) => {
-    const home = homeAliasTarget(request.url);
-    if (home) return reply.header("cache-control", "public, max-age=3600").redirect(home, 301);
+    // A redirect like any other: kept by the edge, purged by its route key (`/home`) or `all`.
+    if (homeAliasTarget(request.url)) return redirect(request, reply, "/");
     const path = decodePath(request);
     if (path === undefined) return notFound(request, reply);
     const extension = /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase();
