@@ -80,7 +80,9 @@ sub vcl_backend_response {
         unset beresp.http.Surrogate-Key;
     }
     # One object per URL whatever the visitor's Accept-Encoding: Varnish asks the site server for
-    # gzip and unzips for the few clients that do not take it.
+    # gzip and unzips for the few clients that do not take it (with http_gzip_support on, its
+    # default, Varnish already ignores Vary: Accept-Encoding when matching an object). The header
+    # is dropped so that no cache behind the edge splits the page by encoding either.
     if (beresp.http.Vary) {
         set beresp.http.Vary = regsuball(beresp.http.Vary, "(?i)(^|,)\s*accept-encoding\s*(?=,|$)", "");
         set beresp.http.Vary = regsub(beresp.http.Vary, "^\s*,\s*", "");
