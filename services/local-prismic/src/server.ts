@@ -80,5 +80,20 @@ export async function startContentService(
     },
     `local content service listening on ${url}`,
   );
-  return { app, store, url, close: () => app.close() };
+  return {
+    app,
+    store,
+    url,
+    // As the other servers close (services/shared/src/http/close-server.ts, which this service may
+    // not import): requests in flight get 2 s, then a client that never ends its request is cut.
+    close: async () => {
+      const cut = setTimeout(() => app.server.closeAllConnections(), 2_000);
+      cut.unref();
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(cut);
+      }
+    },
+  };
 }

@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
 import type { LogLevel, OpsConfig, PrismicConfig } from "#config";
 import { createContentClient, loadContentSchema } from "#content";
 import { ShuttingDownError } from "#errors";
+import { closeServer } from "#http/close-server.ts";
 import { edgeErrorOptions } from "#http/edge-errors.ts";
 // Request ids unique across restarts and replicas: an error page shows one to find its log line.
 import { newRequestId } from "#http/error-pages.ts";
@@ -90,7 +91,7 @@ export async function startPreview(options: PreviewOptions, logger: Logger): Pro
     close: async () => {
       shutdown.abort(new ShuttingDownError("the preview server"));
       await ops?.close();
-      await app.close();
+      await closeServer(app);
     },
   };
 }

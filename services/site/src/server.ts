@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
 import type { SiteConfig } from "#config";
+import { closeServer } from "#http/close-server.ts";
 import { edgeErrorOptions } from "#http/edge-errors.ts";
 // Request ids unique across restarts and replicas: an error page shows one to find its log line.
 import { newRequestId } from "#http/error-pages.ts";
@@ -71,7 +72,7 @@ export async function startSite(
     close: async () => {
       // HTTP first, so in-flight contact posts finish queueing; then the queue's Redis connection.
       await ops?.close();
-      await app.close();
+      await closeServer(app);
       await contact.close();
       await store.close();
     },

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
 import type { WebhookConfig } from "#config";
+import { closeServer } from "#http/close-server.ts";
 import { BARE_SECURITY_HEADERS, edgeErrorOptions } from "#http/edge-errors.ts";
 // Request ids unique across restarts and replicas: an error page shows one to find its log line.
 import { newRequestId } from "#http/error-pages.ts";
@@ -86,7 +87,7 @@ export async function startWebhook(
     // HTTP first, so in-flight deliveries finish enqueueing; then the queue and its Redis connection.
     close: async () => {
       await ops?.close();
-      await app.close();
+      await closeServer(app);
       await enqueuer.close();
     },
   };

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
 import type { OpsConfig } from "../config/index.ts";
+import { closeServer } from "../http/close-server.ts";
 import { listeningUrl } from "../http/listening-url.ts";
 import type { Logger } from "../logger.ts";
 import { collectProcessMetrics, registry } from "../metrics/registry.ts";
@@ -60,5 +61,5 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
   }
   const url = listeningUrl(app.server, options.ops.host, options.ops.port);
   log.info({ url }, `ops listener on ${url} (${OPS_PREFIX}/metrics, healthz, readyz)`);
-  return { app, url, close: () => app.close() };
+  return { app, url, close: () => closeServer(app) };
 }
