@@ -6,7 +6,14 @@ import type { Logger } from "../logger.ts";
 import { defaultCacheControl } from "../site/manifest.ts";
 import { sha256 } from "./content-hash.ts";
 import { contentTypeFor } from "./content-types.ts";
-import { errorCode, pruneEmptyFolders, removeFile, walkFiles, writeFileAtomic } from "./fs-files.ts";
+import {
+  errorCode,
+  pruneEmptyFolders,
+  removeFile,
+  removeFileIfPresent,
+  walkFiles,
+  writeFileAtomic,
+} from "./fs-files.ts";
 import { META_FOLDER, readSidecar, type Sidecar, sidecarFor } from "./fs-sidecar.ts";
 import { removeStaleTempFiles } from "./fs-temp-cleanup.ts";
 import { KeyedLock } from "./keyed-lock.ts";
@@ -120,7 +127,7 @@ export function createFsStore(root: string, options: { logger?: Logger } = {}): 
           if (implied) {
             await writeFileAtomic(bodyPath(key), input.body, { stats: false });
             // What an earlier put of the key left (a redirect, now a page) would no longer be current.
-            await removeFile(metaPath(key));
+            removeFileIfPresent(metaPath(key));
           } else {
             const file = await writeFileAtomic(bodyPath(key), input.body);
             await writeFileAtomic(metaPath(key), sidecarFor(file, input));
