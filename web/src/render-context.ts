@@ -1,4 +1,5 @@
 import type { SiteAssets } from "./assets.ts";
+import type { FragmentCache } from "./components/shared-markup.tsx";
 import type { ContentSource } from "./content/index.ts";
 
 /** The part of a pino logger a render uses (a pino logger or child fits). */
@@ -20,6 +21,11 @@ export interface RenderContext {
   logger?: RenderLogger;
   /** URLs per sitemap file before `/sitemap.xml` becomes an index (default SITEMAP_URL_LIMIT, 50,000; tests lower it). */
   sitemapUrlLimit?: number;
+  /**
+   * Keeps the markup many pages share (footer, navigation, cookie notice) between renders
+   * (components/shared-markup.tsx): the build's render threads and the worker's publishes pass one.
+   */
+  fragments?: FragmentCache;
 }
 
 export interface RenderResult {

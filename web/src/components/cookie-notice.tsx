@@ -17,11 +17,23 @@ import { RichText } from "./rich-text.tsx";
 export function CookieNotice({ settings }: { settings: SettingsDocument }): ReactNode {
   const { cookie_notice_text, cookie_policy_link } = settings.data;
   if (!isFilled.richText(cookie_notice_text)) return null;
-  const props: CookieNoticeProps = { html: renderToStaticMarkup(<RichText field={cookie_notice_text} />) };
-  const { href, target, rel } = asLinkAttrs(cookie_policy_link);
-  if (isSafeHref(href) && !linksTo(cookie_notice_text, href))
-    props.policy = { href, ...(target ? { target } : {}), ...(rel ? { rel } : {}) };
-  return <Island name="cookie-notice" id="cookie-notice" component={CookieNoticeView} props={props} />;
+  const props = (): CookieNoticeProps => {
+    const made: CookieNoticeProps = { html: renderToStaticMarkup(<RichText field={cookie_notice_text} />) };
+    const { href, target, rel } = asLinkAttrs(cookie_policy_link);
+    if (isSafeHref(href) && !linksTo(cookie_notice_text, href))
+      made.policy = { href, ...(target ? { target } : {}), ...(rel ? { rel } : {}) };
+    return made;
+  };
+  // The same on every page of the site: rendered once per settings document (shared-markup.tsx).
+  return (
+    <Island
+      name="cookie-notice"
+      id="cookie-notice"
+      component={CookieNoticeView}
+      props={props}
+      shared={{ source: settings, key: "" }}
+    />
+  );
 }
 
 /** Whether a hyperlink in the text already points to `href`. */

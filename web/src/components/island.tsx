@@ -1,5 +1,7 @@
-import type { ComponentType, ReactNode } from "react";
+import { type ComponentType, type ReactNode, useContext } from "react";
+import { renderToString } from "react-dom/server";
 import { jsonForScript } from "../lib/json-script.ts";
+import { FragmentCacheContext } from "./shared-markup.tsx";
 
 export interface IslandProps<P extends object> {
   /** The island's name: its chunk is `web/src/browser/islands/<name>.client.tsx`. */
@@ -12,9 +14,18 @@ export interface IslandProps<P extends object> {
    * function of them (no `@prismicio/client`, nothing server-side).
    */
   component: ComponentType<P>;
-  /** Serialized next to the markup for the browser to hydrate from. */
-  props: P;
+  /**
+   * Serialized next to the markup for the browser to hydrate from. A function is called only when
+   * the island is rendered, not when its markup comes from the fragment cache (`shared`).
+   */
+  props: P | (() => P);
   className?: string;
+  /**
+   * The island is the same on every page with this source and key (shared-markup.tsx): with a
+   * fragment cache in context, its markup and props are rendered once and kept. The key must name
+   * everything the props depend on besides the source.
+   */
+  shared?: { source: object; key: string };
 }
 
 /**
@@ -28,17 +39,47 @@ export function Island<P extends object>({
   component: View,
   props,
   className,
+  shared,
 }: IslandProps<P>): ReactNode {
+  const cache = useContext(FragmentCacheContext);
+  let resolved: P | undefined;
+  const propsNow = (): P => {
+    resolved ??= typeof props === "function" ? (props as () => P)() : props;
+    return resolved;
+  };
+  if (cache && shared) {
+    const key = `island:${id}:${shared.key}`;
+    const view = cache.markup(shared.source, `${key}:view`, () => renderToString(<View {...propsNow()} />));
+    const json = cache.markup(shared.source, `${key}:props`, () => jsonForScript(propsNow()));
+    if (view !== undefined && json !== undefined)
+      return (
+        <>
+          <div
+            data-island={name}
+            data-island-id={id}
+            className={className}
+            // biome-ignore lint/security/noDangerouslySetInnerHtml: the island's view as React rendered it for these props
+            dangerouslySetInnerHTML={{ __html: view }}
+          />
+          <script
+            type="application/json"
+            data-island-props={id}
+            // biome-ignore lint/security/noDangerouslySetInnerHtml: JSON with < > & escaped by jsonForScript
+            dangerouslySetInnerHTML={{ __html: json }}
+          />
+        </>
+      );
+  }
   return (
     <>
       <div data-island={name} data-island-id={id} className={className}>
-        <View {...props} />
+        <View {...propsNow()} />
       </div>
       <script
         type="application/json"
         data-island-props={id}
         // biome-ignore lint/security/noDangerouslySetInnerHtml: JSON with < > & escaped by jsonForScript
-        dangerouslySetInnerHTML={{ __html: jsonForScript(props) }}
+        dangerouslySetInnerHTML={{ __html: jsonForScript(propsNow()) }}
       />
     </>
   );

@@ -16,8 +16,17 @@ type NavItem = SettingsDocument["data"]["header_navigation"][number];
  * `<details>` disclosure that opens and closes without JavaScript; the live
  * island replaces it with a button and panel (islands/mobile-menu.client.tsx).
  */
-export function MobileMenu({ items, currentPath }: { items: NavItem[]; currentPath: string }): ReactNode {
-  const props: MobileMenuProps = { items: items.flatMap((item) => menuItem(item, currentPath)) };
+export function MobileMenu({
+  items,
+  currentPath,
+  shared,
+}: {
+  items: NavItem[];
+  currentPath: string;
+  /** Pages with this source and key show the same menu (shared-markup.tsx). */
+  shared?: { source: object; key: string };
+}): ReactNode {
+  const props = (): MobileMenuProps => ({ items: items.flatMap((item) => menuItem(item, currentPath)) });
   return (
     <Island
       name="mobile-menu"
@@ -25,6 +34,7 @@ export function MobileMenu({ items, currentPath }: { items: NavItem[]; currentPa
       className="mobile-menu"
       component={MobileMenuView}
       props={props}
+      {...(shared ? { shared } : {})}
     />
   );
 }

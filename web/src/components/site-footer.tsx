@@ -5,6 +5,7 @@ import { copyrightYear } from "../lib/copyright-year.ts";
 import { formatPhone } from "../lib/format-phone.ts";
 import { AppLink } from "./app-link.tsx";
 import { RichText, richTextComponents } from "./rich-text.tsx";
+import { SharedMarkup } from "./shared-markup.tsx";
 import { NETWORK_NAMES, SocialIcon } from "./social-icon.tsx";
 
 // Address paragraphs are lines of one postal address, not paragraphs of prose.
@@ -13,16 +14,25 @@ const addressComponents = richTextComponents({
 });
 
 export function SiteFooter({ settings }: { settings: SettingsDocument }): ReactNode {
+  const year = copyrightYear();
+  // The same on every page of the year: rendered once per settings document (shared-markup.tsx).
+  return (
+    <SharedMarkup as="footer" className="site-footer" source={settings} cacheKey={String(year)}>
+      {() => <FooterContent settings={settings} year={year} />}
+    </SharedMarkup>
+  );
+}
+
+function FooterContent({ settings, year }: { settings: SettingsDocument; year: number }): ReactNode {
   const data = settings.data;
   const brand = data.brand_name ?? "";
   const phone = data.contact_phone ? formatPhone(data.contact_phone) : null;
   const email = data.contact_email?.trim();
   const links = data.footer_navigation.filter((item) => item.label && isFilled.link(item.link));
   const socials = data.social_links.filter((item) => item.network && isFilled.link(item.link));
-  const year = copyrightYear();
   const holder = data.copyright_holder ?? brand;
   return (
-    <footer className="site-footer">
+    <>
       <div className="container site-footer__grid">
         <div className="site-footer__contact">
           <p className="site-footer__brand">{brand}</p>
@@ -79,6 +89,6 @@ export function SiteFooter({ settings }: { settings: SettingsDocument }): ReactN
       <div className="container site-footer__bottom">
         <p className="copyright">{`© ${year} ${holder}`}</p>
       </div>
-    </footer>
+    </>
   );
 }

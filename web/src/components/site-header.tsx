@@ -4,6 +4,7 @@ import type { SettingsDocument } from "../content/index.ts";
 import { AppLink } from "./app-link.tsx";
 import { ContentImage } from "./content-image.tsx";
 import { MobileMenu } from "./mobile-menu.tsx";
+import { SharedMarkup } from "./shared-markup.tsx";
 
 export type NavItem = SettingsDocument["data"]["header_navigation"][number];
 
@@ -18,6 +19,9 @@ export function SiteHeader({ settings, currentPath }: { settings: SettingsDocume
   const brand = brand_name ?? "";
   const wordmark = isFilled.image(logo) && logo.dimensions.width >= WORDMARK_RATIO * logo.dimensions.height;
   const items = header_navigation.filter((item) => item.label && isFilled.link(item.link));
+  // The navigation differs between pages only in the entry marked current: one variant per entry,
+  // and one for every page the navigation does not list (shared-markup.tsx).
+  const variant = items.some((item) => asLink(item.link) === currentPath) ? currentPath : "";
   return (
     <header className="site-header">
       <div className="container site-header__inner">
@@ -27,10 +31,16 @@ export function SiteHeader({ settings, currentPath }: { settings: SettingsDocume
         </a>
         {items.length > 0 ? (
           <>
-            <nav className="site-nav" aria-label="Main">
-              <NavList items={items} currentPath={currentPath} className="site-nav__list" />
-            </nav>
-            <MobileMenu items={items} currentPath={currentPath} />
+            <SharedMarkup
+              as="nav"
+              className="site-nav"
+              aria-label="Main"
+              source={settings}
+              cacheKey={variant}
+            >
+              {() => <NavList items={items} currentPath={currentPath} className="site-nav__list" />}
+            </SharedMarkup>
+            <MobileMenu items={items} currentPath={currentPath} shared={{ source: settings, key: variant }} />
           </>
         ) : null}
       </div>

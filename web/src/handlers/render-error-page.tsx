@@ -1,7 +1,7 @@
 import { recordingSource } from "../content/index.ts";
 import { ErrorView } from "../pages/error-view.tsx";
 import { HTML_CONTENT_TYPE, type RenderContext, type RenderResult } from "../render-context.ts";
-import { renderHtml } from "../render-html.ts";
+import { renderHtml } from "../render-html.tsx";
 import type { ServerErrorStatus } from "../routes.ts";
 
 /**
@@ -20,6 +20,7 @@ export async function renderErrorPage(ctx: RenderContext, status: ServerErrorSta
       mode={ctx.mode}
       status={status}
     />,
+    ctx.fragments,
   );
   return { status, html, contentType: HTML_CONTENT_TYPE, dependencies: recorder.dependencies() };
 }

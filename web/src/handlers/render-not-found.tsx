@@ -1,7 +1,7 @@
 import { recordingSource } from "../content/index.ts";
 import { NotFoundView } from "../pages/not-found-view.tsx";
 import { HTML_CONTENT_TYPE, type RenderContext, type RenderResult } from "../render-context.ts";
-import { renderHtml } from "../render-html.ts";
+import { renderHtml } from "../render-html.tsx";
 
 /**
  * The 404 page. Every unmatched path gets these same bytes (stored once, as
@@ -15,6 +15,7 @@ export async function renderNotFound(ctx: RenderContext): Promise<RenderResult> 
   const settings = await recorder.source.getSettings();
   const html = renderHtml(
     <NotFoundView settings={settings} siteUrl={ctx.siteUrl} assets={ctx.assets} mode={ctx.mode} />,
+    ctx.fragments,
   );
   return { status: 404, html, contentType: HTML_CONTENT_TYPE, dependencies: recorder.dependencies() };
 }

@@ -7,7 +7,7 @@ import {
   type RenderResult,
   type RenderTrace,
 } from "../render-context.ts";
-import { renderHtml } from "../render-html.ts";
+import { renderHtml } from "../render-html.tsx";
 import { HOME_UID } from "../routes.ts";
 import { loadSliceContext } from "../slice-loader.ts";
 
@@ -56,6 +56,7 @@ export async function renderPage(
       mode={ctx.mode}
       path={uid === HOME_UID ? "/" : path}
     />,
+    ctx.fragments,
   );
   return {
     status: 200,

@@ -7,7 +7,7 @@ import {
   type RenderResult,
   type RenderTrace,
 } from "../render-context.ts";
-import { renderHtml } from "../render-html.ts";
+import { renderHtml } from "../render-html.tsx";
 import { PRICE_LIST_INDEX_ROUTE } from "../routes.ts";
 
 import { renderNotFound } from "./render-not-found.tsx";
@@ -35,6 +35,7 @@ export async function renderPriceList(
       mode={ctx.mode}
       path={path}
     />,
+    ctx.fragments,
   );
   return {
     status: 200,
@@ -61,6 +62,7 @@ export async function renderPriceListIndex(ctx: RenderContext): Promise<RenderRe
       mode={ctx.mode}
       path={PRICE_LIST_INDEX_ROUTE}
     />,
+    ctx.fragments,
   );
   return { status: 200, html, contentType: HTML_CONTENT_TYPE, dependencies: recorder.dependencies() };
 }

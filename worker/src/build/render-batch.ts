@@ -2,6 +2,7 @@ import type { PrismicDocument } from "@prismicio/client";
 import { sha256 } from "#storage";
 import type { SiteAssets } from "#web/assets.ts";
 import { islandsIn } from "#web/browser-bundle.ts";
+import { createFragmentCache } from "#web/components/shared-markup.tsx";
 import { type ContentNotice, createMemorySource, documentNotices } from "#web/content/index.ts";
 import { type RenderLogger, renderRoute } from "#web/render.ts";
 import { keyForRoute, routeForDocument, routeProblem } from "#web/routes.ts";
@@ -49,6 +50,11 @@ export interface RenderedRoute {
 }
 
 const utf8 = new TextEncoder();
+/**
+ * The site's frame (footer, navigation, cookie notice), rendered once per settings document on
+ * this thread: every batch of a build hands the same settings object (shared-markup.tsx).
+ */
+const fragments = createFragmentCache();
 
 /** A route whose render threw: the build keeps its stored page and goes on with the others. */
 export interface FailedRender {
@@ -163,6 +169,7 @@ export async function renderBatch(
         mode: "production",
         ...(shared.sitemapUrlLimit ? { sitemapUrlLimit: shared.sitemapUrlLimit } : {}),
         ...(logger ? { logger } : {}),
+        fragments,
       });
     } catch (error) {
       // A retryable error is not the route's (the content API is not called here, but a source

@@ -3,6 +3,7 @@ import type { Logger } from "#logger";
 import { CACHE_CONTROL } from "#manifest/manifest.ts";
 import { observeRender, observeRenderMs } from "#metrics/metrics.ts";
 import { sha256 } from "#storage";
+import { createFragmentCache } from "#web/components/shared-markup.tsx";
 import { type ContentSource, createClientSource } from "#web/content/index.ts";
 import { renderRoute } from "#web/render.ts";
 import { isSitemapRoute, keyForRoute, NOT_FOUND_ROUTE } from "#web/routes.ts";
@@ -65,6 +66,8 @@ export async function renderRoutes(
   };
   // The sitemap as an index names its parts: the ones not planned (new parts) are rendered after.
   const parts = new Set<string>();
+  // The site's frame, rendered once per settings document for the routes of this publish.
+  const fragments = createFragmentCache();
   const renderOne = async (route: string) => {
     const renderStarted = performance.now();
     let result: Awaited<ReturnType<typeof renderRoute>>;
@@ -76,6 +79,7 @@ export async function renderRoutes(
         assets: ctx.assets,
         mode: "production",
         logger: job.log,
+        fragments,
       });
     } catch (error) {
       // A content API hiccup fails the publish (retried with backoff); anything else is this
