@@ -299,22 +299,40 @@ function blockTypeFor(config: Obj): string {
 
 const isWebAddress = (text: string): boolean => /^https?:\/\/\S+$/i.test(text) && URL.canParse(text);
 
-/** Blocks with a `type`; text blocks with their text and spans. A block of no known shape is left out. */
+/**
+ * Blocks with a `type`; text blocks with their text and spans. A block of no known shape is left
+ * out. A block already in shape is kept as it is, and so is the list when every block is (what
+ * Prismic sends for a document of today's model: a build normalises every page, copying nothing).
+ */
 function richText(value: unknown[]): Obj[] {
-  const blocks: Obj[] = [];
-  for (const block of value) {
-    if (!isBlock(block)) continue;
-    if (block.type === "image") blocks.push(image(block));
-    else if (block.type === "embed")
-      blocks.push({ ...block, oembed: isObject(block.oembed) ? block.oembed : {} });
-    else
-      blocks.push({
-        ...block,
-        text: typeof block.text === "string" ? block.text : "",
-        spans: Array.isArray(block.spans) ? block.spans.filter(isSpan) : [],
-      });
+  let blocks: Obj[] | undefined;
+  for (let i = 0; i < value.length; i++) {
+    const block = value[i];
+    const shaped = isBlock(block) ? blockInShape(block) : undefined;
+    if (shaped === block) {
+      blocks?.push(block as Obj);
+      continue;
+    }
+    blocks ??= value.slice(0, i) as Obj[];
+    if (shaped) blocks.push(shaped);
   }
-  return blocks.filter((block) => block.type !== "image" || typeof block.url === "string");
+  return blocks ?? (value as Obj[]);
+}
+
+/** `block` itself when it is in shape, a mended copy, or undefined (an image without its url: left out). */
+function blockInShape(block: Obj): Obj | undefined {
+  if (block.type === "image") {
+    const shaped = image(block);
+    return typeof shaped.url === "string" ? shaped : undefined;
+  }
+  if (block.type === "embed") return isObject(block.oembed) ? block : { ...block, oembed: {} };
+  const spans = block.spans;
+  if (typeof block.text === "string" && Array.isArray(spans) && spans.every(isSpan)) return block;
+  return {
+    ...block,
+    text: typeof block.text === "string" ? block.text : "",
+    spans: Array.isArray(spans) ? spans.filter(isSpan) : [],
+  };
 }
 
 /**
@@ -327,7 +345,8 @@ function image(value: Obj): Obj {
   const dimensions = value.dimensions;
   if (!isObject(dimensions) || !isSize(dimensions.width) || !isSize(dimensions.height))
     return value.type === "image" ? { type: "image" } : {};
-  return { ...value, alt: typeof value.alt === "string" ? value.alt : null };
+  if (typeof value.alt === "string" || value.alt === null) return value;
+  return { ...value, alt: null };
 }
 
 function dataFieldsOf(model: CustomTypeModel): Fields {
