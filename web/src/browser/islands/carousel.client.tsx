@@ -31,6 +31,12 @@ export default function CarouselIsland(props: CarouselProps): ReactNode {
     if (!viewport || slides.length < 2) return;
     const motion = window.matchMedia(REDUCED_MOTION);
     const still = motion.matches;
+    // The server's list has a scrollbar of its own where the platform's scrollbars take room
+    // (classic ones: ~10 px on Windows and Linux); Swiper's row has none. Its height stays under
+    // the slides (slices.css), so the carousel keeps its height and nothing below it moves up.
+    const track = viewport.querySelector<HTMLElement>(".carousel__track");
+    const scrollbar = track ? track.offsetHeight - track.clientHeight : 0;
+    viewport.style.setProperty("--carousel-scrollbar", `${scrollbar}px`);
     const swiper = new Swiper(viewport, {
       modules: [Autoplay, A11y],
       wrapperClass: "carousel__track",
@@ -64,9 +70,16 @@ export default function CarouselIsland(props: CarouselProps): ReactNode {
     };
     setSwipeDistance();
     swiper.on("resize", setSwipeDistance);
-    // The slide a visitor sees changed (not Swiper's own loop re-positioning, which also fires
-    // slideChange, e.g. when late images resize the track): that starts the 500 ms throttle.
+    // The slide a visitor sees changed: that starts the 500 ms throttle. realIndex is the slide's
+    // own index (in loop mode too, wherever Swiper has moved the slide); not slideChange, which
+    // Swiper also fires when it places the loop again on the same slide (after a resize, e.g. its
+    // ResizeObserver's first report). Swiper 14 already emits realIndexChange only for a new
+    // realIndex; the check holds to that whatever Swiper does, so that a visitor's click is never
+    // thrown away for a re-placement.
+    let shown = swiper.realIndex;
     swiper.on("realIndexChange", () => {
+      if (swiper.realIndex === shown) return;
+      shown = swiper.realIndex;
       lastChange.current = performance.now();
     });
     swiper.on("autoplayStart", () => setPlaying(true));
