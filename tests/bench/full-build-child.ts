@@ -9,7 +9,7 @@ import type { PrismicDocument } from "@prismicio/client";
 import { pino } from "pino";
 import { createElement } from "react";
 import { renderToString } from "react-dom/server";
-import { limitHeapGrowth } from "#heap-growth";
+import { BUILD_HEAP_GROWING_PERCENT, limitHeapGrowth } from "#heap-growth";
 import { createSiteStore } from "#storage";
 import { buildSiteAssets } from "#web/assets.ts";
 import { createMemorySource, type PageDocument, type SettingsDocument } from "#web/content/index.ts";
@@ -20,7 +20,7 @@ import { listDocuments } from "#worker/build/list-documents.ts";
 import { localContentClient } from "../support/content-client.ts";
 
 // As bin/pressroom.js does for `pressroom build`, and for the floor too: both run with the same heaps.
-limitHeapGrowth();
+limitHeapGrowth(BUILD_HEAP_GROWING_PERCENT);
 const [mode, endpoint, storageDir] = process.argv.slice(2);
 if (!endpoint) throw new Error("usage: full-build-child.ts build|floor <endpoint> [storageDir]");
 const logger = pino({ level: "warn" });

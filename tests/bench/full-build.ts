@@ -6,7 +6,7 @@
  * Prints wall time and CPU seconds (all threads of the build process; the main thread apart) of
  * a first build and of a rebuild with nothing changed, each against the floor's, per page.
  *
- *   npm run bench:full-build            (PAGES=2000 npm run bench:full-build for a quick run)
+ *   npm run bench:full-build            (PAGES=2000 ROUNDS=1 npm run bench:full-build for a quick run)
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { rmSync } from "node:fs";
@@ -17,6 +17,7 @@ import { type BuildResult, childResult } from "./processes.ts";
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PAGES = Number(process.env.PAGES ?? 10_000);
 const PRICE_LISTS = 20;
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const work = join(process.env.TMPDIR ?? join(ROOT, ".tmp"), `bench-full-build-${PAGES}`);
 const repo = join(work, "repo");
 const tsx = ["--import", "tsx"];
@@ -65,58 +66,79 @@ try {
     );
     return childResult<T>(out);
   };
-  const first = child<BuildResult>("build", endpoint, join(work, "site"));
-  const second = child<BuildResult>("build", endpoint, join(work, "site"));
-  const floor = child<Floor>("floor", endpoint);
+  // Rounds of (first build into an empty folder, rebuild, floor), each against its own round's floor:
+  // this machine's speed drifts by 10-20 % between minutes, so one run proves little (issue 22).
+  const rounds = Array.from({ length: ROUNDS }, (_, round) => {
+    rmSync(join(work, "site"), { recursive: true, force: true });
+    const first = child<BuildResult>("build", endpoint, join(work, "site"));
+    const second = child<BuildResult>("build", endpoint, join(work, "site"));
+    const floor = child<Floor>("floor", endpoint);
+    console.error(`round ${round + 1} of ${ROUNDS} done`);
+    return { first, second, floor };
+  });
 
   // Per 1,000 pages: the build's routes are the pages plus the price lists and listings (~0.3 %).
   const perThousand = (seconds: number, pages: number) => ((seconds / pages) * 1000).toFixed(2);
-  const floorCpu = floor.cpuSeconds / floor.pages;
-  const floorWall = floor.ms / 1000 / floor.pages;
-  const row = (label: string, run: BuildResult) => {
+  const ratios = (run: BuildResult, floor: Floor) => ({
+    wall: run.summary.durationMs / 1000 / run.summary.routes / (floor.ms / 1000 / floor.pages),
+    cpu: run.cpuSeconds / run.summary.routes / (floor.cpuSeconds / floor.pages),
+  });
+  const row = (label: string, run: BuildResult, floor: Floor) => {
     const s = run.summary;
     const wall = s.durationMs / 1000;
     const render = run.renderCpuSeconds.map((seconds) => seconds.toFixed(2)).join(" + ");
+    const ratio = ratios(run, floor);
     return [
       label,
       `${s.rendered} rendered, ${s.reused} reused, ${s.written} written`,
-      `${wall.toFixed(2)} s · ${(wall / s.routes / floorWall).toFixed(2)}× floor`,
-      `${run.cpuSeconds.toFixed(2)} s (main ${run.mainCpuSeconds.toFixed(2)}, render ${render}, helpers ${run.helperCpuSeconds.toFixed(2)}, of which in the kernel ${run.helperSystemSeconds.toFixed(2)}) · ${perThousand(run.cpuSeconds, s.routes)} s per 1,000 · **${(run.cpuSeconds / s.routes / floorCpu).toFixed(2)}× floor**`,
+      `${wall.toFixed(2)} s · ${ratio.wall.toFixed(2)}× floor`,
+      `${run.cpuSeconds.toFixed(2)} s (main ${run.mainCpuSeconds.toFixed(2)}, render ${render}, helpers ${run.helperCpuSeconds.toFixed(2)}, of which in the kernel ${run.helperSystemSeconds.toFixed(2)}) · ${perThousand(run.cpuSeconds, s.routes)} s per 1,000 · **${ratio.cpu.toFixed(2)}× floor**`,
       `${run.maxRssMB} MB`,
     ];
   };
-  const rows = [
-    row(
-      `full build (empty folder, ${first.summary.renderThreads} render thread${first.summary.renderThreads === 1 ? "" : "s"})`,
-      first,
-    ),
-    row("rebuild (nothing changed)", second),
-    [
-      "floor: bare renderToString, one thread",
-      `${floor.pages} pages`,
-      `${(floor.ms / 1000).toFixed(2)} s`,
-      `${floor.cpuSeconds.toFixed(2)} s · ${perThousand(floor.cpuSeconds, floor.pages)} s per 1,000`,
-      `${floor.maxRssMB} MB`,
-    ],
-  ];
   console.log(
-    `\nFull build, ${PAGES} pages + ${PRICE_LISTS} price lists, Node ${process.version}, ${(await import("node:os")).cpus().length} cores`,
+    `\nFull build, ${PAGES} pages + ${PRICE_LISTS} price lists, Node ${process.version}, ${(await import("node:os")).cpus().length} cores, ${ROUNDS} round${ROUNDS === 1 ? "" : "s"}`,
   );
   console.log(
-    "| run | routes | wall | CPU (all threads of the build process) | peak RSS |\n|---|---|---|---|---|",
+    "| round | run | routes | wall | CPU (all threads of the build process) | peak RSS |\n|---|---|---|---|---|---|",
   );
-  for (const line of rows) console.log(`| ${line.join(" | ")} |`);
-  const ratio = (run: BuildResult) => run.summary.durationMs / 1000 / run.summary.routes / floorWall;
-  const cpuRatio = (run: BuildResult) => run.cpuSeconds / run.summary.routes / floorCpu;
-  const peak = Math.max(first.maxRssMB, second.maxRssMB);
+  rounds.forEach(({ first, second, floor }, index) => {
+    const threads = `${first.summary.renderThreads} render thread${first.summary.renderThreads === 1 ? "" : "s"}`;
+    const rows = [
+      row(`full build (empty folder, ${threads})`, first, floor),
+      row("rebuild (nothing changed)", second, floor),
+      [
+        "floor: bare renderToString, one thread",
+        `${floor.pages} pages`,
+        `${(floor.ms / 1000).toFixed(2)} s`,
+        `${floor.cpuSeconds.toFixed(2)} s · ${perThousand(floor.cpuSeconds, floor.pages)} s per 1,000`,
+        `${floor.maxRssMB} MB`,
+      ],
+    ];
+    for (const line of rows) console.log(`| ${index + 1} | ${line.join(" | ")} |`);
+  });
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2
+      ? (sorted[middle] as number)
+      : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  };
+  const range = (values: number[]) =>
+    `median ${median(values).toFixed(2)}× (${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}×)`;
+  const firsts = rounds.map(({ first, floor }) => ratios(first, floor));
+  const seconds = rounds.map(({ second, floor }) => ratios(second, floor));
+  const peak = Math.max(...rounds.flatMap(({ first, second }) => [first.maxRssMB, second.maxRssMB]));
   console.log(
-    `\nfull build: ${first.summary.pagesPerSecond} pages/s, wall ${ratio(first).toFixed(2)}× the floor's (target ≤ 1.5×), CPU ${cpuRatio(first).toFixed(2)}× the floor's per page (target ≤ 2×)`,
+    `\nfull build: ${median(rounds.map(({ first }) => first.summary.pagesPerSecond))} pages/s, wall ${range(firsts.map((r) => r.wall))} the floor's (target ≤ 1.5×), CPU ${range(firsts.map((r) => r.cpu))} the floor's per page (target ≤ 2×)`,
   );
   console.log(
-    `rebuild:    ${(first.summary.durationMs / second.summary.durationMs).toFixed(2)}× faster than the first build (target ≥ 2×), CPU ${cpuRatio(second).toFixed(2)}× the floor's per page`,
+    `rebuild:    ${range(rounds.map(({ first, second }) => first.summary.durationMs / second.summary.durationMs))} faster than the first build (target ≥ 2×), CPU ${range(seconds.map((r) => r.cpu))} the floor's per page`,
   );
-  console.log(`peak RSS of a build: ${peak} MB (target < 300 MB); average page ${floor.avgKB} KB`);
-  console.log(`command: ${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}npm run bench:full-build`);
+  console.log(`peak RSS of a build: ${peak} MB (target < 300 MB); average page ${rounds[0]?.floor.avgKB} KB`);
+  console.log(
+    `command: ${[PAGES === 10_000 ? "" : `PAGES=${PAGES}`, ROUNDS === 3 ? "" : `ROUNDS=${ROUNDS}`].filter(Boolean).join(" ")}${PAGES === 10_000 && ROUNDS === 3 ? "" : " "}npm run bench:full-build`,
+  );
 } finally {
   stop(content);
 }

@@ -11,6 +11,16 @@ import { setFlagsFromString } from "node:v8";
 export const HEAP_GROWING_PERCENT = 30;
 
 /**
+ * The same for a one-shot build (`pressroom build`, `pressroom verify`), which renders every page and
+ * ends: a full collection every 30 % of growth cost a 10,000-page build 15–20 % of its CPU (V8's
+ * concurrent marking of the whole heap, tens of times) for no lower peak. Measured in paired runs:
+ * CPU 20.2 s (median of 5) against 22.9 s at 30 %, peak RSS 248–258 MB against 243–259 MB; at 100 %
+ * the CPU was the same and the peak 259–276 MB (docs/benchmarks.md, issue 22). A worker keeps 30 %:
+ * its peak is a fan-out's, measured at that setting.
+ */
+export const BUILD_HEAP_GROWING_PERCENT = 60;
+
+/**
  * Sets the growth factor of every V8 heap of this process (main thread and render threads) to
  * `1 + percent / 100` (V8's `--heap-growing-percent`, which replaces the factor V8 would compute),
  * without lowering any heap's limit: a large site still gets the heap it needs, it is collected
