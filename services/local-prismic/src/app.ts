@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { FastifyInstance, FastifyReply } from "fastify";
+import { createAnswerCache } from "./answer-cache.ts";
 import { ASSET_BASE_PLACEHOLDER } from "./demo.ts";
 import { EditRejectedError } from "./errors.ts";
 import type { Models } from "./models.ts";
@@ -24,6 +25,8 @@ export interface ContentAppOptions {
   imagesDir: string;
   /** How the API root looks; tests use it to answer a root as some real repositories do. */
   apiRoot?: ApiRootSwitch;
+  /** Bytes of search answers kept at immutable refs (answer-cache.ts); default 128 MiB, 0 keeps none. */
+  answerCacheBytes?: number;
 }
 
 /**
@@ -59,11 +62,11 @@ export async function contentApp(app: FastifyInstance, options: ContentAppOption
       apiUrl: `${options.publicUrl()}/api`,
     };
 
+  const serializeJson = (body: unknown) =>
+    JSON.stringify(body).replaceAll(ASSET_BASE_PLACEHOLDER, `${options.publicUrl()}/assets`);
   const sendJson = (reply: FastifyReply, status: number, body: unknown) =>
-    reply
-      .code(status)
-      .type("application/json; charset=utf-8")
-      .send(JSON.stringify(body).replaceAll(ASSET_BASE_PLACEHOLDER, `${options.publicUrl()}/assets`));
+    reply.code(status).type("application/json; charset=utf-8").send(serializeJson(body));
+  const answers = createAnswerCache(options.answerCacheBytes);
 
   // Where Prismic's API root points OAuth clients; its security errors (an expired preview token,
   // a wrong access token) name the same two endpoints in their bodies.
@@ -114,15 +117,17 @@ export async function contentApp(app: FastifyInstance, options: ContentAppOption
         "PUT /admin/drafts/:id": "document → {token}: a preview token showing the draft",
         "DELETE /admin/drafts/:id": "discard a draft",
         "POST /admin/webhook/test": "send a test-trigger webhook",
-        "GET /admin/stats": "API requests answered since start",
+        "GET /admin/stats": "API requests answered since start (and searches answered from kept bytes)",
       },
     }),
   );
 
   // How many API requests were answered: benchmarks count what a publish costs the content API.
   const served = { repository: 0, search: 0 };
+  /** Of the searches served, those answered with bytes kept from an earlier one (answer-cache.ts). */
+  let keptAnswers = 0;
   app.get("/admin/stats", async (_request, reply) =>
-    sendJson(reply, 200, { requests: served, masterRef: store.masterRef }),
+    sendJson(reply, 200, { requests: served, keptAnswers, masterRef: store.masterRef }),
   );
 
   app.get("/api/v2", async (_request, reply) => {
@@ -197,18 +202,25 @@ export async function contentApp(app: FastifyInstance, options: ContentAppOption
     const ref = params.get("ref");
     if (!ref) throw new ApiError(400, { type: "parsing-error", message: "The ref parameter is required" });
     const snapshot = store.snapshot(ref);
+    // Content at a master ref never changes; a preview ref shows drafts that do.
+    const immutable = snapshot.kind !== "preview";
+    reply.header("cache-control", immutable ? "public, max-age=31536000, immutable" : "no-store");
+    // The answer names this service's address (links, hrefs, images): part of what it is kept by.
+    const key = `${options.publicUrl()} ${request.url}`;
+    const kept = immutable ? answers.get(key) : undefined;
+    if (kept) {
+      keptAnswers++;
+      return reply.code(200).type("application/json; charset=utf-8").send(kept);
+    }
     const result = searchDocuments(snapshot.documents, params, {
       ref,
       apiBase: apiBase(),
       masterLang: MASTER_LANG.id,
       knownTypes,
     });
-    // Content at a master ref never changes; a preview ref shows drafts that do.
-    reply.header(
-      "cache-control",
-      snapshot.kind === "preview" ? "no-store" : "public, max-age=31536000, immutable",
-    );
-    return sendJson(reply, 200, result);
+    const body = Buffer.from(serializeJson(result));
+    if (immutable) answers.set(key, body);
+    return reply.code(200).type("application/json; charset=utf-8").send(body);
   });
 
   app.get<{ Params: { name: string } }>("/assets/images/:name", async (request, reply) => {
