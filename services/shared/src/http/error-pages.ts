@@ -50,10 +50,23 @@ export function statusText(status: number): { title: string; text: string } {
   );
 }
 
-/** A request id that is unique across restarts and replicas (Fastify's default `req-1` is not), for `genReqId`. */
+/**
+ * A request id that is unique across restarts and replicas (Fastify's default `req-1` is not), for
+ * `genReqId`. Random bytes are drawn 4 KiB at a time: one draw per request was a quarter of the site
+ * server's CPU per GET (a --cpu-prof of 1,800 page requests).
+ */
 export function newRequestId(): string {
-  return randomBytes(8).toString("hex");
+  if (idOffset + ID_BYTES > idPool.length) {
+    idPool = randomBytes(ID_BYTES * 512);
+    idOffset = 0;
+  }
+  const id = idPool.toString("hex", idOffset, idOffset + ID_BYTES);
+  idOffset += ID_BYTES;
+  return id;
 }
+const ID_BYTES = 8;
+let idPool = Buffer.alloc(0);
+let idOffset = 0;
 
 /**
  * 503 for what passes (storage or content API unreachable, timing out, answering 5xx or 429):

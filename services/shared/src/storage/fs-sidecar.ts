@@ -1,5 +1,4 @@
-import type { BigIntStats } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { type BigIntStats, readFileSync, statSync } from "node:fs";
 import { isSha256Hex } from "./content-hash.ts";
 import { errorCode } from "./fs-files.ts";
 import { isRedirectLocation } from "./put-input.ts";
@@ -42,7 +41,11 @@ export async function readSidecar(
 ): Promise<Sidecar | undefined> {
   let parsed: Partial<Sidecar>;
   try {
-    parsed = JSON.parse(await readFile(path, "utf8")) as Partial<Sidecar>;
+    // Synchronous, as the folder driver's reads and writes are (fs-files.ts, writeFileAtomic); most
+    // objects have no metadata file, and a missing one is answered without a thrown ENOENT.
+    const file = statSync(path, { throwIfNoEntry: false });
+    if (!file?.isFile()) return undefined;
+    parsed = JSON.parse(readFileSync(path, "utf8")) as Partial<Sidecar>;
   } catch (error) {
     if (error instanceof SyntaxError) onUnreadable();
     else if (!["ENOENT", "ENOTDIR", "EISDIR"].includes(errorCode(error) ?? "")) throw error;
