@@ -67,7 +67,7 @@ export class ContentStore {
   }
 
   get masterDocuments(): readonly PrismicDocument[] {
-    return [...this.#master.values()];
+    return listOf(this.#master);
   }
 
   get previewSessions(): { session: string; expiresAt: number }[] {
@@ -78,7 +78,7 @@ export class ContentStore {
   snapshot(ref: string): Snapshot {
     if (ref === this.#masterRef) return { ref, kind: "master", documents: this.masterDocuments };
     const past = this.#history.find((h) => h.ref === ref);
-    if (past) return { ref, kind: "history", documents: [...past.docs.values()] };
+    if (past) return { ref, kind: "history", documents: listOf(past.docs) };
     const session = this.#sessionOf(ref);
     if (session !== undefined) {
       const expiresAt = this.#previews.get(session);
@@ -315,4 +315,19 @@ export class ContentStore {
     this.#queue = run.catch(() => undefined);
     return run;
   }
+}
+
+/**
+ * A ref's documents as a list, made once per ref: the maps are replaced, never changed, when the
+ * master ref moves, and every search at a ref reads its whole list (10,000 documents copied per
+ * request before).
+ */
+const lists = new WeakMap<DocMap, readonly PrismicDocument[]>();
+function listOf(docs: DocMap): readonly PrismicDocument[] {
+  let list = lists.get(docs);
+  if (!list) {
+    list = Object.freeze([...docs.values()]);
+    lists.set(docs, list);
+  }
+  return list;
 }

@@ -30,7 +30,7 @@ export function searchDocuments(
   const ordered = applyAfter(sortDocuments(matched, request.orderings), request.page.after);
   const page = slicePage(ordered, request.page, context.apiBase, params);
   const links: LinkContext = {
-    documentsById: new Map(documents.map((doc) => [doc.id, doc])),
+    documentsById: byId(documents),
     routes: request.routes,
     brokenRoute: request.brokenRoute,
     masterLang: context.masterLang,
@@ -48,6 +48,17 @@ export function searchDocuments(
     version: API_VERSION,
     license: "All Rights Reserved",
   };
+}
+
+/** The documents by id, indexed once per list (a ref's list is made once: store.ts). */
+const indexes = new WeakMap<readonly PrismicDocument[], ReadonlyMap<string, PrismicDocument>>();
+function byId(documents: readonly PrismicDocument[]): ReadonlyMap<string, PrismicDocument> {
+  let index = indexes.get(documents);
+  if (!index) {
+    index = new Map(documents.map((doc) => [doc.id, doc]));
+    indexes.set(documents, index);
+  }
+  return index;
 }
 
 /** A copy of `doc` as the API shows it for this request. */
