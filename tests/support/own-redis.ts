@@ -38,6 +38,9 @@ export async function startOwnRedis(): Promise<OwnRedis> {
       { stdio: "ignore" },
     );
     const probe = new Redis({ port, host: "127.0.0.1", lazyConnect: true, retryStrategy: () => null });
+    // A refused connect while the server starts is expected and retried below; without a listener
+    // ioredis prints it as an "Unhandled error event".
+    probe.on("error", () => {});
     try {
       for (let attempt = 0; ; attempt++) {
         try {
