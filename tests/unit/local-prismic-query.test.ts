@@ -240,6 +240,13 @@ describe("q predicates", () => {
     ["not document.id", { q: '[[not(document.id, "home")]]' }, EN_ALL.slice(1)],
     ["any document.id keeps creation order", { q: '[[any(document.id, ["faq", "home"])]]' }, ["home", "faq"]],
     ["in document.id", { q: '[[in(document.id, ["faq", "home", "missing"])]]' }, ["home", "faq"]],
+    // Read from the index by id (search.ts), every other predicate still applies to those documents.
+    [
+      "in document.id with another predicate",
+      { q: '[[in(document.id, ["faq", "home", "pl-pro"])][at(document.type, "price_list")]]' },
+      ["pl-pro"],
+    ],
+    ["at document.id of no document", { q: '[[at(document.id, "missing")]]' }, []],
     [
       "at document.tags with one tag",
       { q: '[[at(document.tags, "featured")]]' },

@@ -151,7 +151,7 @@ export async function contentApp(app: FastifyInstance, options: ContentAppOption
       bookmarks: { ...options.apiRoot?.bookmarks },
       types: Object.fromEntries(models.customTypes.map((t) => [t.id, t.label ?? t.id])),
       languages: [MASTER_LANG],
-      tags: [...new Set(documents.flatMap((d) => d.tags))].sort(),
+      tags: tagsOf(documents),
       forms: {
         everything: {
           method: "GET",
@@ -192,9 +192,7 @@ export async function contentApp(app: FastifyInstance, options: ContentAppOption
   });
 
   // The `tags` form's action, as Prismic's: every tag used by a document at the master ref.
-  app.get("/api/v2/tags", async (_request, reply) =>
-    sendJson(reply, 200, [...new Set(store.masterDocuments.flatMap((d) => d.tags))].sort()),
-  );
+  app.get("/api/v2/tags", async (_request, reply) => sendJson(reply, 200, tagsOf(store.masterDocuments)));
 
   app.get("/api/v2/documents/search", async (request, reply) => {
     served.search++;
@@ -276,4 +274,15 @@ export async function contentApp(app: FastifyInstance, options: ContentAppOption
       webhook: target ? await deliverWebhook(target, testTriggerBody(target)) : NOT_CONFIGURED,
     });
   });
+}
+
+/** Every tag a ref's documents use, sorted; once per ref's list (the API root is read by every publish). */
+const tagLists = new WeakMap<readonly { tags: string[] }[], string[]>();
+function tagsOf(documents: readonly { tags: string[] }[]): string[] {
+  let tags = tagLists.get(documents);
+  if (!tags) {
+    tags = [...new Set(documents.flatMap((doc) => doc.tags))].sort();
+    tagLists.set(documents, tags);
+  }
+  return tags;
 }

@@ -2,7 +2,7 @@ import { EditRejectedError } from "./errors.ts";
 import { newPrismicId, prismicDate } from "./ids.ts";
 import type { Models } from "./models.ts";
 import { type PersistedState, RepositoryFolder } from "./persistence.ts";
-import { ApiError, type PrismicDocument } from "./query/index.ts";
+import { ApiError, type PrismicDocument, prepareDocuments } from "./query/index.ts";
 import { checkSingleton, validateDocument, validateRepository } from "./validate.ts";
 
 export interface StoreOptions {
@@ -246,6 +246,8 @@ export class ContentStore {
     this.#history.length = Math.min(this.#history.length, this.options.refHistory);
     this.#master = next;
     this.#masterRef = ref;
+    // The new ref's list and indexes, made now: its first search is a publish's, on the way to live.
+    prepareDocuments(listOf(next));
     this.#knownRefs.push(ref);
     if (this.#knownRefs.length > 10_000) this.#knownRefs.splice(0, this.#knownRefs.length - 10_000);
     await this.#persist();

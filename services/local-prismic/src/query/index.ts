@@ -5,5 +5,5 @@
  */
 
 export { ApiError, PARSING_ERROR, UNSUPPORTED_ERROR, VALIDATION_ERROR } from "./errors.ts";
-export { API_VERSION, documentHref, searchDocuments } from "./search.ts";
+export { API_VERSION, documentHref, prepareDocuments, searchDocuments } from "./search.ts";
 export type { PrismicDocument, SearchContext, SearchResponse } from "./types.ts";

@@ -11,7 +11,14 @@ import { type Path, parsePath, pathAppliesTo, readPath } from "./paths.ts";
 import { type Arg, type ArgValue, type PredicateNode, parseQuery, type Scalar } from "./query-parser.ts";
 import { isRecord, type PrismicDocument } from "./types.ts";
 
-export type Matcher = (doc: PrismicDocument) => boolean;
+/**
+ * Whether a document matches. `ids`, when set, are the only documents that can (`at` or `in` on
+ * `document.id`): the search reads those from its index instead of testing every document.
+ */
+export type Matcher = ((doc: PrismicDocument) => boolean) & { readonly ids?: ReadonlySet<string> };
+
+const byIds = (ids: ReadonlySet<string>, match: (doc: PrismicDocument) => boolean): Matcher =>
+  Object.assign(match, { ids });
 
 const SUPPORTED = "at, not, any, in, has and missing";
 const KNOWN_BUT_NOT_IMPLEMENTED = /^(fulltext|similar|number\.[\w-]+|date\.[\w-]+|geopoint\.[\w-]+)$/;
@@ -58,7 +65,9 @@ function compileComparison(node: PredicateNode): Matcher {
       );
     }
     const ids = new Set(stringList(value, fail));
-    return (doc) => pathAppliesTo(doc, path) && ids.has(readPath(doc, path) as string);
+    const match = (doc: PrismicDocument) =>
+      pathAppliesTo(doc, path) && ids.has(readPath(doc, path) as string);
+    return path.kind === "document" ? byIds(ids, match) : match;
   }
 
   if (path.kind === "document" && path.field === "tags") {
@@ -75,7 +84,10 @@ function compileComparison(node: PredicateNode): Matcher {
   const equals = (doc: PrismicDocument) =>
     candidates.some((c) => valueEquals(node, path, readPath(doc, path), c));
   if (node.name === "not") return (doc) => pathAppliesTo(doc, path) && !equals(doc);
-  return (doc) => pathAppliesTo(doc, path) && equals(doc);
+  const match = (doc: PrismicDocument) => pathAppliesTo(doc, path) && equals(doc);
+  return node.name === "at" && path.kind === "document" && path.field === "id"
+    ? byIds(new Set(candidates.map(String)), match)
+    : match;
 }
 
 function compilePresence(node: PredicateNode): Matcher {
