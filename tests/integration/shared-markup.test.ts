@@ -171,9 +171,16 @@ describe("markup many pages share, rendered once", () => {
             className: "logo",
             source,
             cacheKey: "eager",
+            // biome-ignore lint/correctness/noChildrenProp: SharedMarkup's children is a render function, not a node
             children: () => h("img", { src: "/assets/logo.png", alt: "", loading: "eager" }),
           }),
-          h(SharedMarkup, { as: "footer", source, cacheKey: "plain", children: () => h("p", null, "plain") }),
+          h(SharedMarkup, {
+            as: "footer",
+            source,
+            cacheKey: "plain",
+            // biome-ignore lint/correctness/noChildrenProp: as above
+            children: () => h("p", null, "plain"),
+          }),
         ),
       );
     const { cache, renders } = countingCache();

@@ -1,11 +1,4 @@
-import {
-  type BigIntStats,
-  closeSync,
-  fstatSync,
-  openSync,
-  readFileSync,
-  statSync,
-} from "node:fs";
+import { type BigIntStats, closeSync, fstatSync, openSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Logger } from "../logger.ts";
