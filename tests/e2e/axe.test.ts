@@ -57,9 +57,10 @@ async function siteRoutes(url: string): Promise<string[]> {
 /**
  * Wakes each island the way a visitor would (island-wake.ts) and waits for its `data-hydrated`:
  * the carousel and the contact form brought into view, the mobile menu focused where it shows
- * (then focus is let go), the cookie notice only while it shows (a visitor who chose never wakes
- * it). Then back to the top. Islands that should have woken and did not by the deadline are
- * checked as the server rendered them, and named in the output.
+ * (then focus is let go), the cookie notice only while it shows (live once the page has loaded,
+ * browser/cookie-notice.ts; a visitor who chose never sees it). Then back to the top. Islands
+ * that should have woken and did not by the deadline are checked as the server rendered them, and
+ * named in the output.
  */
 async function settle(page: Page): Promise<string[]> {
   const deadline = Date.now() + HYDRATION_TIMEOUT_MS;
@@ -67,7 +68,9 @@ async function settle(page: Page): Promise<string[]> {
   for (const island of await page.locator("[data-island]").all()) {
     const name = (await island.getAttribute("data-island")) ?? "?";
     const wake = ISLAND_WAKE[name];
-    if (wake === "shown" && (await page.locator('html[data-consent="unset"]').count()) === 0) continue;
+    // The cookie notice has no wake rule (no React: the entry makes it live while it shows).
+    if (name === "cookie-notice" && (await page.locator('html[data-consent="unset"]').count()) === 0)
+      continue;
     if (wake === "interaction") {
       // Hidden at this width (the menu on a wide screen): nothing to wake, nothing a visitor meets.
       if (!(await island.isVisible())) continue;

@@ -42,6 +42,7 @@ const errorsOf = (page: Page) => (page as Page & { errors: string[] }).errors;
 /**
  * The island is live: React hydrated it and the view has re-rendered with its interactive parts.
  * The menu wakes on its first interaction (island-wake.ts): the caller has tapped or focused it.
+ * The cookie notice is made live by the entry (no React), after load, while it shows.
  */
 async function menuReady(page: Page): Promise<void> {
   await page.locator('[data-island="mobile-menu"][data-hydrated] button.mobile-menu__toggle').waitFor();
@@ -218,7 +219,7 @@ describe.skipIf(!hasChromium)("mobile menu, cookie notice and tag manager in the
       expect(await page.evaluate(() => localStorage.getItem("pressroom:consent"))).toBe(
         viewport === WIDE ? "accepted" : "declined",
       );
-      // Another page (a full load): the notice stays hidden, and its island asleep (no React for it).
+      // Another page (a full load): the notice stays hidden, and is never made live.
       const next = await open(context, "/faq");
       await next.locator('html[data-consent="accepted"], html[data-consent="declined"]').waitFor({
         state: "attached",

@@ -491,4 +491,37 @@ describe.skipIf(!hasChromium)("enhanced navigation in the browser", () => {
     expect(await marker(page)).toBe(1);
     expect(page.errors).toEqual([]);
   });
+
+  it("the cookie notice keeps working across pages swapped in: a choice after a swap holds, settings reopen it", async () => {
+    // A first visit (a fresh context): the notice shows, live without React (browser/cookie-notice.ts).
+    const page = await open("/", NARROW);
+    page.setDefaultTimeout(5000);
+    const notice = page.getByRole("complementary", { name: "Cookie notice" });
+    await page.locator('[data-island="cookie-notice"][data-hydrated]').waitFor({ state: "attached" });
+    await notice.getByRole("button", { name: "Accept" }).waitFor();
+    await clickNewLink(page, "/about");
+    await heading(page, "About Northwind Studio");
+    expect(await marker(page)).toBe(1);
+    // The same notice, still showing and live, once on the page; the first key press chooses.
+    expect(await page.locator(".cookie-notice").count()).toBe(1);
+    expect(await notice.isVisible()).toBe(true);
+    await notice.getByRole("button", { name: "Decline" }).press("Enter");
+    expect(await notice.isVisible()).toBe(false);
+    expect(await page.evaluate(() => localStorage.getItem("pressroom:consent"))).toBe("declined");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("main");
+    // The next page swapped in keeps it away.
+    await clickNewLink(page, "/pricing");
+    await heading(page, "Pricing");
+    expect(await marker(page)).toBe(1);
+    expect(await notice.isVisible()).toBe(false);
+    // A link to the settings, followed in place, shows it again; the first click changes the choice.
+    await clickNewLink(page, "/privacy#cookie-settings");
+    await page.waitForURL(`${site.url}/privacy#cookie-settings`);
+    await notice.waitFor({ state: "visible" });
+    expect(await marker(page)).toBe(1);
+    await notice.getByRole("button", { name: "Accept" }).click();
+    expect(await notice.isVisible()).toBe(false);
+    expect(await page.evaluate(() => localStorage.getItem("pressroom:consent"))).toBe("accepted");
+    expect(page.errors).toEqual([]);
+  });
 });

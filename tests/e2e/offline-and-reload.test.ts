@@ -6,9 +6,13 @@ import { type SiteFixture, siteInBrowser } from "./support/site.ts";
 
 /**
  * The connection notice and the chunk-failure reload, on the built demo site
- * served by the real site server. The island whose chunk fails is the cookie
- * notice: on a first visit it wakes with no interaction (island-wake.ts).
+ * served by the real site server. The island whose chunk fails is the contact
+ * form on /contact: its first slice, in view at load, so it wakes with no
+ * interaction (island-wake.ts). (The cookie notice, which did before, has no
+ * chunk: the entry makes it live.)
  */
+const PAGE = "/contact";
+const FORM = '[data-island="contact-form"]';
 let site: SiteFixture;
 let browser: Browser;
 
@@ -46,7 +50,7 @@ describe.skipIf(!hasChromium)("offline notice and chunk-failure reload in the br
   }, 60_000);
 
   it("reloads once when an island's chunk fails to load, and not again within 60 s", async () => {
-    const chunk = await noticeChunk();
+    const chunk = await formChunk();
 
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const aborted: string[] = [];
@@ -64,7 +68,7 @@ describe.skipIf(!hasChromium)("offline notice and chunk-failure reload in the br
         if (message.text().includes("failed to load again; not reloading")) resolve(message.text());
       });
     });
-    await page.goto(`${site.url}/`);
+    await page.goto(`${site.url}${PAGE}`);
     // The first failure reloads the page; the second (on the reloaded page) is only logged.
     await refusedAgain;
     expect(loads).toBe(2);
@@ -72,8 +76,9 @@ describe.skipIf(!hasChromium)("offline notice and chunk-failure reload in the br
     expect(
       Number(await page.evaluate(() => sessionStorage.getItem("pressroom:chunk-reload"))),
     ).toBeGreaterThan(0);
-    // The server markup stays usable: the notice's text is there (hidden until its island runs).
-    expect(await page.locator(".cookie-notice__text").count()).toBe(1);
+    // The server markup stays usable: the form is there, a plain form that posts.
+    expect(await page.locator(`${FORM} form[action="/api/contact"]`).count()).toBe(1);
+    expect(await page.locator(`${FORM}[data-hydrated]`).count()).toBe(0);
     // Other islands are unaffected: the menu opens, and its island wakes.
     await page.locator("summary.mobile-menu__toggle").click();
     await page.locator(".mobile-menu__panel").getByRole("link", { name: "FAQ" }).waitFor();
@@ -83,7 +88,7 @@ describe.skipIf(!hasChromium)("offline notice and chunk-failure reload in the br
   }, 60_000);
 
   it("reloads once, and not again within 60 s, when sessionStorage is blocked", async () => {
-    const chunk = await noticeChunk();
+    const chunk = await formChunk();
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     // What Chromium does when a visitor blocks site data: any use of sessionStorage throws.
     await context.addInitScript(() =>
@@ -104,7 +109,7 @@ describe.skipIf(!hasChromium)("offline notice and chunk-failure reload in the br
         if (message.text().includes("failed to load again; not reloading")) resolve(message.text());
       });
     });
-    await page.goto(`${site.url}/`);
+    await page.goto(`${site.url}${PAGE}`);
     await refusedAgain;
     expect(loads).toBe(2);
     expect(await page.evaluate(() => typeof window.sessionStorage).catch(() => "blocked")).toBe("blocked");
@@ -115,7 +120,7 @@ describe.skipIf(!hasChromium)("offline notice and chunk-failure reload in the br
   }, 60_000);
 
   it("counts a chunk that has not arrived after 120 s as failed: reloads and the island starts", async () => {
-    const chunk = await noticeChunk();
+    const chunk = await formChunk();
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     let asked = 0;
     let requested!: () => void;
@@ -133,24 +138,24 @@ describe.skipIf(!hasChromium)("offline notice and chunk-failure reload in the br
     page.on("load", () => {
       loads++;
     });
-    await page.goto(`${site.url}/`);
+    await page.goto(`${site.url}${PAGE}`);
     await stalled;
     await page.clock.runFor(119_000);
     // Give a wrong early reload the time to happen.
     await page.waitForTimeout(500);
     expect(loads).toBe(1);
-    expect(await page.locator('[data-island="cookie-notice"][data-hydrated]').count()).toBe(0);
+    expect(await page.locator(`${FORM}[data-hydrated]`).count()).toBe(0);
     await page.clock.runFor(1_500);
     await expect.poll(() => loads, { timeout: 15_000 }).toBe(2);
-    await page.locator('[data-island="cookie-notice"][data-hydrated]').waitFor({ state: "attached" });
+    await page.locator(`${FORM}[data-hydrated]`).waitFor({ state: "attached" });
     expect(asked).toBe(2);
     await context.close();
   }, 60_000);
 
   it("keeps the page when the connection drops as an island loads, and starts the island when it is back", async () => {
-    const chunk = await noticeChunk();
+    const chunk = await formChunk();
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-    // The moment the page asks for the menu's chunk, the connection drops.
+    // The moment the page asks for the form's chunk, the connection drops.
     await context.route(chunk, async (route) => {
       await context.setOffline(true);
       await route.abort("internetdisconnected");
@@ -165,22 +170,22 @@ describe.skipIf(!hasChromium)("offline notice and chunk-failure reload in the br
         if (request.url() === chunk) resolve();
       }),
     );
-    await page.goto(`${site.url}/`);
+    await page.goto(`${site.url}${PAGE}`);
     await failed;
     await page.getByRole("status").filter({ hasText: "You are offline" }).waitFor();
     // Time for a reload to happen, if one were going to: a reload now would show the browser's
     // offline page instead of the one being read.
     await page.waitForTimeout(1000);
     expect(loads).toBe(1);
-    expect(page.url()).toBe(`${site.url}/`);
+    expect(page.url()).toBe(`${site.url}${PAGE}`);
     expect(await page.locator("main h1").count()).toBe(1);
-    expect(await page.locator('[data-island="cookie-notice"][data-hydrated]').count()).toBe(0);
+    expect(await page.locator(`${FORM}[data-hydrated]`).count()).toBe(0);
 
     // Back online: the island starts (again from its chunk, or through one reload that now works).
     await context.unroute(chunk);
     await context.setOffline(false);
-    await page.locator('[data-island="cookie-notice"][data-hydrated]').waitFor({ state: "attached" });
-    expect(page.url()).toBe(`${site.url}/`);
+    await page.locator(`${FORM}[data-hydrated]`).waitFor({ state: "attached" });
+    expect(page.url()).toBe(`${site.url}${PAGE}`);
     expect(loads).toBeLessThanOrEqual(2);
     await page.locator("button.mobile-menu__toggle, summary.mobile-menu__toggle").first().click();
     await page.locator(".mobile-menu__panel").getByRole("link", { name: "FAQ" }).waitFor();
@@ -188,15 +193,15 @@ describe.skipIf(!hasChromium)("offline notice and chunk-failure reload in the br
   }, 60_000);
 });
 
-/** The cookie notice island's own chunk (in its files and in no other island's), as a URL of the site. */
-async function noticeChunk(): Promise<string> {
+/** The contact form island's own chunk (in its files and in no other island's), as a URL of the site. */
+async function formChunk(): Promise<string> {
   const { manifest } = await buildBrowserBundle();
   const others = new Set(
     Object.entries(manifest.islands)
-      .filter(([name]) => name !== "cookie-notice")
+      .filter(([name]) => name !== "contact-form")
       .flatMap(([, files]) => files),
   );
-  const own = (manifest.islands["cookie-notice"] ?? []).filter((file) => !others.has(file));
+  const own = (manifest.islands["contact-form"] ?? []).filter((file) => !others.has(file));
   expect(own).toHaveLength(1);
   return `${site.url}${own[0]}`;
 }

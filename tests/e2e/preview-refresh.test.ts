@@ -63,7 +63,7 @@ describe.skipIf(!hasChromium)("a draft in the browser", () => {
     await page.locator("h1", { hasText: "About us: the summer draft" }).waitFor();
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42);
     // The swapped-in body's islands come alive again (the old ones went with the old body): the
-    // cookie notice, which wakes without interaction while the visitor has not chosen.
+    // cookie notice, made live by the entry without interaction while the visitor has not chosen.
     await page.locator('[data-island="cookie-notice"][data-hydrated]').waitFor({ state: "attached" });
     expect(await page.title()).toContain("About");
 

@@ -198,10 +198,16 @@ describe("renderRoute through the content client: every demo route", () => {
       expect(html).toContain(
         `<p class="copyright">© ${new Date().getUTCFullYear()} Northwind Studio LLC</p>`,
       );
-      // Cookie notice: the settings text, the policy link, an island marker.
+      // Cookie notice: the settings text, the policy link, an island marker, and its two choices
+      // hidden until the entry makes it live (no React: no props to hydrate from beside it).
       expect(html).toContain('data-island="cookie-notice"');
       expect(text).toContain("We use a few cookies to keep this site working");
       expect(html).toContain('<a href="/privacy">privacy policy</a>');
+      expect(html).toContain(
+        '<div class="cookie-notice__actions" hidden=""><button type="button" class="cookie-notice__choice" value="accepted">Accept</button><button type="button" class="cookie-notice__choice" value="declined">Decline</button></div>',
+      );
+      expect(html).not.toContain('data-island-props="cookie-notice"');
+      expect(islandProps(html, "mobile-menu")).toMatchObject({ items: expect.any(Array) });
 
       // The page shows settings and itself (doc:), and links to what the navigation links to (url:,
       // or doc: where it also shows that document, e.g. its own route or an embedded price list).

@@ -8,10 +8,10 @@ export interface IslandModule {
 /**
  * Island name (the server's `data-island`) → its chunk. Each dynamic import
  * becomes its own chunk, fetched only when that island wakes (island-wake.ts).
+ * The cookie notice is not here: no React for it (cookie-notice.ts, in the entry).
  */
 export const ISLANDS: Record<string, () => Promise<IslandModule>> = {
   "mobile-menu": () => import("./islands/mobile-menu.client.tsx"),
-  "cookie-notice": () => import("./islands/cookie-notice.client.tsx"),
   "contact-form": () => import("./islands/contact-form.client.tsx"),
   carousel: () => import("./islands/carousel.client.tsx"),
 };

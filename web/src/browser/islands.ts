@@ -1,5 +1,6 @@
 import type { Root } from "react-dom/client";
 import { loadChunk } from "./chunk-reload.ts";
+import { whenIdle } from "./idle.ts";
 import { ISLANDS, type IslandModule } from "./island-registry.ts";
 import { ISLAND_WAKE } from "./island-wake.ts";
 
@@ -15,21 +16,17 @@ const GESTURE_LIMIT_MS = 1000;
 
 /**
  * Finds the islands under `scope` and sets up when each hydrates from its server HTML and the JSON
- * props beside it (island-wake.ts): on the first interaction, when shown, or near the viewport.
- * React itself loads with the first island to wake, so a page nobody touches never downloads it.
- * Called again after enhanced navigation, a preview refresh or `#cookie-settings`: islands already
- * live or armed are left alone, and a `shown` island is looked at again.
+ * props beside it (island-wake.ts): on the first interaction or near the viewport. React itself
+ * loads with the first island to wake, so a page nobody touches never downloads it. Called again
+ * after enhanced navigation or a preview refresh: islands already live or armed are left alone.
+ * Islands without a chunk are not React's: the cookie notice is made live by a plain module of
+ * the entry (cookie-notice.ts).
  */
 export function hydrateIslands(scope: ParentNode = document): void {
   for (const element of scope.querySelectorAll<HTMLElement>("[data-island]")) {
     const name = element.dataset.island ?? "";
     if (roots.has(element) || element.dataset.hydrating !== undefined || !ISLANDS[name]) continue;
     const wake = ISLAND_WAKE[name] ?? "visible";
-    if (wake === "shown") {
-      // Not armed: whether it shows can change (`#cookie-settings`), and the next call looks again.
-      if (document.documentElement.dataset.consent === "unset") afterLoad(() => void hydrate(element));
-      continue;
-    }
     if (armed.has(element)) continue;
     armed.add(element);
     if (wake === "interaction") wakeOnInteraction(element);
@@ -158,18 +155,4 @@ function readProps(element: HTMLElement): unknown {
   const id = element.dataset.islandId;
   const script = id ? document.querySelector(`script[data-island-props="${CSS.escape(id)}"]`) : null;
   return script?.textContent ? JSON.parse(script.textContent) : {};
-}
-
-/**
- * Once the page has loaded, when the browser is idle: a banner (fixed, so it moves nothing) can
- * wait until the page's own content, images included, no longer shares the connection with React.
- */
-function afterLoad(callback: () => void): void {
-  if (document.readyState === "complete") whenIdle(callback);
-  else addEventListener("load", () => whenIdle(callback), { once: true });
-}
-
-function whenIdle(callback: () => void): void {
-  if ("requestIdleCallback" in window) requestIdleCallback(callback, { timeout: 2000 });
-  else setTimeout(callback, 200);
 }

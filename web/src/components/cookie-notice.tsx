@@ -1,18 +1,24 @@
 import { asLink, asLinkAttrs, isFilled, type RichTextField } from "@prismicio/client";
 import type { ReactNode } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
-import { type CookieNoticeProps, CookieNoticeView } from "../browser/islands/cookie-notice.tsx";
 import type { SettingsDocument } from "../content/index.ts";
 import { isSafeHref } from "../lib/safe-href.ts";
 import { Island } from "./island.tsx";
 import { RichText } from "./rich-text.tsx";
 
+/** What the notice shows: its text as HTML made here by RichText, and the policy link. */
+export interface CookieNoticeProps {
+  /** Rendered by the server's RichText (links checked, text escaped by React). */
+  html: string;
+  policy?: { href: string; target?: string; rel?: string };
+}
+
 /**
- * The cookie notice island (islands/cookie-notice.tsx), when the settings have
- * a notice text. The text is rendered to HTML here, with the site's link
- * rules, because the browser has no rich text renderer. The policy link is
- * added after the text unless the text already links there (the demo's says
- * "Our privacy policy explains the details"): one link, one line less.
+ * The cookie notice, when the settings have a notice text. The text is rendered to HTML here,
+ * with the site's link rules. The policy link is added after the text unless the text already
+ * links there (the demo's says "Our privacy policy explains the details"): one link, one line
+ * less. No React in the browser: its markup is all a plain module of the entry needs to make it
+ * live (web/src/browser/cookie-notice.ts), so no props are serialized beside it.
  */
 export function CookieNotice({ settings }: { settings: SettingsDocument }): ReactNode {
   const { cookie_notice_text, cookie_policy_link } = settings.data;
@@ -31,8 +37,48 @@ export function CookieNotice({ settings }: { settings: SettingsDocument }): Reac
       id="cookie-notice"
       component={CookieNoticeView}
       props={props}
+      propsScript={false}
       shared={{ source: settings, key: "" }}
     />
+  );
+}
+
+/**
+ * The notice's markup. Without JavaScript there is nothing to consent to (statistics need it), so
+ * it is plain text with the policy link in the page flow after the footer, its buttons `hidden`.
+ * Made live (web/src/browser/cookie-notice.ts), the buttons show and the stylesheet turns it into
+ * a compact banner (at most 12 % of a phone's screen) until the visitor chooses, and hides it
+ * afterwards (`<html data-consent>`, see consent.ts). Accept and Decline are the same button:
+ * same style, same size, side by side or stacked, neither one the default; each one's `value` is
+ * the choice it stores.
+ */
+export function CookieNoticeView({ html, policy }: CookieNoticeProps): ReactNode {
+  return (
+    <aside className="cookie-notice" aria-label="Cookie notice">
+      <div className="container cookie-notice__inner">
+        <div className="cookie-notice__body">
+          <div
+            className="cookie-notice__text"
+            // biome-ignore lint/security/noDangerouslySetInnerHtml: made by RichText above (React-escaped, links checked)
+            dangerouslySetInnerHTML={{ __html: html }}
+          />
+          {policy ? (
+            <a href={policy.href} target={policy.target} rel={policy.rel} className="cookie-notice__policy">
+              Cookie policy
+              {policy.target === "_blank" ? <span className="sr-only"> (opens in a new tab)</span> : null}
+            </a>
+          ) : null}
+        </div>
+        <div className="cookie-notice__actions" hidden>
+          <button type="button" className="cookie-notice__choice" value="accepted">
+            Accept
+          </button>
+          <button type="button" className="cookie-notice__choice" value="declined">
+            Decline
+          </button>
+        </div>
+      </div>
+    </aside>
   );
 }
 

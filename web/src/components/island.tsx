@@ -4,7 +4,10 @@ import { jsonForScript } from "../lib/json-script.ts";
 import { FragmentCacheContext } from "./shared-markup.tsx";
 
 export interface IslandProps<P extends object> {
-  /** The island's name: its chunk is `web/src/browser/islands/<name>.client.tsx`. */
+  /**
+   * The island's name: its chunk is `web/src/browser/islands/<name>.client.tsx` (none with
+   * `propsScript={false}`).
+   */
   name: string;
   /** Deterministic and unique on the page (derived from the slice id), never random. */
   id: string;
@@ -19,6 +22,11 @@ export interface IslandProps<P extends object> {
    * the island is rendered, not when its markup comes from the fragment cache (`shared`).
    */
   props: P | (() => P);
+  /**
+   * false: no props script, for an island that a plain module of the entry makes live from its
+   * markup alone, never React (the cookie notice: web/src/browser/cookie-notice.ts).
+   */
+  propsScript?: boolean;
   className?: string;
   /**
    * The island is the same on every page with this source and key (shared-markup.tsx): with a
@@ -38,6 +46,7 @@ export function Island<P extends object>({
   id,
   component: View,
   props,
+  propsScript = true,
   className,
   shared,
 }: IslandProps<P>): ReactNode {
@@ -50,8 +59,10 @@ export function Island<P extends object>({
   if (cache && shared) {
     const key = `island:${id}:${shared.key}`;
     const view = cache.markup(shared.source, `${key}:view`, () => renderToString(<View {...propsNow()} />));
-    const json = cache.markup(shared.source, `${key}:props`, () => jsonForScript(propsNow()));
-    if (view !== undefined && json !== undefined)
+    const json = propsScript
+      ? cache.markup(shared.source, `${key}:props`, () => jsonForScript(propsNow()))
+      : undefined;
+    if (view !== undefined && (json !== undefined || !propsScript))
       return (
         <>
           <div
@@ -61,12 +72,14 @@ export function Island<P extends object>({
             // biome-ignore lint/security/noDangerouslySetInnerHtml: the island's view as React rendered it for these props
             dangerouslySetInnerHTML={{ __html: view }}
           />
-          <script
-            type="application/json"
-            data-island-props={id}
-            // biome-ignore lint/security/noDangerouslySetInnerHtml: JSON with < > & escaped by jsonForScript
-            dangerouslySetInnerHTML={{ __html: json }}
-          />
+          {json === undefined ? null : (
+            <script
+              type="application/json"
+              data-island-props={id}
+              // biome-ignore lint/security/noDangerouslySetInnerHtml: JSON with < > & escaped by jsonForScript
+              dangerouslySetInnerHTML={{ __html: json }}
+            />
+          )}
         </>
       );
   }
@@ -75,12 +88,14 @@ export function Island<P extends object>({
       <div data-island={name} data-island-id={id} className={className}>
         <View {...propsNow()} />
       </div>
-      <script
-        type="application/json"
-        data-island-props={id}
-        // biome-ignore lint/security/noDangerouslySetInnerHtml: JSON with < > & escaped by jsonForScript
-        dangerouslySetInnerHTML={{ __html: jsonForScript(propsNow()) }}
-      />
+      {propsScript ? (
+        <script
+          type="application/json"
+          data-island-props={id}
+          // biome-ignore lint/security/noDangerouslySetInnerHtml: JSON with < > & escaped by jsonForScript
+          dangerouslySetInnerHTML={{ __html: jsonForScript(propsNow()) }}
+        />
+      ) : null}
     </>
   );
 }
