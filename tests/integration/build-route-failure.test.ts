@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublisherConfig } from "#config";
 import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { createSiteStore, type SiteStore, sha256 } from "#storage";
+import { RENDER_FAILPOINT_TAG } from "#web/failpoints.ts";
 import { startWebhook } from "#webhook/server.ts";
 import { fullBuild } from "#worker/build/full-build.ts";
 import { statusCommand } from "#worker/inspect.ts";
@@ -81,6 +82,9 @@ async function publishTitles(titles: Record<string, string>) {
 const page = async (key: string) => (await store.get(key))?.body.toString() ?? "";
 
 beforeAll(async () => {
+  // On for this file's process (and the render threads and \`pressroom build\` it starts); only
+  // documents the proxy tags fail.
+  process.env.PRESSROOM_FAILPOINTS = "render";
   site = await tempDir("build-route-failure-site");
   redis = new Redis({ maxRetriesPerRequest: null });
   webhook = await startWebhook(
@@ -96,7 +100,9 @@ beforeAll(async () => {
     logger,
   );
   content = await startLocalPrismic({ webhookUrl: `${webhook.url}/webhooks/prismic`, webhookSecret: SECRET });
-  // Forwards every request; while `breakIt`, the broken page comes back with slices the render cannot read.
+  // Forwards every request; while `breakIt`, the broken page comes back tagged for the render
+  // failpoint (web/src/failpoints.ts): its render throws, as a component with a bug would. No
+  // content can fail a render any more (issue 20), so the fault is injected in the code.
   proxy = await startHttpFixture(async (request, response) => {
     if (apiDown) {
       response.writeHead(503, { "content-type": "application/json" }).end('{"message":"down"}');
@@ -107,8 +113,9 @@ beforeAll(async () => {
     });
     let body = (await upstream.text()).replaceAll(content.url, proxy.url);
     if (breakIt && body.includes(BROKEN_ID)) {
-      const json = JSON.parse(body) as { results?: { id: string; data: Record<string, unknown> }[] };
-      for (const doc of json.results ?? []) if (doc.id === BROKEN_ID) doc.data.slices = { not: "a list" };
+      const json = JSON.parse(body) as { results?: { id: string; tags: string[] }[] };
+      for (const doc of json.results ?? [])
+        if (doc.id === BROKEN_ID) doc.tags = [...doc.tags, RENDER_FAILPOINT_TAG];
       body = JSON.stringify(json);
     }
     response.writeHead(upstream.status, { "content-type": "application/json" }).end(body);
@@ -139,6 +146,7 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
+  delete process.env.PRESSROOM_FAILPOINTS;
   await worker?.close();
   await webhook?.close();
   await content?.stop();

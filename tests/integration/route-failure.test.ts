@@ -1,6 +1,7 @@
 /**
  * Issue 10, item 3: one document that fails to render must not block every publish. The content
- * API answers one page in a shape the render cannot handle (its slices are not a list); a publish
+ * API answers one page tagged for the render failpoint, whose render then throws (web/src/failpoints.ts:
+ * no content fails a render since issue 20, a bug in a component still can); a publish
  * of it and of another page commits the other page, keeps the failing route's last good page, and
  * records the failure (route, document id, error) for `pressroom status`; when the document
  * changes again and renders, the failure is forgotten. Real Redis, the real worker and receiver,
@@ -12,6 +13,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublisherConfig } from "#config";
 import { createSiteStore, type SiteStore } from "#storage";
+import { RENDER_FAILPOINT_TAG } from "#web/failpoints.ts";
 import { startWebhook } from "#webhook/server.ts";
 import { statusCommand } from "#worker/inspect.ts";
 import { onRouteFailed, type RouteFailure } from "#worker/publish/route-failures.ts";
@@ -71,6 +73,9 @@ async function publishTitles(titles: Record<string, string>) {
 const page = async (key: string) => (await store.get(key))?.body.toString() ?? "";
 
 beforeAll(async () => {
+  // On for this file's process (and the render threads and \`pressroom build\` it starts); only
+  // documents the proxy tags fail.
+  process.env.PRESSROOM_FAILPOINTS = "render";
   site = await tempDir("route-failure-site");
   redis = new Redis({ maxRetriesPerRequest: null });
   webhook = await startWebhook(
@@ -86,15 +91,18 @@ beforeAll(async () => {
     logger,
   );
   content = await startLocalPrismic({ webhookUrl: `${webhook.url}/webhooks/prismic`, webhookSecret: SECRET });
-  // Forwards every request; while `breakIt`, the broken page comes back with slices the render cannot read.
+  // Forwards every request; while `breakIt`, the broken page comes back tagged for the render
+  // failpoint (web/src/failpoints.ts): its render throws, as a component with a bug would. No
+  // content can fail a render any more (issue 20), so the fault is injected in the code.
   proxy = await startHttpFixture(async (request, response) => {
     const upstream = await fetch(`${content.url}${request.url}`, {
       headers: { accept: "application/json" },
     });
     let body = (await upstream.text()).replaceAll(content.url, proxy.url);
     if (breakIt && body.includes(BROKEN_ID)) {
-      const json = JSON.parse(body) as { results?: { id: string; data: Record<string, unknown> }[] };
-      for (const doc of json.results ?? []) if (doc.id === BROKEN_ID) doc.data.slices = { not: "a list" };
+      const json = JSON.parse(body) as { results?: { id: string; tags: string[] }[] };
+      for (const doc of json.results ?? [])
+        if (doc.id === BROKEN_ID) doc.tags = [...doc.tags, RENDER_FAILPOINT_TAG];
       body = JSON.stringify(json);
     }
     response.writeHead(upstream.status, { "content-type": "application/json" }).end(body);
@@ -125,6 +133,7 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
+  delete process.env.PRESSROOM_FAILPOINTS;
   await worker?.close();
   await webhook?.close();
   await content?.stop();

@@ -1,5 +1,6 @@
 import { isFilled } from "@prismicio/client";
 import { recordingSource, variationOf } from "../content/index.ts";
+import { renderFailpoint } from "../failpoints.ts";
 import { PageView } from "../pages/page-view.tsx";
 import {
   HTML_CONTENT_TYPE,
@@ -10,7 +11,6 @@ import {
 import { renderHtml } from "../render-html.tsx";
 import { HOME_UID } from "../routes.ts";
 import { loadSliceContext } from "../slice-loader.ts";
-
 import { renderNotFound } from "./render-not-found.tsx";
 
 /** `/` (the page with uid `home`) and `/{uid}`. */
@@ -27,6 +27,7 @@ export async function renderPage(
   ]);
   if (!page) return renderNotFound(ctx);
   trace.documentId = page.id;
+  renderFailpoint(page);
   const sliceContext = await loadSliceContext(page.data.slices, recorder.source, ctx.mode);
   // Slices no component or variation renders are the document's own fault, reported once per publish
   // where the document is read (content-notices.ts); a table whose price list is gone depends on

@@ -1,4 +1,5 @@
 import { recordingSource } from "../content/index.ts";
+import { renderFailpoint } from "../failpoints.ts";
 import { PriceListIndexView } from "../pages/price-list-index-view.tsx";
 import { PriceListView } from "../pages/price-list-view.tsx";
 import {
@@ -9,7 +10,6 @@ import {
 } from "../render-context.ts";
 import { renderHtml } from "../render-html.tsx";
 import { PRICE_LIST_INDEX_ROUTE } from "../routes.ts";
-
 import { renderNotFound } from "./render-not-found.tsx";
 
 /** `/price-list/{uid}`. */
@@ -26,6 +26,7 @@ export async function renderPriceList(
   ]);
   if (!priceList) return renderNotFound(ctx);
   trace.documentId = priceList.id;
+  renderFailpoint(priceList);
   const html = renderHtml(
     <PriceListView
       priceList={priceList}
