@@ -2,6 +2,7 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "../logger.ts";
 import { redactUrl } from "../redact-url.ts";
+import { settled } from "../settled.ts";
 import { QUEUE_NAME } from "./catalog.ts";
 
 /** Redis could not take the job; an HTTP producer answers 503 so that the sender tries again. */
@@ -84,6 +85,12 @@ export function createFailFastQueue(options: FailFastQueueOptions): FailFastQueu
       await guard(redis, timeoutMs, () => redis.ping());
     },
     async close() {
+      // BullMQ checks the server's version (INFO) once connected; closed while that is in flight,
+      // the check fails after close removed every listener, an unhandled rejection (a site server
+      // closed 1-2 ms after it connected: 21 of 30 closes). So a start under way may finish first,
+      // for a second at most; with Redis away (reconnecting) there is nothing to wait for.
+      if (redis.status === "connecting" || redis.status === "connect" || redis.status === "ready")
+        await settled(queue.waitUntilReady(), 1_000);
       await queue.close();
       if (redis.status === "ready") {
         await redis.quit().catch(() => redis.disconnect());

@@ -1,6 +1,7 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { CONTACT_QUEUE_NAME, QUEUE_NAME, RECONCILE_QUEUE_NAME, RENDER_QUEUE_NAME } from "../jobs/catalog.ts";
+import { settled } from "../settled.ts";
 
 export interface OpsQueues {
   queues: Queue[];
@@ -47,18 +48,3 @@ export function openOpsQueues(redisUrl: string, prefix: string): OpsQueues {
     },
   };
 }
-
-/** Resolves once `promise` settles, either way, or after `ms`. */
-async function settled(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-  });
-  try {
-    await Promise.race([promise.then(noop, noop), deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function noop(): void {}
