@@ -8,7 +8,9 @@ import { type SiteFixture, siteInBrowser } from "./support/site.ts";
 /**
  * The home page's carousel (4 slides, autoplay, infinite) as visitors meet it: the built demo
  * site on the real site server (CSP included), Swiper started by the island. Autoplay moves
- * every 3 s, so "does not move" is checked over more than two delays, and "moves" by polling.
+ * every 3 s, so "does not move" is checked over more than two delays, and "moves" by polling; the
+ * tests marked "page clock" move the page's timers on with Playwright's clock instead of waiting
+ * them out (one test, the first, autoplays in real time).
  * `UPDATE_SCREENSHOTS=1` writes docs/screenshots/carousel-controls-{390,1280}.png (the carousel section,
  * still, its buttons shown); the whole home page is home-{390,1280}.png (`npm run screenshots`).
  */
@@ -189,6 +191,16 @@ async function watchStart(
 const active = (page: Page) =>
   page.locator(".carousel__slide.swiper-slide-active").first().getAttribute("aria-label");
 
+/**
+ * One autoplay delay on the page's clock, then Swiper's slide transition (300 ms, in real time: CSS
+ * transitions are not on the clock) to its end.
+ */
+async function autoplayOnce(page: Page): Promise<void> {
+  await page.clock.runFor(DELAY + 100);
+  await page.waitForTimeout(50);
+  await settled(page);
+}
+
 describe.skipIf(!hasChromium)("the carousel island", () => {
   siteInBrowser({}, (fixture) => {
     ({ site, browser } = fixture);
@@ -210,23 +222,26 @@ describe.skipIf(!hasChromium)("the carousel island", () => {
     await context.close();
   }, 30_000);
 
-  it("pauses while the pointer is over it and goes on when it leaves", async () => {
-    const { context, page, problems } = await visitHome();
+  it("pauses while the pointer is over it and goes on when it leaves (page clock)", async () => {
+    const { context, page, problems } = await visitHome({ clock: true });
     await page.locator(".carousel__viewport").hover();
     const held = await active(page);
-    await page.waitForTimeout(STILL_FOR);
+    await page.clock.runFor(STILL_FOR);
     expect(await active(page)).toBe(held);
     await page.mouse.move(1, 1);
+    await page.clock.runFor(DELAY + 500);
     await expect.poll(() => active(page), POLL).not.toBe(held);
     expect(problems).toEqual([]);
     await context.close();
   }, 40_000);
 
-  it("wraps around when the slice is infinite: after the last slide comes the first", async () => {
-    const { context, page } = await visitHome();
+  it("wraps around when the slice is infinite: after the last slide comes the first (page clock)", async () => {
+    const { context, page } = await visitHome({ clock: true });
     await page.mouse.move(1, 1);
-    await expect.poll(() => active(page), { ...POLL, timeout: 6 * DELAY }).toBe("4 of 4");
-    await expect.poll(() => active(page), POLL).toBe("1 of 4");
+    for (const slide of ["2 of 4", "3 of 4", "4 of 4", "1 of 4"]) {
+      await autoplayOnce(page);
+      await expect.poll(() => active(page), POLL).toBe(slide);
+    }
     // The first slide is back in view, where the last one was.
     const first = page.locator('.carousel__slide[aria-label="1 of 4"]');
     const viewport = await page.locator(".carousel__viewport").boundingBox();
@@ -236,17 +251,18 @@ describe.skipIf(!hasChromium)("the carousel island", () => {
     await context.close();
   }, 40_000);
 
-  it("does not autoplay under prefers-reduced-motion, and still moves by keyboard and by dragging", async () => {
-    const { context, page, problems } = await visitHome({ reducedMotion: "reduce" });
+  it("does not autoplay under prefers-reduced-motion, and still moves by keyboard and by dragging (page clock)", async () => {
+    const { context, page, problems } = await visitHome({ reducedMotion: "reduce", clock: true });
     await page.mouse.move(1, 1);
-    await page.waitForTimeout(STILL_FOR);
+    await page.clock.runFor(STILL_FOR);
     expect(await active(page)).toBe("1 of 4");
 
     await page.locator(".carousel__track").focus();
     await page.keyboard.press("ArrowRight");
     await expect.poll(() => active(page), POLL).toBe("2 of 4");
     // Past the 500 ms throttle between slide changes (a lower bound: timers never fire early).
-    await page.waitForTimeout(1000);
+    await settled(page);
+    await page.clock.runFor(1000);
     await page.keyboard.press("ArrowLeft");
     await expect.poll(() => active(page), POLL).toBe("1 of 4");
 
@@ -542,29 +558,27 @@ describe.skipIf(!hasChromium)("the carousel island", () => {
     await context.close();
   }, 40_000);
 
-  it("stops at the last slide when the slice is not infinite", async () => {
+  it("stops at the last slide when the slice is not infinite (page clock)", async () => {
     const home = structuredClone(HOME);
     const slice = home.data.slices.find((s: { slice_type: string }) => s.slice_type === "carousel");
     slice.primary.infinite = false;
     await site.publishAndRebuild([home]);
 
-    const { context, page, problems } = await visitHome();
+    const { context, page, problems } = await visitHome({ clock: true });
     await page.mouse.move(1, 1);
     const last = page.locator(".carousel__slide").last();
-    // Autoplay runs until the last slide is fully in view…
-    await expect
-      .poll(
-        () =>
-          last.evaluate((el) => {
-            const viewport = el.closest(".carousel__viewport")?.getBoundingClientRect();
-            return viewport !== undefined && el.getBoundingClientRect().right <= viewport.right + 1;
-          }),
-        { ...POLL, timeout: 6 * DELAY },
-      )
-      .toBe(true);
+    const lastInView = () =>
+      last.evaluate((el) => {
+        const viewport = el.closest(".carousel__viewport")?.getBoundingClientRect();
+        return viewport !== undefined && el.getBoundingClientRect().right <= viewport.right + 1;
+      });
+    // Autoplay runs until the last slide is fully in view (at most one delay per slide)…
+    for (let step = 0; step < 4 && !(await lastInView()); step++) await autoplayOnce(page);
+    expect(await lastInView()).toBe(true);
     const end = await active(page);
     // …and stays there: no jump back to the first.
-    await page.waitForTimeout(STILL_FOR);
+    await page.clock.runFor(STILL_FOR);
+    await settled(page);
     expect(await active(page)).toBe(end);
     expect(await page.locator('.carousel__slide[aria-label="1 of 4"]').getAttribute("class")).not.toContain(
       "swiper-slide-active",
