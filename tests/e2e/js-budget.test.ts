@@ -50,6 +50,26 @@ async function returningVisitor(): Promise<BrowserContext> {
   return context;
 }
 
+/**
+ * Every plain page at once, each in its own browser context from `newVisitor` (nothing cached from
+ * another page): loaded, scrolled through once as a reader does (no interaction with any island),
+ * then left alone for QUIET_MS.
+ */
+async function readQuietly(newVisitor: () => Promise<BrowserContext>) {
+  const visits = await Promise.all(
+    PLAIN.map(async (path) => {
+      const context = await newVisitor();
+      const page = await context.newPage();
+      const scripts = recordScripts(page);
+      await page.goto(`${site.url}${path}`, { waitUntil: "load" });
+      await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+      return { path, context, page, scripts };
+    }),
+  );
+  await visits[0]?.page.waitForTimeout(QUIET_MS);
+  return visits;
+}
+
 const total = (scripts: readonly Fetched[]) => scripts.reduce((sum, s) => sum + s.gzip, 0);
 const isReact = (url: string) => manifest.react.includes(url);
 
@@ -62,19 +82,7 @@ describe.skipIf(!hasChromium)("the JavaScript a visitor's browser fetches", () =
   });
 
   it("a returning visitor on a plain page: the entry alone, at most 10 KB, no React within 5 s", async () => {
-    // Every plain page at once, each in its own browser context (nothing cached from another page).
-    const visits = await Promise.all(
-      PLAIN.map(async (path) => {
-        const context = await returningVisitor();
-        const page = await context.newPage();
-        const scripts = recordScripts(page);
-        await page.goto(`${site.url}${path}`, { waitUntil: "load" });
-        // Scrolled through once, as a reader does (no interaction with any island).
-        await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
-        return { path, context, page, scripts };
-      }),
-    );
-    await visits[0]?.page.waitForTimeout(QUIET_MS);
+    const visits = await readQuietly(returningVisitor);
     for (const { path, context, page, scripts } of visits) {
       const urls = scripts.map((s) => s.url).sort();
       expect(urls, path).toEqual([...manifest.entryFiles].sort());
@@ -176,17 +184,7 @@ describe.skipIf(!hasChromium)("the JavaScript a visitor's browser fetches", () =
 
   it("a first visit on a plain page: the entry alone, no React within 5 s; the notice is live and one click chooses", async () => {
     // As the returning visitor's test, with empty storage: the cookie notice shows on every page.
-    const visits = await Promise.all(
-      PLAIN.map(async (path) => {
-        const context = await browser.newContext({ viewport: NARROW });
-        const page = await context.newPage();
-        const scripts = recordScripts(page);
-        await page.goto(`${site.url}${path}`, { waitUntil: "load" });
-        await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
-        return { path, context, page, scripts };
-      }),
-    );
-    await visits[0]?.page.waitForTimeout(QUIET_MS);
+    const visits = await readQuietly(() => browser.newContext({ viewport: NARROW }));
     for (const [index, { path, context, page, scripts }] of visits.entries()) {
       const urls = scripts.map((s) => s.url).sort();
       expect(urls, path).toEqual([...manifest.entryFiles].sort());
