@@ -5,6 +5,7 @@ import { createAnswerCache } from "./answer-cache.ts";
 import { ASSET_BASE_PLACEHOLDER } from "./demo.ts";
 import { EditRejectedError } from "./errors.ts";
 import type { Models } from "./models.ts";
+import { oncePer } from "./once-per.ts";
 import { ApiError, searchDocuments } from "./query/index.ts";
 import type { ContentStore } from "./store.ts";
 import {
@@ -277,12 +278,6 @@ export async function contentApp(app: FastifyInstance, options: ContentAppOption
 }
 
 /** Every tag a ref's documents use, sorted; once per ref's list (the API root is read by every publish). */
-const tagLists = new WeakMap<readonly { tags: string[] }[], string[]>();
-function tagsOf(documents: readonly { tags: string[] }[]): string[] {
-  let tags = tagLists.get(documents);
-  if (!tags) {
-    tags = [...new Set(documents.flatMap((doc) => doc.tags))].sort();
-    tagLists.set(documents, tags);
-  }
-  return tags;
-}
+const tagsOf = oncePer((documents: readonly { tags: string[] }[]): string[] =>
+  [...new Set(documents.flatMap((doc) => doc.tags))].sort(),
+);

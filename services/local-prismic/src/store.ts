@@ -1,6 +1,7 @@
 import { EditRejectedError } from "./errors.ts";
 import { newPrismicId, prismicDate } from "./ids.ts";
 import type { Models } from "./models.ts";
+import { oncePer } from "./once-per.ts";
 import { type PersistedState, RepositoryFolder } from "./persistence.ts";
 import { ApiError, type PrismicDocument, prepareDocuments } from "./query/index.ts";
 import { checkSingleton, validateDocument, validateRepository } from "./validate.ts";
@@ -324,12 +325,4 @@ export class ContentStore {
  * master ref moves, and every search at a ref reads its whole list (10,000 documents copied per
  * request before).
  */
-const lists = new WeakMap<DocMap, readonly PrismicDocument[]>();
-function listOf(docs: DocMap): readonly PrismicDocument[] {
-  let list = lists.get(docs);
-  if (!list) {
-    list = Object.freeze([...docs.values()]);
-    lists.set(docs, list);
-  }
-  return list;
-}
+const listOf = oncePer((docs: DocMap): readonly PrismicDocument[] => Object.freeze([...docs.values()]));

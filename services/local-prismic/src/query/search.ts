@@ -3,6 +3,7 @@
  * cursor, page, then present each result as Prismic does (url, href, links).
  */
 
+import { oncePer } from "../once-per.ts";
 import { pickFields } from "./field-lists.ts";
 import { documentUrl, type LinkContext, resolveLinks } from "./links.ts";
 import { sortDocuments } from "./orderings.ts";
@@ -54,26 +55,16 @@ export function searchDocuments(
 }
 
 /** Each document's place in a list, by id, made once per list (a ref's list is made once: store.ts). */
-const places = new WeakMap<readonly PrismicDocument[], ReadonlyMap<string, number>>();
-function placesOf(documents: readonly PrismicDocument[]): ReadonlyMap<string, number> {
-  let index = places.get(documents);
-  if (!index) {
-    index = new Map(documents.map((doc, place) => [doc.id, place]));
-    places.set(documents, index);
-  }
-  return index;
-}
+const placesOf = oncePer(
+  (documents: readonly PrismicDocument[]): ReadonlyMap<string, number> =>
+    new Map(documents.map((doc, place) => [doc.id, place])),
+);
 
 /** The documents by id, indexed once per list. */
-const indexes = new WeakMap<readonly PrismicDocument[], ReadonlyMap<string, PrismicDocument>>();
-function byId(documents: readonly PrismicDocument[]): ReadonlyMap<string, PrismicDocument> {
-  let index = indexes.get(documents);
-  if (!index) {
-    index = new Map(documents.map((doc) => [doc.id, doc]));
-    indexes.set(documents, index);
-  }
-  return index;
-}
+const byId = oncePer(
+  (documents: readonly PrismicDocument[]): ReadonlyMap<string, PrismicDocument> =>
+    new Map(documents.map((doc) => [doc.id, doc])),
+);
 
 /** The documents of `ids` that the list holds, in the list's order. */
 function inListOrder(documents: readonly PrismicDocument[], ids: ReadonlySet<string>): PrismicDocument[] {
