@@ -35,6 +35,7 @@ import { untilWorkerSettled } from "../support/worker-settled.ts";
 import {
   type BuildResult,
   childResult,
+  median,
   type StartedProcess,
   startPressroom,
   stopAll,
@@ -310,14 +311,6 @@ interface Run {
   peakNote?: string;
   cpu: Record<string, number | undefined>;
   timings?: Record<string, number>;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /** CPU seconds of every process that /proc could tell of. */

@@ -12,7 +12,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
-import { type BuildResult, childResult } from "./processes.ts";
+import { type BuildResult, childResult, median } from "./processes.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PAGES = Number(process.env.PAGES ?? 10_000);
@@ -117,13 +117,6 @@ try {
     ];
     for (const line of rows) console.log(`| ${index + 1} | ${line.join(" | ")} |`);
   });
-  const median = (values: number[]) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const middle = Math.floor(sorted.length / 2);
-    return sorted.length % 2
-      ? (sorted[middle] as number)
-      : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-  };
   const range = (values: number[]) =>
     `median ${median(values).toFixed(2)}× (${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}×)`;
   const firsts = rounds.map(({ first, floor }) => ratios(first, floor));

@@ -110,3 +110,12 @@ export function childResult<T>(out: string): T {
   if (!line) throw new Error(`full-build-child.ts printed no result:\n${out.slice(-2_000)}`);
   return JSON.parse(line) as T;
 }
+
+/** The middle value; on an even count, the mean of the two middle ones. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
