@@ -40,9 +40,9 @@ const mainThreadCpuSeconds = () => {
   try {
     const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return { cpu: (Number(fields[11]) + Number(fields[12])) / 100, system: Number(fields[12]) / 100 };
   } catch {
-    return Number.NaN; // not Linux
+    return { cpu: Number.NaN, system: Number.NaN }; // not Linux
   }
 };
 const round = (seconds: number) => Math.round(seconds * 100) / 100;
@@ -102,7 +102,8 @@ if (mode === "build") {
     ...(process.env.RENDER_THREADS ? { renderThreads: Number(process.env.RENDER_THREADS) } : {}),
   });
   const cpu = round(cpuSeconds() - cpuBefore);
-  const main = round(mainThreadCpuSeconds() - mainBefore);
+  const mainAfter = mainThreadCpuSeconds();
+  const main = round(mainAfter.cpu - mainBefore.cpu);
   const others = threads();
   const renderThreads = others.slice(0, summary.renderThreads).map((thread) => thread.cpu);
   const helpers = others.slice(renderThreads.length);
@@ -113,6 +114,8 @@ if (mode === "build") {
       maxRssMB: maxRssMB(),
       cpuSeconds: cpu,
       mainCpuSeconds: main,
+      // In the kernel: the folder driver's writes (synchronous calls, on the main thread).
+      mainSystemSeconds: round(mainAfter.system - mainBefore.system),
       // The busiest threads besides the main one are the render threads (one per render thread).
       renderCpuSeconds: renderThreads,
       helperCpuSeconds: round(helpers.reduce((sum, thread) => sum + thread.cpu, 0)),

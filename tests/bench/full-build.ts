@@ -9,7 +9,7 @@
  *   npm run bench:full-build            (PAGES=2000 ROUNDS=1 npm run bench:full-build for a quick run)
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
 import { type BuildResult, childResult, median } from "./processes.ts";
@@ -23,8 +23,26 @@ const repo = join(work, "repo");
 const tsx = ["--import", "tsx"];
 
 ensureGeneratedRepository(repo, PAGES, PRICE_LISTS);
-rmSync(join(work, "content"), { recursive: true, force: true });
-rmSync(join(work, "site"), { recursive: true, force: true });
+// The content service's folder and each round's site are new, and nothing is deleted until every
+// round is measured. This machine's ext4 runs without a journal, and in that mode the kernel will not
+// reuse an inode freed in the last 60 s (300 s while its inode table block is dirty): it scans past
+// every such inode, looking each one's block up in the buffer cache, on every file it creates.
+// Deleting 10,000 pages' files just before a first build cost that build 3-15 s of kernel time,
+// more each round (docs/benchmarks.md, "Writing files after deleting them").
+const sites = join(work, "sites");
+const deletedAt = join(work, "deleted-at");
+const leftovers = join(work, `leftovers-${process.pid}`);
+mkdirSync(leftovers, { recursive: true });
+for (const name of ["content", "sites", "site"]) {
+  // A run that did not finish left them (or "site", where runs before 27 Nov built): set aside.
+  if (existsSync(join(work, name))) renameSync(join(work, name), join(leftovers, name));
+}
+const sinceDeletion =
+  (Date.now() - Number(existsSync(deletedAt) ? readFileSync(deletedAt, "utf8") : 0)) / 1000;
+if (sinceDeletion < 300)
+  console.error(
+    `note: the last run deleted its files ${Math.round(sinceDeletion)} s ago; on an ext4 without a journal, the first builds pay kernel time for it for up to 300 s (printed as the main thread's "in the kernel")`,
+  );
 
 const content = spawn(process.execPath, [join(ROOT, "bin/pressroom.js"), "content"], {
   env: {
@@ -69,9 +87,9 @@ try {
   // Rounds of (first build into an empty folder, rebuild, floor), each against its own round's floor:
   // this machine's speed drifts by 10-20 % between minutes, so one run proves little (issue 22).
   const rounds = Array.from({ length: ROUNDS }, (_, round) => {
-    rmSync(join(work, "site"), { recursive: true, force: true });
-    const first = child<BuildResult>("build", endpoint, join(work, "site"));
-    const second = child<BuildResult>("build", endpoint, join(work, "site"));
+    const site = join(sites, `round-${round + 1}`);
+    const first = child<BuildResult>("build", endpoint, site);
+    const second = child<BuildResult>("build", endpoint, site);
     const floor = child<Floor>("floor", endpoint);
     console.error(`round ${round + 1} of ${ROUNDS} done`);
     return { first, second, floor };
@@ -92,7 +110,7 @@ try {
       label,
       `${s.rendered} rendered, ${s.reused} reused, ${s.written} written`,
       `${wall.toFixed(2)} s · ${ratio.wall.toFixed(2)}× floor`,
-      `${run.cpuSeconds.toFixed(2)} s (main ${run.mainCpuSeconds.toFixed(2)}, render ${render}, helpers ${run.helperCpuSeconds.toFixed(2)}, of which in the kernel ${run.helperSystemSeconds.toFixed(2)}) · ${perThousand(run.cpuSeconds, s.routes)} s per 1,000 · **${ratio.cpu.toFixed(2)}× floor**`,
+      `${run.cpuSeconds.toFixed(2)} s (main ${run.mainCpuSeconds.toFixed(2)}, of which in the kernel ${run.mainSystemSeconds.toFixed(2)}, render ${render}, helpers ${run.helperCpuSeconds.toFixed(2)}, of which in the kernel ${run.helperSystemSeconds.toFixed(2)}) · ${perThousand(run.cpuSeconds, s.routes)} s per 1,000 · **${ratio.cpu.toFixed(2)}× floor**`,
       `${run.maxRssMB} MB`,
     ];
   };
@@ -134,4 +152,7 @@ try {
   );
 } finally {
   stop(content);
+  for (const folder of [leftovers, sites, join(work, "content")])
+    rmSync(folder, { recursive: true, force: true });
+  writeFileSync(deletedAt, String(Date.now()));
 }

@@ -89,6 +89,8 @@ export interface BuildResult {
   cpuSeconds: number;
   /** The main thread alone (Linux; NaN elsewhere). */
   mainCpuSeconds: number;
+  /** The main thread's time in the kernel (the folder driver's writes; Linux only). */
+  mainSystemSeconds: number;
   /** Each render thread (the busiest threads besides the main one; Linux only). */
   renderCpuSeconds: number[];
   /** Every other thread: V8's GC helpers, libuv's pool (file writes). */
