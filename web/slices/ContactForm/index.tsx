@@ -6,6 +6,7 @@ import { countryOptions } from "../../src/browser/phone.ts";
 import { Island } from "../../src/components/island.tsx";
 import { RichText } from "../../src/components/rich-text.tsx";
 import { islandId } from "../../src/lib/island-id.ts";
+import { unchangingJson } from "../../src/lib/json-script.ts";
 import type { SliceContext } from "../../src/slice-context.ts";
 
 /** The API route the site server answers (services/site). */
@@ -24,7 +25,8 @@ export default function ContactForm({
 }: SliceComponentProps<ContactFormSlice, SliceContext>): ReactNode {
   const p = slice.primary;
   const id = islandId(slice, index);
-  const countries = countryOptions();
+  // The same list on every form of every page: its JSON is written once (json-script.ts).
+  const countries = unchangingJson(countryOptions());
   // A code the phone library does not know (or none) leaves the selector on "Country…".
   const wanted = (p.default_country ?? "").trim().toUpperCase();
   const country = countries.some((c) => c.code === wanted) ? wanted : "";
