@@ -9,8 +9,11 @@ import { createElement as h } from "react";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createContentClient, loadContentSchema } from "#content";
 import { buildSiteAssets, type SiteAssets } from "#web/assets.ts";
+import { ContactFormView } from "#web/browser/islands/contact-form.tsx";
+import { countryOptions } from "#web/browser/phone.ts";
 import { createFragmentCache, type FragmentCache, SharedMarkup } from "#web/components/shared-markup.tsx";
 import { createMemorySource } from "#web/content/index.ts";
+import { unchangingJson } from "#web/lib/json-script.ts";
 import { renderRoute } from "#web/render.ts";
 import { renderHtml } from "#web/render-html.tsx";
 import { listDocuments } from "#worker/build/list-documents.ts";
@@ -69,6 +72,11 @@ function countingCache(): { cache: FragmentCache; renders: string[] } {
       markup: (source, key, render) =>
         inner.markup(source, key, () => {
           renders.push(key);
+          return render();
+        }),
+      inner: (source, key, render) =>
+        inner.inner(source, key, () => {
+          renders.push(`inner:${key}`);
           return render();
         }),
     },
@@ -154,6 +162,31 @@ describe("markup many pages share, rendered once", () => {
     expect(navVariants).toContain("nav:");
     expect(navVariants.length).toBeLessThanOrEqual(7);
     expect(count("island:mobile-menu:")).toBe(2 * navVariants.length);
+    // The contact form's ~245 country options: once per default country, not once per form.
+    expect(renders.filter((key) => key.startsWith("inner:country-options:"))).toEqual([
+      "inner:country-options:US",
+    ]);
+  });
+
+  it("the contact form's country options: the same bytes from the cache, the default country selected", () => {
+    const countries = unchangingJson(countryOptions());
+    const form = (id: string, defaultCountry: string) =>
+      h(ContactFormView, { id, action: "/api/contact", successMessage: "", defaultCountry, countries });
+    const cache = createFragmentCache();
+    for (const [id, country] of [
+      ["a", "GB"],
+      ["b", "GB"],
+      ["c", ""],
+      ["d", "CI"],
+      ["e", ""],
+    ] as const) {
+      const plain = renderHtml(form(id, country));
+      expect(renderHtml(form(id, country), cache), `${id} ${country}`).toBe(plain);
+      if (country === "") expect(plain).toContain('<option value="" selected="">Country…</option>');
+      else expect(plain).toContain(`<option value="${country}" selected="">`);
+      expect(plain.match(/<option /g)?.length).toBe(countries.length + (country === "" ? 1 : 0));
+      expect(plain).toContain(`id="${id}-country"`);
+    }
   });
 
   it("a fragment whose render puts something in <head> (an eager image's preload) is rendered in place", () => {

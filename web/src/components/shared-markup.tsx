@@ -1,5 +1,6 @@
-import { createContext, type ReactNode, useContext } from "react";
+import { type ReactNode, useContext } from "react";
 import { renderToString } from "react-dom/server";
+import { type FragmentCache, FragmentCacheContext } from "./fragment-cache.ts";
 
 /**
  * Markup many pages share (the footer, the cookie notice, the navigation), rendered once per
@@ -16,17 +17,24 @@ import { renderToString } from "react-dom/server";
  * tests) everything renders in place; tests/integration/shared-markup.test.ts checks that every
  * route renders the same bytes either way.
  */
-export interface FragmentCache {
-  /** The markup `render` makes, or what it made for the same source and key before. */
-  markup(source: object, key: string, render: () => string): string | undefined;
-}
+export type { FragmentCache } from "./fragment-cache.ts";
+export { FragmentCacheContext } from "./fragment-cache.ts";
 
 const UNCACHEABLE = Symbol("uncacheable");
 
 /** A cache for one render thread or one publish: fragments live as long as their source object. */
 export function createFragmentCache(): FragmentCache {
   const bySource = new WeakMap<object, Map<string, string | typeof UNCACHEABLE>>();
-  return {
+  const cache: FragmentCache = {
+    inner(source, key, render) {
+      return cache.markup(source, `inner:${key}`, () => {
+        const html = renderToString(render());
+        // A hoisted resource first (see above): kept whole, so that it is never cached.
+        if (html.startsWith("<link")) return html;
+        // React escapes ">" in attribute values, so the first ">" ends the element's start tag.
+        return html.slice(html.indexOf(">") + 1, html.lastIndexOf("</"));
+      });
+    },
     markup(source, key, render) {
       let fragments = bySource.get(source);
       if (!fragments) {
@@ -44,9 +52,8 @@ export function createFragmentCache(): FragmentCache {
       return found === UNCACHEABLE ? undefined : found;
     },
   };
+  return cache;
 }
-
-export const FragmentCacheContext = createContext<FragmentCache | undefined>(undefined);
 
 /** The inner markup of `children` from the cache in context, or undefined to render them in place. */
 export function useSharedMarkup(source: object, key: string, children: () => ReactNode): string | undefined {

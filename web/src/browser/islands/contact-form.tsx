@@ -1,5 +1,13 @@
-import type { FocusEvent, FormEvent, PointerEvent, ReactNode, Ref } from "react";
+import {
+  type FocusEvent,
+  type FormEvent,
+  type PointerEvent,
+  type ReactNode,
+  type Ref,
+  useContext,
+} from "react";
 import { CONTACT_LIMITS, type ContactErrors } from "#contact/contact-rules.ts";
+import { type FragmentCache, FragmentCacheContext } from "../../components/fragment-cache.ts";
 import type { CountryOption } from "../phone.ts";
 
 /** What the server serializes for the contact-form island (plain JSON). */
@@ -13,6 +21,34 @@ export interface ContactFormProps {
   defaultCountry: string;
   /** The country selector's options, labelled on the server (see phone.ts). */
   countries: CountryOption[];
+}
+
+/**
+ * The country selector's options: as elements, or on the server with a fragment cache in context
+ * (a build, a publish) as the markup React made for the same list and default country before. The
+ * same ~245 options were rendered on every page with a form, a sixth of such a page's render
+ * (docs/benchmarks.md, "Issue 22, third pass"); the bytes are the same (tests/integration/
+ * shared-markup.test.ts), and the browser hydrates the options it finds either way.
+ */
+function countryOptions(
+  cache: FragmentCache | undefined,
+  countries: readonly CountryOption[],
+  defaultCountry: string,
+): { children: ReactNode } | { dangerouslySetInnerHTML: { __html: string } } {
+  const options = () => (
+    <>
+      {defaultCountry === "" ? <option value="">Country…</option> : null}
+      {countries.map((country) => (
+        <option key={country.code} value={country.code}>
+          {country.label}
+        </option>
+      ))}
+    </>
+  );
+  const html = cache?.inner(countries, `country-options:${defaultCountry}`, () => (
+    <select defaultValue={defaultCountry}>{options()}</select>
+  ));
+  return html === undefined ? { children: options() } : { dangerouslySetInnerHTML: { __html: html } };
 }
 
 /** Errors by field, plus `form` for what belongs to no field. */
@@ -52,6 +88,7 @@ export function ContactFormView({
   onChange,
   onPointerDown,
 }: ContactFormProps & ContactFormState): ReactNode {
+  const cache = useContext(FragmentCacheContext);
   const invalid = (field: keyof ContactErrors) =>
     errors[field]
       ? { "aria-invalid": true as const, "aria-describedby": `${id}-${field}-error` }
@@ -105,14 +142,8 @@ export function ContactFormView({
             id={`${id}-country`}
             name="default_country"
             defaultValue={defaultCountry}
-          >
-            {defaultCountry === "" ? <option value="">Country…</option> : null}
-            {countries.map((country) => (
-              <option key={country.code} value={country.code}>
-                {country.label}
-              </option>
-            ))}
-          </select>
+            {...countryOptions(cache, countries, defaultCountry)}
+          />
           <input
             className="field__input phone-field__number"
             id={`${id}-phone`}
