@@ -44,6 +44,9 @@ const ASCII_UID = /^[a-z0-9_-]+$/;
  */
 export function uidProblem(type: string, uid: unknown): string | undefined {
   if (typeof uid !== "string" || uid === "") return "has no uid";
+  // Nearly every uid: ASCII within the length, so within the bytes, in the grammar and in NFC. A
+  // build asks several times per document (every route it resolves), so the rest waits for others.
+  if (uid.length <= MAX_UID_LENGTH && ASCII_UID.test(uid)) return reserved(type, uid);
   const shown = JSON.stringify(uid.length > 40 ? `${uid.slice(0, 40)}…` : uid);
   if (uid.length > MAX_UID_LENGTH) return `uid ${shown} is longer than ${MAX_UID_LENGTH} characters`;
   // A uid is a folder name in storage: 255 bytes at most (100 letters of 3 bytes each would not fit).
@@ -55,8 +58,12 @@ export function uidProblem(type: string, uid: unknown): string | undefined {
   }
   // Two spellings of one text (é as one code point or as e + accent) must not be two routes.
   if (uid.normalize("NFC") !== uid) return `uid ${shown} is not in Unicode normal form (NFC)`;
+  return reserved(type, uid);
+}
+
+function reserved(type: string, uid: string): string | undefined {
   if (type === "page" && RESERVED.has(uid)) {
-    return `uid ${shown} is reserved for the site's own routes (reserved: ${RESERVED_PAGE_UIDS.join(", ")})`;
+    return `uid ${JSON.stringify(uid)} is reserved for the site's own routes (reserved: ${RESERVED_PAGE_UIDS.join(", ")})`;
   }
   return undefined;
 }
