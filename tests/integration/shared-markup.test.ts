@@ -162,6 +162,8 @@ describe("markup many pages share, rendered once", () => {
     expect(navVariants).toContain("nav:");
     expect(navVariants.length).toBeLessThanOrEqual(7);
     expect(count("island:mobile-menu:")).toBe(2 * navVariants.length);
+    // Each price list's table once, however many pages show it (its own page, /pricing's sections).
+    expect(count("div:price-table")).toBe(documents.filter((doc) => doc.type === "price_list").length);
     // The contact form's ~245 country options: once per default country, not once per form.
     expect(renders.filter((key) => key.startsWith("inner:country-options:"))).toEqual([
       "inner:country-options:US",

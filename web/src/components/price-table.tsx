@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import type { PriceListDocument } from "../content/index.ts";
 import { formatPrice } from "../lib/format-price.ts";
 import { priceListHeading } from "../lib/page-meta.ts";
+import { SharedMarkup } from "./shared-markup.tsx";
 
 type Row = PriceListDocument["data"]["rows"][number];
 
@@ -18,38 +19,45 @@ export function groupRows(rows: readonly Row[]): { category: string; rows: Row[]
   return [...groups].map(([category, rows]) => ({ category, rows }));
 }
 
-/** The rows of a price list as one accessible table: a row group per category, highlighted rows marked. */
+/**
+ * The rows of a price list as one accessible table: a row group per category, highlighted rows
+ * marked. Its markup depends on the price list alone, so a build or a publish renders it once per
+ * price list document and reuses it on every page that embeds the list (shared-markup.tsx; about
+ * half of the generated pages embed one of 20 lists).
+ */
 export function PriceTable({ priceList }: { priceList: PriceListDocument }): ReactNode {
   const currency = priceList.data.currency ?? "USD";
   const groups = groupRows(priceList.data.rows);
   if (groups.length === 0) return null;
   return (
-    <div className="price-card">
-      <table className="price-table">
-        <caption className="sr-only">{priceListHeading(priceList).text}</caption>
-        <thead className="sr-only">
-          <tr>
-            <th scope="col">Service</th>
-            <th scope="col">Price</th>
-          </tr>
-        </thead>
-        {groups.map((group) => (
-          <tbody key={group.category}>
-            {group.category ? (
-              <tr className="price-table__group">
-                <th scope="rowgroup" colSpan={2}>
-                  {group.category}
-                </th>
-              </tr>
-            ) : null}
-            {group.rows.map((row, i) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: rendered once on the server and never reordered; the index keeps keys unique when editors repeat an entry
-              <PriceRow key={`${i}-${row.name}`} row={row} currency={currency} />
-            ))}
-          </tbody>
-        ))}
-      </table>
-    </div>
+    <SharedMarkup as="div" className="price-card" source={priceList} cacheKey="price-table">
+      {() => (
+        <table className="price-table">
+          <caption className="sr-only">{priceListHeading(priceList).text}</caption>
+          <thead className="sr-only">
+            <tr>
+              <th scope="col">Service</th>
+              <th scope="col">Price</th>
+            </tr>
+          </thead>
+          {groups.map((group) => (
+            <tbody key={group.category}>
+              {group.category ? (
+                <tr className="price-table__group">
+                  <th scope="rowgroup" colSpan={2}>
+                    {group.category}
+                  </th>
+                </tr>
+              ) : null}
+              {group.rows.map((row, i) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: rendered once on the server and never reordered; the index keeps keys unique when editors repeat an entry
+                <PriceRow key={`${i}-${row.name}`} row={row} currency={currency} />
+              ))}
+            </tbody>
+          ))}
+        </table>
+      )}
+    </SharedMarkup>
   );
 }
 
