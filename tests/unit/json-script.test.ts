@@ -62,4 +62,14 @@ describe("jsonForScript", () => {
     expect(() => list.push({ code: "DE", label: "Germany (+49)" })).toThrow(TypeError);
     expect(jsonForScript({ list })).toBe('{"list":[{"code":"FR","label":"France (+33)"}]}');
   });
+
+  it("freezes what a value already frozen holds too", () => {
+    const inside = { label: "Deutschland" };
+    const list = unchangingJson(Object.freeze([inside]));
+    expect(jsonForScript(list)).toBe('[{"label":"Deutschland"}]');
+    expect(() => {
+      inside.label = "changed";
+    }).toThrow(TypeError);
+    expect(jsonForScript(list)).toBe('[{"label":"Deutschland"}]');
+  });
 });

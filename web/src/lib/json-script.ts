@@ -27,8 +27,9 @@ export function unchangingJson<T extends object>(value: T): T {
   return value;
 }
 
+/** Freezes `value` and everything in it (a frozen array may still hold objects that are not). */
 function deepFreeze(value: unknown): void {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return;
+  if (typeof value !== "object" || value === null) return;
   Object.freeze(value);
   for (const member of Object.values(value)) deepFreeze(member);
 }

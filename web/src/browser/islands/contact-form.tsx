@@ -30,7 +30,7 @@ export interface ContactFormProps {
  * (docs/benchmarks.md, "Issue 22, third pass"); the bytes are the same (tests/integration/
  * shared-markup.test.ts), and the browser hydrates the options it finds either way.
  */
-function countryOptions(
+function countrySelectContent(
   cache: FragmentCache | undefined,
   countries: readonly CountryOption[],
   defaultCountry: string,
@@ -142,7 +142,7 @@ export function ContactFormView({
             id={`${id}-country`}
             name="default_country"
             defaultValue={defaultCountry}
-            {...countryOptions(cache, countries, defaultCountry)}
+            {...countrySelectContent(cache, countries, defaultCountry)}
           />
           <input
             className="field__input phone-field__number"
