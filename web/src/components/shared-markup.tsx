@@ -1,6 +1,6 @@
 import { type ReactNode, useContext } from "react";
 import { renderToString } from "react-dom/server";
-import { type FragmentCache, FragmentCacheContext } from "./fragment-cache.ts";
+import { type FragmentCache, FragmentCacheContext } from "../browser/fragment-cache.ts";
 
 /**
  * Markup many pages share (the footer, the cookie notice, the navigation), rendered once per
@@ -17,8 +17,8 @@ import { type FragmentCache, FragmentCacheContext } from "./fragment-cache.ts";
  * tests) everything renders in place; tests/integration/shared-markup.test.ts checks that every
  * route renders the same bytes either way.
  */
-export type { FragmentCache } from "./fragment-cache.ts";
-export { FragmentCacheContext } from "./fragment-cache.ts";
+export type { FragmentCache } from "../browser/fragment-cache.ts";
+export { FragmentCacheContext } from "../browser/fragment-cache.ts";
 
 const UNCACHEABLE = Symbol("uncacheable");
 

@@ -7,7 +7,7 @@ import {
   useContext,
 } from "react";
 import { CONTACT_LIMITS, type ContactErrors } from "#contact/contact-rules.ts";
-import { type FragmentCache, FragmentCacheContext } from "../../components/fragment-cache.ts";
+import { type FragmentCache, FragmentCacheContext } from "../fragment-cache.ts";
 import type { CountryOption } from "../phone.ts";
 
 /** What the server serializes for the contact-form island (plain JSON). */

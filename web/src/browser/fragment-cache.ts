@@ -1,9 +1,10 @@
 import { createContext, type ReactElement } from "react";
 
 /**
- * The fragment cache's interface and context, apart from its implementation (shared-markup.tsx,
- * which renders with react-dom/server): island views import this module, and the browser bundle
- * must not carry React's server renderer. In the browser no cache is in context, so a view renders
+ * The fragment cache's interface and context, apart from its implementation
+ * (components/shared-markup.tsx, which renders with react-dom/server): island views import this
+ * module, so it lives with the browser code and imports React alone; the browser bundle must not
+ * carry React's server renderer. In the browser no cache is in context, so a view renders
  * everything in place, as it does in preview, the slice simulator and tests.
  */
 export interface FragmentCache {
