@@ -9,7 +9,7 @@
  *   npm run bench:full-build            (PAGES=2000 ROUNDS=1 npm run bench:full-build for a quick run)
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
 import { type BuildResult, childResult, median } from "./processes.ts";
@@ -28,13 +28,17 @@ ensureGeneratedRepository(repo, PAGES, PRICE_LISTS);
 // reuse an inode freed in the last 60 s (300 s while its inode table block is dirty): it scans past
 // every such inode, looking each one's block up in the buffer cache, on every file it creates.
 // Deleting 10,000 pages' files just before a first build cost that build 3-15 s of kernel time,
-// more each round (docs/benchmarks.md, "Writing files after deleting them").
+// more each round (docs/benchmarks.md, "Issue 22, third pass").
 const sites = join(work, "sites");
 const deletedAt = join(work, "deleted-at");
 const leftovers = join(work, `leftovers-${process.pid}`);
 mkdirSync(leftovers, { recursive: true });
-for (const name of ["content", "sites", "site"]) {
-  // A run that did not finish left them (or "site", where runs before 27 Nov built): set aside.
+const stopped = readdirSync(work).filter(
+  (name) => name.startsWith("leftovers-") && join(work, name) !== leftovers,
+);
+for (const name of ["content", "sites", "site", ...stopped]) {
+  // What a run that did not finish left (its own leftovers too; "site" is where runs before 27 Nov
+  // built): set aside, deleted after this run's rounds.
   if (existsSync(join(work, name))) renameSync(join(work, name), join(leftovers, name));
 }
 const sinceDeletion =
