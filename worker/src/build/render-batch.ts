@@ -3,11 +3,20 @@ import { sha256 } from "#storage";
 import type { SiteAssets } from "#web/assets.ts";
 import { islandsIn } from "#web/browser-bundle.ts";
 import { createFragmentCache } from "#web/components/shared-markup.tsx";
-import { type ContentNotice, createMemorySource, documentNotices } from "#web/content/index.ts";
+import {
+  type AllDocumentTypes,
+  type ContentNotice,
+  type ContentSource,
+  createMemorySource,
+  documentNotices,
+  type PageDocument,
+  type PriceListDocument,
+} from "#web/content/index.ts";
 import { type RenderLogger, renderRoute } from "#web/render.ts";
 import { keyForRoute, routeForDocument, routeProblem } from "#web/routes.ts";
 import { documentHash, stub } from "./document-hash.ts";
 import { routeInputs, sharedInputs } from "./render-inputs.ts";
+import type { BatchDocuments } from "./search-answers.ts";
 
 /** What every render of a build shares: sent once to each render thread. */
 export interface SharedContent {
@@ -88,18 +97,34 @@ export interface ListedDocument {
  * A build's batch of documents: renders each one's own route and answers what the build keeps of
  * every document (stub, hash, refusal). Done on the render thread that parsed the documents, so the
  * build's main thread never holds a page's content (docs/benchmarks.md, "Issue 22").
+ *
+ * One document at a time, each parsed from its answer just before: listed, hashed, rendered, then
+ * dropped, so that no document outlives a few pages' renders (`BatchDocuments`). A render reads
+ * what a memory source of the shared documents and the whole batch would give it (`documentSource`).
  */
 export async function renderOwnRoutes(
   shared: SharedContent,
-  documents: readonly PrismicDocument[],
+  batch: BatchDocuments,
   logger?: RenderLogger,
 ): Promise<BatchResult> {
-  const routes: string[] = [];
   const listed: ListedDocument[] = [];
   const reused: string[] = [];
-  const inputs = new Map<string, string>();
+  const rendered: RenderedRoute[] = [];
+  const failed: FailedRender[] = [];
   const shown = shared.inputs && sharedInputsOf(shared);
-  for (const doc of documents) {
+  const base = sharedSourceOf(shared);
+  let whole: ContentSource | undefined;
+  const wholeBatch = () => {
+    whole ??= createMemorySource([
+      ...shared.documents,
+      ...Array.from({ length: batch.length }, (_, index) => batch.parse(index)),
+    ]);
+    return whole;
+  };
+  // The first document of the batch with each type and uid (a memory source's uid lookup finds it).
+  const earlier = new Map<string, number>();
+  for (let index = 0; index < batch.length; index++) {
+    const doc = batch.parse(index);
     const route = routeForDocument(doc);
     const refused = route === null ? (routeProblem(doc) ?? "it has no route") : undefined;
     const hashed = shared.inputs && shown !== undefined && route !== null;
@@ -113,20 +138,67 @@ export async function renderOwnRoutes(
       ...(refused ? { refused } : {}),
       ...(notices.length > 0 ? { notices } : {}),
     });
-    if (route === null) continue;
-    if (now !== undefined && shared.inputs?.previous?.[route] === now) reused.push(route);
-    else {
-      routes.push(route);
-      if (now !== undefined) inputs.set(route, now);
+    const uidKey = doc.uid ? `${doc.type}:${doc.uid}` : undefined;
+    if (route !== null) {
+      if (now !== undefined && shared.inputs?.previous?.[route] === now) reused.push(route);
+      else {
+        const source = documentSource(base, doc, uidKey !== undefined && earlier.has(uidKey), wholeBatch);
+        const outcome = await renderOne(shared, source, route, logger);
+        if ("error" in outcome) failed.push({ route, documentId: doc.id, error: outcome.error });
+        else {
+          // A page that rendered as something else (a 404) is rendered again by the next build.
+          if (now !== undefined && outcome.status === 200) outcome.inputs = now;
+          rendered.push(outcome);
+        }
+      }
     }
+    if (uidKey !== undefined && !earlier.has(uidKey)) earlier.set(uidKey, index);
   }
-  const result = await renderBatch(shared, documents, routes, logger);
-  for (const rendered of result.rendered) {
-    const hashed = inputs.get(rendered.route);
-    // A page that rendered as something else (a 404) is rendered again by the next build.
-    if (hashed && rendered.status === 200) rendered.inputs = hashed;
+  return { rendered, failed, listed, ...(reused.length > 0 ? { reused } : {}) };
+}
+
+/**
+ * A memory source of the shared documents and a whole batch (createMemorySource), as the render of
+ * one document of the batch reads it, without parsing the rest of the batch: the shared documents
+ * and the document itself answer what they hold, and anything else (another document of the batch,
+ * a listing, a uid that an earlier document of the batch has too) is asked of the whole batch,
+ * parsed then, once per batch. Document ids are unique in a repository.
+ */
+function documentSource(
+  base: { source: ContentSource; hasSettings: boolean },
+  doc: PrismicDocument,
+  uidTakenEarlier: boolean,
+  wholeBatch: () => ContentSource,
+): ContentSource {
+  const { source } = base;
+  const own = (type: string, uid: string) => !uidTakenEarlier && doc.type === type && doc.uid === uid;
+  return {
+    getSettings: () => (base.hasSettings ? source.getSettings() : wholeBatch().getSettings()),
+    getPageByUID: async (uid) =>
+      (await source.getPageByUID(uid)) ??
+      (own("page", uid) ? (doc as PageDocument) : wholeBatch().getPageByUID(uid)),
+    getPriceListByUID: async (uid) =>
+      (await source.getPriceListByUID(uid)) ??
+      (own("price_list", uid) ? (doc as PriceListDocument) : wholeBatch().getPriceListByUID(uid)),
+    getByID: async (id) =>
+      doc.id === id ? (doc as AllDocumentTypes) : ((await source.getByID(id)) ?? wholeBatch().getByID(id)),
+    getAllByType: (type) => wholeBatch().getAllByType(type),
+  };
+}
+
+const sharedSources = new WeakMap<SharedContent, { source: ContentSource; hasSettings: boolean }>();
+
+/** A memory source of the shared documents, once per build. */
+function sharedSourceOf(shared: SharedContent): { source: ContentSource; hasSettings: boolean } {
+  let base = sharedSources.get(shared);
+  if (base === undefined) {
+    base = {
+      source: createMemorySource(shared.documents),
+      hasSettings: shared.documents.some((doc) => doc.type === "settings"),
+    };
+    sharedSources.set(shared, base);
   }
-  return { ...result, listed, ...(reused.length > 0 ? { reused } : {}) };
+  return base;
 }
 
 const sharedHashes = new WeakMap<SharedContent, string>();
@@ -159,44 +231,55 @@ export async function renderBatch(
   const results: RenderedRoute[] = [];
   const failed: FailedRender[] = [];
   for (const route of routes) {
-    const started = performance.now();
-    let result: Awaited<ReturnType<typeof renderRoute>>;
-    try {
-      result = await renderRoute(route, {
-        source,
-        siteUrl: shared.siteUrl,
-        assets: shared.assets,
-        mode: "production",
-        ...(shared.sitemapUrlLimit ? { sitemapUrlLimit: shared.sitemapUrlLimit } : {}),
-        ...(logger ? { logger } : {}),
-        fragments,
-      });
-    } catch (error) {
-      // A retryable error is not the route's (the content API is not called here, but a source
-      // that did would mark its timeouts so): it fails the build, as it fails a publish.
-      if ((error as { retryable?: unknown } | null)?.retryable === true) throw error;
+    const outcome = await renderOne(shared, source, route, logger);
+    if (!("error" in outcome)) results.push(outcome);
+    else {
       const documentId = all.find((doc) => routeForDocument(doc) === route)?.id;
-      failed.push({
-        route,
-        ...(documentId ? { documentId } : {}),
-        error: error instanceof Error ? error.message : String(error),
-      });
-      continue;
+      failed.push({ route, ...(documentId ? { documentId } : {}), error: outcome.error });
     }
-    const body = utf8.encode(result.html);
-    results.push({
-      route,
-      key: keyForRoute(route),
-      body,
-      hash: sha256(body),
-      status: result.status,
-      contentType: result.contentType,
-      dependencies: result.dependencies,
-      ...(result.documentId ? { documentId: result.documentId } : {}),
-      ...(result.parts ? { parts: result.parts } : {}),
-      renderMs: performance.now() - started,
-      ...(result.contentType.startsWith("text/html") ? { islands: [...islandsIn(result.html)] } : {}),
-    });
   }
   return { rendered: results, failed };
+}
+
+/**
+ * One route rendered, encoded and hashed; a render that throws is answered as its error. A
+ * retryable error is not the route's (the content API is not called here, but a source that did
+ * would mark its timeouts so): it is thrown, and fails the build as it fails a publish.
+ */
+async function renderOne(
+  shared: SharedContent,
+  source: ContentSource,
+  route: string,
+  logger: RenderLogger | undefined,
+): Promise<RenderedRoute | { error: string }> {
+  const started = performance.now();
+  let result: Awaited<ReturnType<typeof renderRoute>>;
+  try {
+    result = await renderRoute(route, {
+      source,
+      siteUrl: shared.siteUrl,
+      assets: shared.assets,
+      mode: "production",
+      ...(shared.sitemapUrlLimit ? { sitemapUrlLimit: shared.sitemapUrlLimit } : {}),
+      ...(logger ? { logger } : {}),
+      fragments,
+    });
+  } catch (error) {
+    if ((error as { retryable?: unknown } | null)?.retryable === true) throw error;
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+  const body = utf8.encode(result.html);
+  return {
+    route,
+    key: keyForRoute(route),
+    body,
+    hash: sha256(body),
+    status: result.status,
+    contentType: result.contentType,
+    dependencies: result.dependencies,
+    ...(result.documentId ? { documentId: result.documentId } : {}),
+    ...(result.parts ? { parts: result.parts } : {}),
+    renderMs: performance.now() - started,
+    ...(result.contentType.startsWith("text/html") ? { islands: [...islandsIn(result.html)] } : {}),
+  };
 }

@@ -4,7 +4,7 @@ import type { PrismicDocument } from "@prismicio/client";
 import type { Logger } from "#logger";
 import type { BatchResult, RenderedRoute, SharedContent } from "./render-batch.ts";
 import { renderThreadBundle } from "./render-thread-bundle.ts";
-import { documentsOfAnswers } from "./search-answers.ts";
+import { batchOfAnswers, documentsOfAnswers } from "./search-answers.ts";
 
 /** A render thread's answer to a batch (render-thread.ts). */
 interface ThreadAnswer extends Partial<Omit<BatchResult, "rendered">> {
@@ -74,7 +74,7 @@ export async function createRenderPool(
       render: async (documents, routes, answers = []) =>
         (await rendering).renderBatch(shared, [...documents, ...documentsOfAnswers(answers)], routes, logger),
       renderOwn: async (answers) =>
-        (await rendering).renderOwnRoutes(shared, documentsOfAnswers(answers), logger),
+        (await rendering).renderOwnRoutes(shared, batchOfAnswers(answers), logger),
       close: async () => {},
     };
   }

@@ -5,7 +5,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { pino } from "pino";
 import { renderBatch, renderOwnRoutes, type SharedContent } from "./render-batch.ts";
-import { documentsOfAnswers } from "./search-answers.ts";
+import { batchOfAnswers, documentsOfAnswers } from "./search-answers.ts";
 
 export interface BatchRequest {
   id: number;
@@ -22,13 +22,17 @@ const logger = pino({ name: "render", level: logLevel });
 
 parentPort?.on("message", async (request: BatchRequest) => {
   try {
-    const documents = [
-      ...(request.documents as SharedContent["documents"]),
-      ...documentsOfAnswers(request.answers ?? []),
-    ];
     const { rendered, failed, listed, reused } = request.own
-      ? await renderOwnRoutes(shared, documents, logger)
-      : await renderBatch(shared, documents, request.routes, logger);
+      ? await renderOwnRoutes(shared, batchOfAnswers(request.answers ?? []), logger)
+      : await renderBatch(
+          shared,
+          [
+            ...(request.documents as SharedContent["documents"]),
+            ...documentsOfAnswers(request.answers ?? []),
+          ],
+          request.routes,
+          logger,
+        );
     // The pages' bytes move to the main thread (transferred, not copied).
     parentPort?.postMessage(
       { id: request.id, results: rendered, failed, listed, reused },
