@@ -1,7 +1,7 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { islandsIn } from "#web/browser-bundle.ts";
+import { islandsIn } from "#web/islands-in.ts";
 
 // A full collection on demand: V8's `gc`, exposed once for this file's process.
 setFlagsFromString("--expose-gc");

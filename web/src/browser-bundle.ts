@@ -120,28 +120,3 @@ export function javascriptBytes(manifest: BrowserManifest, islands: Iterable<str
   for (const file of files) total += manifest.gzipBytes[file] ?? 0;
   return total;
 }
-
-const ISLAND_ATTRIBUTE = /data-island="([a-z0-9-]+)"/g;
-
-/** The island names a rendered page contains (what the browser will hydrate). */
-export function islandsIn(html: string): Set<string> {
-  return new Set(Array.from(html.matchAll(ISLAND_ATTRIBUTE), (m) => ownName(m[1] as string)));
-}
-
-/**
- * Each island name as a string of its own. A match's group of 13 characters or more is a view into
- * the text it was found in (V8's sliced strings): "cookie-notice" kept the whole page's text (about
- * 55 KB, UTF-16) alive for as long as the page's list of islands, which a build holds until its
- * batch is written. Those texts outlived the young generation and filled the old one: 40 % of what
- * a build's render thread promoted (docs/benchmarks.md, "Issue 22, fourth pass").
- */
-const ownNames = new Map<string, string>();
-function ownName(name: string): string {
-  let own = ownNames.get(name);
-  if (own === undefined) {
-    own = Array.from(name).join(""); // a new string, not a view
-    if (ownNames.size >= 1_000) ownNames.clear(); // the site has a handful; content cannot add any
-    ownNames.set(own, own);
-  }
-  return own;
-}

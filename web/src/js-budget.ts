@@ -1,5 +1,6 @@
 import { wakesWithoutInteraction } from "./browser/island-wake.ts";
-import { type BrowserManifest, islandsIn, javascriptBytes } from "./browser-bundle.ts";
+import { type BrowserManifest, javascriptBytes } from "./browser-bundle.ts";
+import { islandsIn } from "./islands-in.ts";
 
 /**
  * The JavaScript budget (gzip, 1 KB = 1,000 bytes, the stricter reading):

@@ -1,5 +1,5 @@
 import type { PrismicDocument } from "@prismicio/client";
-import { sha256 } from "#storage";
+import { sha256 } from "#storage/content-hash.ts";
 import { noindexOf } from "#web/lib/page-seo.ts";
 
 /**

@@ -1,7 +1,6 @@
 import type { PrismicDocument } from "@prismicio/client";
-import { sha256 } from "#storage";
+import { sha256 } from "#storage/content-hash.ts";
 import type { SiteAssets } from "#web/assets.ts";
-import { islandsIn } from "#web/browser-bundle.ts";
 import { createFragmentCache } from "#web/components/shared-markup.tsx";
 import {
   type AllDocumentTypes,
@@ -12,6 +11,7 @@ import {
   type PageDocument,
   type PriceListDocument,
 } from "#web/content/index.ts";
+import { islandsIn } from "#web/islands-in.ts";
 import { type RenderLogger, renderRoute } from "#web/render.ts";
 import { keyForRoute, routeForDocument, routeProblem } from "#web/routes.ts";
 import { documentHash, stub } from "./document-hash.ts";
