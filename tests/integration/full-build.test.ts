@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { access, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { pino } from "pino";
@@ -180,5 +180,27 @@ describe("full build", () => {
     const summary = await build({ verify: true });
     expect(summary.written).toBe(1);
     expect(readFileSync(join(site.path, "robots.txt"), "utf8")).toContain("Sitemap:");
+  });
+
+  it("a build that fails before it renders stops the render threads it started, and writes nothing", async () => {
+    // The render threads start loading with the build, before it has read what they render from.
+    const threads = () => readdirSync("/proc/self/task").length;
+    const failing = () =>
+      fullBuild({
+        client,
+        store,
+        siteUrl: "https://www.example.com",
+        logger,
+        ref: "no-such-ref",
+        renderThreads: 1,
+      });
+    await expect(failing()).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 500)); // a terminated thread leaves /proc
+    const before = threads();
+    const stored = await keys();
+    await expect(failing()).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(threads()).toBe(before);
+    expect(await keys()).toEqual(stored);
   });
 });

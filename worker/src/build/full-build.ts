@@ -35,7 +35,7 @@ import { type PageInputsFile, readPageInputs, shortHash, writePageInputs } from 
 import { createProgress, type Progress } from "./progress.ts";
 import type { BatchResult, FailedRender, SharedContent } from "./render-batch.ts";
 import { renderCode } from "./render-code.ts";
-import { createRenderPool } from "./render-pool.ts";
+import { type RenderPool, startRenderPool } from "./render-pool.ts";
 import { renderThreadBundle } from "./render-thread-bundle.ts";
 
 export interface BuildOptions {
@@ -151,6 +151,23 @@ export const SITE_TYPES = ["settings", "price_list", "page", "redirect"] as cons
 
 /** fullBuild, also handing back the manifest and the documents (the worker rebuilds its index from them). */
 export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
+  // The render threads load their code (200-250 ms each) while the build reads what they render from.
+  const starting = startRenderPool(options.logger, options.renderThreads);
+  let begun = false;
+  try {
+    return await build(options, (shared) => {
+      begun = true;
+      return starting.begin(shared);
+    });
+  } finally {
+    if (!begun) await starting.abandon();
+  }
+}
+
+async function build(
+  options: BuildOptions,
+  beginRenderPool: (shared: SharedContent) => Promise<RenderPool>,
+): Promise<BuildOutcome> {
   const { client, store, logger } = options;
   const started = performance.now();
   // Never the client's cached repository (kept for seconds): a build must see the newest ref.
@@ -294,7 +311,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
     ...(options.sitemapUrlLimit ? { sitemapUrlLimit: options.sitemapUrlLimit } : {}),
     inputs: { code, previous: reusable },
   };
-  const pool = await createRenderPool(shared, log, options.renderThreads);
+  const pool = await beginRenderPool(shared);
   // Listings need every page's route and dates, not its content.
   const pageStubs: PrismicDocument[] = [];
   const hashes = new Map(

@@ -66,30 +66,73 @@ export async function createRenderPool(
   threads = defaultRenderThreads(),
   heap: ResourceLimits = RENDER_THREAD_HEAP,
 ): Promise<RenderPool> {
-  if (threads === 0) {
-    // Loaded here, not at the top: with render threads, the main thread never loads React.
-    const rendering = import("./render-batch.ts");
-    return {
-      threads,
-      render: async (documents, routes, answers = []) =>
-        (await rendering).renderBatch(shared, [...documents, ...documentsOfAnswers(answers)], routes, logger),
-      renderOwn: async (answers) =>
-        (await rendering).renderOwnRoutes(shared, batchOfAnswers(answers), logger),
-      close: async () => {},
-    };
-  }
-  const entry = await renderThreadBundle();
-  const workers = Array.from(
-    { length: threads },
-    () =>
-      new Worker(entry, {
-        workerData: { shared, logLevel: logger.level },
-        resourceLimits: heap,
-      }),
+  return startRenderPool(logger, threads, heap).begin(shared);
+}
+
+/** Render threads started before what they render from is known (startRenderPool). */
+export interface StartingRenderPool {
+  /** Hands the threads what every batch shares and answers the pool, once they are ready. */
+  begin(shared: SharedContent): Promise<RenderPool>;
+  /** Stops the threads when the caller fails before `begin` (after it, `close` the pool). */
+  abandon(): Promise<void>;
+}
+
+/**
+ * `createRenderPool` in two steps: the threads start loading their code now (a render thread takes
+ * 200-250 ms to be ready: React, Prismic's helpers, the site's components), and get the shared
+ * content with `begin`. A build starts them first, so that they load while it reads the manifest,
+ * the settings and the price lists, instead of after.
+ */
+export function startRenderPool(
+  logger: Logger,
+  threads = defaultRenderThreads(),
+  heap: ResourceLimits = RENDER_THREAD_HEAP,
+): StartingRenderPool {
+  if (threads === 0)
+    return { begin: async (shared) => inThreadPool(shared, logger), abandon: async () => {} };
+  // A thread that exits is never given another batch: its `exit` event fires once and for all, so
+  // it is listened to from the start (a thread may die before `begin`).
+  const dead = new Map<Worker, string>();
+  const started = renderThreadBundle().then((entry) =>
+    Array.from({ length: threads }, () => {
+      const worker = new Worker(entry, { workerData: { logLevel: logger.level }, resourceLimits: heap });
+      let failure = "";
+      // What made it fail (its code did not load, it ran out of memory), said when it exits.
+      worker.on("error", (error) => {
+        failure ||= `: ${error.message}`;
+      });
+      worker.once("exit", (code) => dead.set(worker, `render thread exited with code ${code}${failure}`));
+      return worker;
+    }),
   );
-  // A thread that exits is never given another batch: its `exit` event has fired once and for all.
-  const dead = new Map<Worker, number>();
-  for (const worker of workers) worker.once("exit", (code) => dead.set(worker, code));
+  return {
+    begin: async (shared) => {
+      const workers = await started;
+      // Before any batch: messages reach a thread in the order they were posted.
+      for (const worker of workers) worker.postMessage({ shared });
+      return threadPool(workers, dead);
+    },
+    abandon: async () => {
+      const workers = await started.catch(() => []);
+      await Promise.all(workers.map((worker) => worker.terminate()));
+    },
+  };
+}
+
+/** `threads: 0`: batches rendered on the calling thread. */
+function inThreadPool(shared: SharedContent, logger: Logger): RenderPool {
+  // Loaded here, not at the top: with render threads, the main thread never loads React.
+  const rendering = import("./render-batch.ts");
+  return {
+    threads: 0,
+    render: async (documents, routes, answers = []) =>
+      (await rendering).renderBatch(shared, [...documents, ...documentsOfAnswers(answers)], routes, logger),
+    renderOwn: async (answers) => (await rendering).renderOwnRoutes(shared, batchOfAnswers(answers), logger),
+    close: async () => {},
+  };
+}
+
+function threadPool(workers: Worker[], dead: ReadonlyMap<Worker, string>): RenderPool {
   const idle = [...workers];
   const waiting: ((worker: Worker) => void)[] = [];
   let nextId = 0;
@@ -105,7 +148,7 @@ export async function createRenderPool(
   };
 
   return {
-    threads,
+    threads: workers.length,
     get broken() {
       return dead.size > 0;
     },
@@ -123,7 +166,7 @@ export async function createRenderPool(
     const worker = await acquire();
     if (dead.has(worker)) {
       release(worker);
-      throw new Error(`render thread exited with code ${dead.get(worker)}`);
+      throw new Error(dead.get(worker));
     }
     const id = nextId++;
     try {

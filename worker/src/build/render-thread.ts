@@ -17,11 +17,19 @@ export interface BatchRequest {
   own?: boolean;
 }
 
-const { shared, logLevel } = workerData as { shared: SharedContent; logLevel: string };
+const { logLevel } = workerData as { logLevel: string };
 const logger = pino({ name: "render", level: logLevel });
+/** What every batch shares: the pool's first message (render-pool.ts `begin`), before any batch. */
+let shared: SharedContent | undefined;
 
-parentPort?.on("message", async (request: BatchRequest) => {
+parentPort?.on("message", async (message: BatchRequest | { shared: SharedContent }) => {
+  if ("shared" in message) {
+    shared = message.shared;
+    return;
+  }
+  const request = message;
   try {
+    if (!shared) throw new Error("a batch came before the content every batch shares");
     const { rendered, failed, listed, reused } = request.own
       ? await renderOwnRoutes(shared, batchOfAnswers(request.answers ?? []), logger)
       : await renderBatch(
