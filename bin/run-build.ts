@@ -33,6 +33,9 @@ export async function runBuild(
       logger: options.logger,
       ref: await client.fetchMasterRef(),
       progress: true,
+      // A page whose inputs are unchanged keeps its stored bytes (docs/how-publishing-works.md,
+      // "Rebuilds reuse what is unchanged"). Its dependencies are not needed here: no index is fed.
+      reuse: true,
       ...(options.renderThreads === undefined ? {} : { renderThreads: options.renderThreads }),
     });
     const edge = await purgeAfterBuild(

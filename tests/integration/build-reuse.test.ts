@@ -6,6 +6,8 @@
  * a build over the same folder after every few, and each time the folder must equal a fresh full
  * build byte for byte while pages were reused. `REUSE_SEED` changes the run.
  */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { Redis } from "ioredis";
 import { pino } from "pino";
@@ -90,6 +92,41 @@ describe("a build reuses a page whose inputs are unchanged", () => {
     // The JavaScript budget still counts the reused pages (the heaviest one among them).
     expect(second.javascript.heaviest).toEqual(first.javascript.heaviest);
     await equalsFullBuild();
+  });
+
+  it("`pressroom build`, the operators' command, reuses them too", async () => {
+    // It builds through buildSite (for what the edge must purge), which reuses nothing unless told.
+    const folder = await tempDir("reuse-cli");
+    try {
+      const run = async () => {
+        const child = spawn(process.execPath, [`${ROOT}bin/pressroom.js`, "build"], {
+          env: {
+            ...process.env,
+            LOG_LEVEL: "silent",
+            PRISMIC_REPOSITORY: "demo",
+            PRISMIC_ENDPOINT: service.endpoint,
+            STORAGE_URL: `file://${folder.path}`,
+            SITE_URL,
+            RENDER_THREADS: "1",
+          },
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        let output = "";
+        child.stdout.on("data", (chunk: Buffer) => {
+          output += chunk;
+        });
+        child.stderr.on("data", (chunk: Buffer) => {
+          output += chunk;
+        });
+        const [code] = (await once(child, "exit")) as [number | null];
+        expect(code, output).toBe(0);
+        return output;
+      };
+      expect(await run()).toMatch(/, 0 reused,/);
+      expect(await run()).toMatch(new RegExp(`, ${PAGE_COUNT} reused, 0 written,`));
+    } finally {
+      await folder.remove();
+    }
   });
 
   it("renders only the page whose content changed", async () => {
