@@ -12,8 +12,8 @@ export function documentsOfAnswers(answers: readonly ArrayBuffer[]): PrismicDocu
 /**
  * A batch's documents, each parsed when asked for and not kept: `parse(i)` makes a new object each
  * time. A build renders a batch one document at a time, so that each document dies young, in the
- * render thread's young generation, instead of living as long as its whole batch (about 40 ms,
- * through a dozen scavenges) and being promoted with all the others, then collected by a full
+ * render thread's young generation, instead of living as long as its whole batch (about 45 ms,
+ * through several scavenges) and being promoted with all the others, then collected by a full
  * collection (docs/benchmarks.md, "Issue 22, fourth pass").
  */
 export interface BatchDocuments {
