@@ -29,7 +29,8 @@ const repo = join(process.env.TMPDIR ?? join(ROOT, ".tmp"), `bench-full-build-${
 
 ensureGeneratedRepository(repo, PAGES, 20);
 try {
-  const service = await startContentService("render-warmth", repo, join(work, `content-${process.pid}`));
+  // One data folder for every run (seeded on the first): nothing written or deleted per run.
+  const service = await startContentService("render-warmth", repo, join(work, "content"));
   const client = localContentClient(service.endpoint, {}, { logger: pino({ level: "warn" }) });
   const documents = await listDocuments(client, await client.fetchMasterRef(), []);
   const shared = documents.filter((doc) => doc.type !== "page");
