@@ -105,6 +105,9 @@ export function startRenderPool(
       return worker;
     }),
   );
+  // Its failure (esbuild could not bundle the render code) is `begin`'s to throw, not an unhandled
+  // rejection while the caller is still reading what the threads will render.
+  started.catch(() => {});
   return {
     begin: async (shared) => {
       const workers = await started;
