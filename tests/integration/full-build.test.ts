@@ -196,8 +196,8 @@ describe("full build", () => {
       });
     await expect(failing()).rejects.toThrow();
     await new Promise((resolve) => setTimeout(resolve, 500)); // a terminated thread leaves /proc
-    const before = threads();
     const stored = await keys();
+    const before = threads();
     await expect(failing()).rejects.toThrow();
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(threads()).toBe(before);
