@@ -6,8 +6,6 @@
  * a build over the same folder after every few, and each time the folder must equal a fresh full
  * build byte for byte while pages were reused. `REUSE_SEED` changes the run.
  */
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { Redis } from "ioredis";
 import { pino } from "pino";
@@ -23,6 +21,7 @@ import { diffBuild } from "#worker/publish/diff-build.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { expectEqualsFullBuild } from "../support/full-build-reference.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { runPressroom } from "../support/pressroom-process.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
 
@@ -99,26 +98,14 @@ describe("a build reuses a page whose inputs are unchanged", () => {
     const folder = await tempDir("reuse-cli");
     try {
       const run = async () => {
-        const child = spawn(process.execPath, [`${ROOT}bin/pressroom.js`, "build"], {
-          env: {
-            ...process.env,
-            LOG_LEVEL: "silent",
-            PRISMIC_REPOSITORY: "demo",
-            PRISMIC_ENDPOINT: service.endpoint,
-            STORAGE_URL: `file://${folder.path}`,
-            SITE_URL,
-            RENDER_THREADS: "1",
-          },
-          stdio: ["ignore", "pipe", "pipe"],
+        const { code, output } = await runPressroom(["build"], {
+          LOG_LEVEL: "silent",
+          PRISMIC_REPOSITORY: "demo",
+          PRISMIC_ENDPOINT: service.endpoint,
+          STORAGE_URL: `file://${folder.path}`,
+          SITE_URL,
+          RENDER_THREADS: "1",
         });
-        let output = "";
-        child.stdout.on("data", (chunk: Buffer) => {
-          output += chunk;
-        });
-        child.stderr.on("data", (chunk: Buffer) => {
-          output += chunk;
-        });
-        const [code] = (await once(child, "exit")) as [number | null];
         expect(code, output).toBe(0);
         return output;
       };

@@ -9,8 +9,6 @@
  * real worker, receiver and `pressroom` command, the local content service behind a real HTTP
  * proxy that breaks that one document (as route-failure.test.ts does).
  */
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { Redis } from "ioredis";
 import { pino } from "pino";
@@ -28,6 +26,7 @@ import { localContentClient } from "../support/content-client.ts";
 import { siteObjects } from "../support/full-build-reference.ts";
 import { type HttpFixture, startHttpFixture } from "../support/http-fixture.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { runPressroom } from "../support/pressroom-process.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
 
@@ -157,7 +156,6 @@ afterAll(async () => {
   await site?.remove();
 });
 
-const BIN = new URL("../../bin/pressroom.js", import.meta.url).pathname;
 const SERVICES = "services/index.html";
 
 describe("a document that fails to render, in a diff build", () => {
@@ -219,26 +217,14 @@ describe("a document that fails to render, in a diff build", () => {
     const folder = await tempDir("build-route-failure-cli");
     breakIt = true;
     try {
-      const child = spawn(process.execPath, [BIN, "build"], {
-        env: {
-          ...process.env,
-          LOG_LEVEL: "silent",
-          PRISMIC_REPOSITORY: "demo",
-          PRISMIC_ENDPOINT: config.prismic.endpoint,
-          PRISMIC_CACHE_TTL_MS: "0",
-          STORAGE_URL: `file://${folder.path}`,
-          SITE_URL: config.siteUrl,
-        },
-        stdio: ["ignore", "pipe", "pipe"],
+      const { code, output } = await runPressroom(["build"], {
+        LOG_LEVEL: "silent",
+        PRISMIC_REPOSITORY: "demo",
+        PRISMIC_ENDPOINT: config.prismic.endpoint,
+        PRISMIC_CACHE_TTL_MS: "0",
+        STORAGE_URL: `file://${folder.path}`,
+        SITE_URL: config.siteUrl,
       });
-      let output = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        output += chunk;
-      });
-      child.stderr.on("data", (chunk: Buffer) => {
-        output += chunk;
-      });
-      const [code] = (await once(child, "exit")) as [number | null];
       expect(code, output).toBe(1);
       expect(output).toMatch(/1 route failed to render and kept its last good page/);
       expect(output).toContain(`/services  document ${BROKEN_ID}`);

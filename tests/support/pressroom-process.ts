@@ -93,3 +93,25 @@ export function startPressroom(args: string[], env: Record<string, string>): Pre
     },
   };
 }
+
+/**
+ * `node bin/pressroom.js <args>` run to its end, as an operator runs a command such as `build`:
+ * its exit code and everything it printed (stdout and stderr, in the order they came).
+ */
+export async function runPressroom(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const collect = (chunk: Buffer) => {
+    output += chunk;
+  };
+  child.stdout.on("data", collect);
+  child.stderr.on("data", collect);
+  const [code] = (await once(child, "exit")) as [number | null];
+  return { code, output };
+}
