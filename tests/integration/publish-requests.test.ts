@@ -102,23 +102,25 @@ describe("content API requests of a publish", () => {
 
 describe("the delivery's master ref (issue 22: the batch asked for while the master ref is)", () => {
   it("asks for the batch at the announced ref before the master ref has answered, and keeps it when they agree", async () => {
-    // A proxy that holds the API root's answer until a search arrives (or 3 s pass): with the
-    // delivery's ref, the publish's batch is on its way while the master ref is still being asked.
+    // A proxy that holds the API root's answer until a search has been answered (or 3 s pass): with
+    // the delivery's ref, the publish's batch is on its way while the master ref is still being
+    // asked, and its answer is in before the master ref's.
     const order: string[] = [];
     let searched: () => void = () => {};
-    const searchArrived = new Promise<void>((resolve) => {
+    const searchAnswered = new Promise<void>((resolve) => {
       searched = resolve;
     });
     const proxy = createServer(async (request, response) => {
       const url = new URL(request.url ?? "/", "http://proxy");
       const root = url.pathname === "/api/v2";
       order.push(root ? "root asked" : "search asked");
-      if (!root) searched();
-      else await Promise.race([searchArrived, sleep(3_000)]);
+      if (root) await Promise.race([searchAnswered, sleep(3_000)]);
       const answer = await fetch(`${content.url}${request.url}`);
       if (root) order.push("root answered");
       response.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "" });
-      response.end(Buffer.from(await answer.arrayBuffer()));
+      response.end(Buffer.from(await answer.arrayBuffer()), () => {
+        if (!root) setTimeout(searched, 50);
+      });
     });
     await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
     const { port } = proxy.address() as AddressInfo;
@@ -136,6 +138,8 @@ describe("the delivery's master ref (issue 22: the batch asked for while the mas
       // Integration Fields) and the batch's search, asked before the root answered.
       expect(order.slice(0, 3)).toEqual(["root asked", "search asked", "root answered"]);
       expect(order.filter((step) => step === "root asked")).toHaveLength(1);
+      // That answer is used, not asked for again once the master ref agrees.
+      expect(order.filter((step) => step === "search asked")).toHaveLength(1);
       expect(await pageText(PRICING.uid)).toContain(marker);
     } finally {
       proxy.close();

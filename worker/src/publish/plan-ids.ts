@@ -44,8 +44,12 @@ export async function planIds(
   const changed = new Set(ids);
   const asked = [...ids, ...(options.alsoFetch ?? []).filter((id) => !changed.has(id))];
   const { timer } = options;
+  const fetchAll = () => fetchByIds(client, ref, [...new Set(asked)]);
   const [all, prior, rules] = await Promise.all([
-    fetchByIds(client, ref, [...new Set(asked)]),
+    // The answer asked for early is used as it is, however long ago it came: asking again would
+    // cost a second request, in series after the master ref's (the client only merges requests
+    // still in flight). If it failed, the batch is asked once more here.
+    options.fetchedAlready ? options.fetchedAlready.catch(fetchAll) : fetchAll(),
     options.prior ?? index.prior(ids, { maxRoutes: 0, isListing: () => true }),
     index.redirectRules(),
   ]);
