@@ -121,6 +121,59 @@ describe("webhook receiver: api-update", () => {
     expect(await totalJobs()).toBe(1);
   });
 
+  it("sends the job without waiting for the ids' answer, and always after the ids", async () => {
+    // A proxy forwards what the receiver sends and holds Redis's answers once the receiver is ready:
+    // a receiver that waited for the ids' answer before adding the job would never add it.
+    const port = await freePort();
+    const sent: Buffer[] = [];
+    let holding = false;
+    const held: [Socket, Buffer][] = [];
+    const release = () => {
+      holding = false;
+      for (const [client, chunk] of held.splice(0)) client.write(chunk);
+    };
+    const proxy = createServer((client) => {
+      const upstream = connect(6379, "127.0.0.1");
+      for (const socket of [client, upstream]) {
+        proxySockets.add(socket);
+        socket.on("error", () => socket.destroy());
+        socket.on("close", () => proxySockets.delete(socket));
+      }
+      client.on("data", (chunk: Buffer) => {
+        if (holding) sent.push(chunk);
+        upstream.write(chunk);
+        if (holding && Buffer.concat(sent).includes('"masterRef":"REF-at-once"')) release();
+      });
+      upstream.on("data", (chunk: Buffer) => (holding ? held.push([client, chunk]) : client.write(chunk)));
+    });
+    await new Promise<void>((resolve) => proxy.listen(port, "127.0.0.1", resolve));
+    const proxied = await startWebhook(config({ redisUrl: `redis://127.0.0.1:${port}` }), captureLogger());
+    try {
+      await expect
+        .poll(async () => (await proxied.app.inject({ method: "GET", url: "/_pressroom/readyz" })).statusCode)
+        .toBe(200);
+      holding = true;
+      const response = await proxied.app.inject({
+        method: "POST",
+        url: "/webhooks/prismic",
+        headers: { "content-type": "application/json" },
+        payload: JSON.stringify(apiUpdate({ masterRef: "REF-at-once", documents: ["doc-at-once"] })),
+      });
+      expect(response.statusCode).toBe(200);
+      const wire = Buffer.concat(sent).toString("latin1");
+      const ids = wire.indexOf(redisKeys(prefix).pendingIds);
+      const job = wire.indexOf('"masterRef":"REF-at-once"');
+      expect(ids).toBeGreaterThanOrEqual(0);
+      expect(job).toBeGreaterThan(ids);
+      expect(await redis.sismember(redisKeys(prefix).pendingIds, "doc-at-once")).toBe(1);
+      expect(await queue.getJob(response.json<{ jobId: string }>().jobId)).toBeDefined();
+    } finally {
+      release();
+      await proxied.close();
+      await closeProxy(proxy);
+    }
+  });
+
   it("collects the ids inside releases and accepts unknown fields", async () => {
     const body = apiUpdate({
       masterRef: "REF-releases",

@@ -43,20 +43,24 @@ export function createPublishEnqueuer(options: PublishEnqueuerOptions): PublishE
       const jobId = jobCatalog.publish.jobId(payload);
       const duplicate = await producer.run(async () => {
         // Ids first: if the job cannot be added, a later publish or reconcile still finds them.
-        const existed = await recordDelivery(
+        // Both are sent at once (issue 22: one round trip fewer before the answer): they go down
+        // the one connection the queue shares, the ids' transaction first, and Redis runs one
+        // connection's commands in order, so no worker can take the job before the ids are there.
+        const recorded = recordDelivery(
           redis,
           options.queuePrefix,
           jobId,
           payload.documents,
           payload.namesNoDocuments && payload.masterRef ? payload.masterRef : undefined,
         );
-        await queue.add("publish", payload, {
+        const added = queue.add("publish", payload, {
           jobId,
           attempts: jobCatalog.publish.attempts,
           backoff: { ...jobCatalog.publish.backoff },
           removeOnComplete: REMOVE_ON_COMPLETE,
           removeOnFail: REMOVE_ON_FAIL,
         });
+        const [existed] = await Promise.all([recorded, added]);
         return existed;
       });
       return { jobId, duplicate };
