@@ -32,7 +32,7 @@ import { diffBuild } from "./publish/diff-build.ts";
 import { sendOwedPurges } from "./publish/edge-purge.ts";
 import { fetchPageAnswers } from "./publish/fetch-documents.ts";
 import { SupersededError } from "./publish/generation.ts";
-import { DEFAULT_LOCK_MS, withLock } from "./publish/lock.ts";
+import { DEFAULT_LOCK_MS, withLock, withLockWhilePending } from "./publish/lock.ts";
 import { renderBatchJob } from "./publish/render-routes.ts";
 import { waitForChildren } from "./publish/wait-for-children.ts";
 import { type ReconcileOutcome, reconcile, removeStaleTemp } from "./reconcile.ts";
@@ -141,24 +141,13 @@ export async function startWorker(
   const keys = redisKeys(config.queuePrefix);
   const lockKey = keys.publishLock;
   /** Ids, or refs announced with none (pending-refs.ts), waiting for a publish to take them. */
-  // What is pending (ids and refs not taken yet) and taken (by a publish that failed or was killed):
-  // one round trip for the four counts (issue 22: every round trip is on an edit's way to live).
-  const pending = async () => {
-    const answers =
-      (await connection
-        .pipeline()
-        .scard(keys.pendingIds)
-        .scard(keys.pendingRefs)
-        .scard(keys.processingIds)
-        .scard(keys.processingRefs)
-        .exec()) ?? [];
-    const [pendingIds, pendingRefs, processingIds, processingRefs] = answers.map(([error, count]) => {
+  const waiting = async () => {
+    const answers = (await connection.pipeline().scard(keys.pendingIds).scard(keys.pendingRefs).exec()) ?? [];
+    return answers.reduce((sum, [error, count]) => {
       if (error) throw error;
-      return Number(count);
-    }) as [number, number, number, number];
-    return { waiting: pendingIds + pendingRefs, taken: processingIds + processingRefs };
+      return sum + Number(count);
+    }, 0);
   };
-  const waiting = async () => (await pending()).waiting;
 
   // Large fan-outs: child jobs on the render queue, rendered by every worker process (this one too,
   // by a second BullMQ worker, so that a lone process does not wait for itself).
@@ -241,14 +230,12 @@ export async function startWorker(
     switch (job.name) {
       case "publish": {
         const delivery = jobCatalog.publish.schema.parse(job.data);
-        // Nothing pending (a duplicate delivery whose ids a publish already took): done, no lock.
-        {
-          const { waiting: ids, taken: held } = await pending();
-          if (ids + held === 0) return { mode: "nothing-pending" };
-        }
-        return withLock(
+        // Nothing pending (a duplicate delivery, or ids the holder we waited for took): done, no
+        // lock. Checked with each try for the lock, in its round trip.
+        const published = await withLockWhilePending(
           connection,
           lockKey,
+          [keys.pendingIds, keys.pendingRefs, keys.processingIds, keys.processingRefs],
           async () => {
             // The delivery's master ref: fetched at while the master ref is asked (publish.ts).
             const hinted = delivery.masterRef ? { ...ctx, refHint: delivery.masterRef } : ctx;
@@ -259,6 +246,7 @@ export async function startWorker(
           },
           lock,
         );
+        return published ?? { mode: "nothing-pending" };
       }
       case "build":
         return withLock(connection, lockKey, async () => diffBuild(ctx, await client.fetchMasterRef()), lock);
