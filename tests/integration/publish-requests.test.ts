@@ -10,13 +10,14 @@ import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { pino } from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "#config";
 import { redisKeys } from "#jobs/catalog.ts";
 import { createSiteStore } from "#storage";
 import { buildSiteAssets } from "#web/assets.ts";
 import { planCommand, statusCommand } from "#worker/inspect.ts";
 import type { PublishContext } from "#worker/publish/context.ts";
+import { DependencyIndex } from "#worker/publish/dependency-index.ts";
 import { diffBuild } from "#worker/publish/diff-build.ts";
 import { nextGeneration } from "#worker/publish/generation.ts";
 import { publish } from "#worker/publish/publish.ts";
@@ -254,6 +255,32 @@ describe("reconcile after the master ref moved", () => {
     expect(second).toMatchObject({ action: "diff-build", reason: expect.stringContaining("unpublication") });
     expect(await pageText("reconcile-new")).toBeUndefined();
     expect(await reconcile(ctx, assetKeys())).toMatchObject({ action: "none", reason: "up to date" });
+  }, 60_000);
+});
+
+describe("links to a changed page (issue 22: read with the index's other reads)", () => {
+  it("asks Redis again only for a page that moved, and re-renders the pages linking to it then", async () => {
+    const linkedElsewhere = vi.spyOn(DependencyIndex.prototype, "linkedElsewhere");
+    try {
+      const asked = () => linkedElsewhere.mock.calls.flatMap(([targets]) => targets.map(([id]) => id));
+      // The navigation links to the FAQ: a content edit leaves every link where it was.
+      const edited = await delivered({ upsert: [withDescription(FAQ, "The FAQ, edited")] });
+      expect(edited.mode).toBe("incremental");
+      expect(await pageText(FAQ.uid)).toContain("The FAQ, edited");
+      expect(asked()).toEqual([]);
+
+      // Renamed: the index's read was for /faq, so the links are asked about its new route.
+      const renamed = await delivered({ upsert: [{ ...FAQ, uid: "faq-moved" }] });
+      expect(renamed.mode).toBe("incremental");
+      expect(asked()).toEqual([FAQ.id]);
+      expect(await pageText("about")).toContain('href="/faq-moved"');
+
+      // And back, for the tests after this one.
+      await delivered({ upsert: [FAQ] });
+      expect(await pageText("about")).toContain(`href="/${FAQ.uid}"`);
+    } finally {
+      linkedElsewhere.mockRestore();
+    }
   }, 60_000);
 });
 

@@ -49,6 +49,12 @@ export interface PriorState {
    * are rendered only when a route changes); empty when there are more than `maxRoutes`.
    */
   entries: Map<string, IndexedRoute>;
+  /**
+   * `linkedElsewhere` for each id that routes link to, asked with the route the index knows (null
+   * for a document it does not know), in the same round trip: a publish asks again only for a
+   * document whose route is not that one any more (issue 22: one round trip fewer on an edit's way).
+   */
+  linkedElsewhere: Map<string, { route: string | null; routes: string[] }>;
 }
 
 /**
@@ -96,7 +102,8 @@ export class DependencyIndex {
    * Everything a publish of `ids` can learn from the index before it asks the content API, in two
    * pipelined round trips: the documents as last indexed and the routes depending on them, then those
    * routes' entries (what each depended on last time, so their documents can be fetched in the same
-   * request as the changed ids). Listings are left out: their entries list every document.
+   * request as the changed ids) and, for ids that routes link to, the links that saw them elsewhere
+   * than at the route the index knows. Listings are left out: their entries list every document.
    */
   async prior(
     ids: readonly string[],
@@ -126,6 +133,10 @@ export class DependencyIndex {
     const listings = types.flatMap((type) => [`type:${type}`, `routes:${type}`]);
     for (const listing of listings) second.smembers(this.key(`dep:${listing}`));
     if (read.length > 0) second.hmget(this.key("routes"), ...read);
+    const linked = ids
+      .filter((id) => (dependents.get(`url:${id}`) ?? []).length > 0)
+      .map((id) => [id, known.get(id)?.route ?? null] as const);
+    this.queueLinkedElsewhere(second, linked);
     const more = (await second.exec()) ?? [];
     listings.forEach((listing, i) => {
       dependents.set(listing, ((more[i]?.[1] as string[] | undefined) ?? []).sort());
@@ -136,7 +147,14 @@ export class DependencyIndex {
         if (value) entries.set(read[i] as string, JSON.parse(value) as IndexedRoute);
       });
     }
-    return { known, dependents, entries };
+    const elsewhere = this.parseLinkedElsewhere(
+      linked,
+      more.slice(listings.length + (read.length > 0 ? 1 : 0)),
+    );
+    const linkedElsewhere = new Map(
+      linked.map(([id, route]) => [id, { route, routes: elsewhere.get(id) ?? [] }] as const),
+    );
+    return { known, dependents, entries, linkedElsewhere };
   }
 
   /**
@@ -146,14 +164,29 @@ export class DependencyIndex {
   async linkedElsewhere(
     targets: readonly (readonly [string, string | null])[],
   ): Promise<Map<string, string[]>> {
-    const found = new Map<string, string[]>();
-    if (targets.length === 0) return found;
+    if (targets.length === 0) return new Map();
     const pipeline = this.redis.pipeline();
+    this.queueLinkedElsewhere(pipeline, targets);
+    return this.parseLinkedElsewhere(targets, (await pipeline.exec()) ?? []);
+  }
+
+  private queueLinkedElsewhere(
+    pipeline: ChainableCommander,
+    targets: readonly (readonly [string, string | null])[],
+  ): void {
     for (const [id, route] of targets)
       pipeline.sdiff(this.key(`dep:url:${id}`), this.key(`dep:${seesDependency(id, route)}`));
-    const answers = (await pipeline.exec()) ?? [];
+  }
+
+  private parseLinkedElsewhere(
+    targets: readonly (readonly [string, string | null])[],
+    answers: readonly [Error | null, unknown][],
+  ): Map<string, string[]> {
+    const found = new Map<string, string[]>();
     targets.forEach(([id], i) => {
-      const routes = ((answers[i]?.[1] as string[] | undefined) ?? []).sort();
+      const [error, value] = answers[i] ?? [null, []];
+      if (error) throw error;
+      const routes = ((value as string[] | undefined) ?? []).sort();
       if (routes.length > 0) found.set(id, routes);
     });
     return found;

@@ -68,11 +68,19 @@ export async function planIds(
   const dependents = new Map(prior.dependents);
   if (unread.length > 0)
     for (const [dep, routes] of await index.dependents(unread)) dependents.set(dep, routes);
-  // Links to a changed id that, when rendered, saw it elsewhere than where it is now.
+  // Links to a changed id that, when rendered, saw it elsewhere than where it is now: read with the
+  // index's other reads for the route it had, asked again only for a document that moved.
   const linking = ids.filter((id) => (dependents.get(`url:${id}`) ?? []).length > 0);
-  const elsewhere = await index.linkedElsewhere(
-    linking.map((id) => [id, fetched.get(id)?.route ?? null] as const),
-  );
+  const elsewhere = new Map<string, string[]>();
+  const moved: (readonly [string, string | null])[] = [];
+  for (const id of linking) {
+    const now = fetched.get(id)?.route ?? null;
+    const read = prior.linkedElsewhere.get(id);
+    if (read && read.route === now) {
+      if (read.routes.length > 0) elsewhere.set(id, read.routes);
+    } else moved.push([id, now]);
+  }
+  for (const [id, routes] of await index.linkedElsewhere(moved)) elsewhere.set(id, routes);
   // Editors' redirects go wherever the document they link to is published (the index's rules).
   const redirectsTo = new Map<string, string[]>();
   for (const rule of rules.values())
