@@ -284,6 +284,37 @@ describe("links to a changed page (issue 22: read with the index's other reads)"
   }, 60_000);
 });
 
+describe("the delivery's ids (issue 22: the index read with the take)", () => {
+  it("reads the index once for the ids the delivery named, and again for all when more were pending", async () => {
+    const prior = vi.spyOn(DependencyIndex.prototype, "prior");
+    try {
+      // One delivery, its ids taken: the read made with the take is the one used.
+      await content.store.publish({ upsert: [withDescription(FAQ, "The FAQ, named")] });
+      await redis.sadd(redisKeys(PREFIX).pendingIds, FAQ.id);
+      await publish({ ...ctx, idsHint: [FAQ.id] });
+      expect(prior.mock.calls.map(([ids]) => ids)).toEqual([[FAQ.id]]);
+      expect(await pageText(FAQ.uid)).toContain("The FAQ, named");
+
+      // A burst: another delivery's id is pending too. The guess is dropped, both are published.
+      prior.mockClear();
+      await content.store.publish({
+        upsert: [
+          withDescription(FAQ, "The FAQ, in a burst"),
+          withDescription(PRICING, "Pricing, in a burst"),
+        ],
+      });
+      await redis.sadd(redisKeys(PREFIX).pendingIds, FAQ.id, PRICING.id);
+      const summary = await publish({ ...ctx, idsHint: [FAQ.id] });
+      expect(summary.ids).toBe(2);
+      expect(prior.mock.calls.map(([ids]) => ids)).toEqual([[FAQ.id], [FAQ.id, PRICING.id].sort()]);
+      expect(await pageText(FAQ.uid)).toContain("The FAQ, in a burst");
+      expect(await pageText(PRICING.uid)).toContain("Pricing, in a burst");
+    } finally {
+      prior.mockRestore();
+    }
+  }, 60_000);
+});
+
 describe("pressroom plan", () => {
   it("says which routes show a document and which only link to it, and reads only", async () => {
     // Unpublished without a webhook: plan reads the master ref, so it sees it; nothing is written.

@@ -238,7 +238,12 @@ export async function startWorker(
           [keys.pendingIds, keys.pendingRefs, keys.processingIds, keys.processingRefs],
           async () => {
             // The delivery's master ref: fetched at while the master ref is asked (publish.ts).
-            const hinted = delivery.masterRef ? { ...ctx, refHint: delivery.masterRef } : ctx;
+            // And its ids: the index is read for them with the take (publish.ts).
+            const hinted = {
+              ...ctx,
+              ...(delivery.masterRef ? { refHint: delivery.masterRef } : {}),
+              idsHint: delivery.documents,
+            };
             // Ids that arrived while this publish ran are published now, not after a queue round trip.
             let result = await publishObserved(hinted);
             while ((await waiting()) > 0) result = await publishObserved(ctx);

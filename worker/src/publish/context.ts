@@ -25,6 +25,11 @@ export interface PublishContext {
    * old ref must not take the site back in time.
    */
   refHint?: string;
+  /**
+   * The ids the delivery named: the index is read for them in the same round trip as the take of
+   * the pending ids, and that read is kept only if the publish took exactly these (publish.ts).
+   */
+  idsHint?: readonly string[];
   client: ContentClient;
   store: SiteStore;
   redis: Redis;

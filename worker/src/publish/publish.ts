@@ -48,6 +48,7 @@ const PUBLISHER = `${hostname()}:${process.pid}`;
 export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   const timer = new StepTimer();
   const startedAt = Date.now();
+  const threshold = ctx.fanOutThreshold ?? 200;
   const keys = redisKeys(ctx.queuePrefix);
   const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
   // Take every pending id at once; ids a failed or killed publish took are still in processing and
@@ -62,7 +63,16 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     .sunionstore(keys.processingRefs, keys.processingRefs, keys.pendingRefs)
     .del(keys.pendingRefs)
     .smembers(keys.processingRefs);
-  const answers = (await index.readMeta(take).exec()) ?? [];
+  const taken = index.readMeta(take).exec();
+  // What the index knows of the ids the delivery named, asked right behind the take on the same
+  // connection (Redis answers them in order, both in one round trip): kept if those are the ids
+  // taken, the usual case; a burst, or ids a failed publish left, reads the index again below.
+  const guessed = [...new Set(ctx.idsHint ?? [])].sort();
+  const readPrior = (list: readonly string[]) =>
+    index.prior(list, { maxRoutes: threshold, isListing: isListingRoute });
+  const priorGuessed = guessed.length > 0 ? readPrior(guessed) : undefined;
+  priorGuessed?.catch(() => undefined); // its failure fails the publish only if it is used
+  const answers = (await taken) ?? [];
   const ids = [...((answers[2]?.[1] as string[] | undefined) ?? [])].sort();
   const announced = (answers[5]?.[1] as string[] | undefined) ?? [];
   const meta = DependencyIndex.parseMeta((answers[6]?.[1] as (string | null)[] | undefined) ?? []);
@@ -108,17 +118,17 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   }
   // From here on every write carries this publish's generation: a child job of an older publish
   // still queued (its worker was killed) is dropped, and none of its writes can land after ours.
-  const threshold = ctx.fanOutThreshold ?? 200;
   // The generation, the master ref and what the index knows do not depend on each other: all at
   // once. And while the API says what the master ref is, the batch is already asked for at the ref
   // the delivery announced (ctx.refHint), as soon as the index says what it must hold: kept only if
   // the master ref is that ref (the usual case: one content request's time saved on the way to live),
   // asked again at the master ref otherwise. A publish never renders at a ref it did not read as the
   // master (later work never goes back in time).
+  const sameIds = priorGuessed && ids.length === guessed.length && ids.every((id, i) => id === guessed[i]);
   const priorRead =
     meta.ref === undefined
       ? Promise.resolve(undefined)
-      : timer.time("indexRead", index.prior(ids, { maxRoutes: threshold, isListing: isListingRoute }));
+      : timer.time("indexRead", sameIds ? priorGuessed : readPrior(ids));
   const hint = unbuilt.length === 0 ? ctx.refHint : undefined;
   const atHint = hint
     ? priorRead.then((known) =>
