@@ -24,6 +24,7 @@ import {
   SITEMAP_ROUTE,
 } from "#web/routes.ts";
 import { reportContentNotices, reportNotices } from "../content-notices.ts";
+import { dependencyPool } from "../publish/dependency-pool.ts";
 import { routesOfKeys } from "../publish/purge-plan.ts";
 import { reportRedirectNotices } from "../publish/redirect-notices.ts";
 import { keyOrUndefined, setServed } from "../publish/redirect-objects.ts";
@@ -226,6 +227,9 @@ async function build(
   const reuse = options.reuse ?? false;
   // What this build rendered each page from, or kept (page-inputs.ts): written before the manifest.
   const pageInputs: PageInputsFile = {};
+  // Each page's dependencies come from a render thread as strings of their own: the manifest keeps
+  // one copy of each (every page names the navigation's targets and settings).
+  const pooled = dependencyPool();
   const commit = async ({ rendered, failed: failedHere, reused = [] }: BatchResult, progress?: Progress) => {
     for (const route of reused) {
       // Offered to the render threads only when stored as the previous manifest says (below).
@@ -266,7 +270,7 @@ async function build(
         inputs,
         ...entry
       } = result;
-      manifest.routes[route] = entry;
+      manifest.routes[route] = pooled(entry);
       if (inputs)
         pageInputs[route] = { hash: shortHash(result.hash), inputs, ...(islands ? { islands } : {}) };
       counts.rendered++;
