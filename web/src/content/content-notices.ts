@@ -2,6 +2,7 @@ import type { PrismicDocument } from "@prismicio/client";
 import { pageHeading, priceListHeading } from "../lib/page-meta.ts";
 import { HOME_UID } from "../routes.ts";
 import type { PageDocument, PriceListDocument, SettingsDocument } from "./content-source.ts";
+import { documentCache } from "./document-cache.ts";
 import { sliceModels } from "./models.ts";
 import { documentConversions, normalizeDocument } from "./normalize.ts";
 
@@ -29,7 +30,7 @@ export interface ContentNotice {
   message: string;
 }
 
-const cache = new WeakMap<object, ContentNotice[]>();
+const cache = documentCache<ContentNotice[]>("notices");
 
 /**
  * The notices of one document, as the API returned it (pure; cached per document object). Only

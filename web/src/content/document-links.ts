@@ -1,5 +1,6 @@
 import type { PrismicDocument } from "@prismicio/client";
 import { routeForDocument } from "../routes.ts";
+import { documentCache } from "./document-cache.ts";
 
 /** The documents a document's data links to, by what a render can show of each. */
 export interface DocumentLinks {
@@ -14,7 +15,7 @@ export interface DocumentLinks {
   pointsTo: ReadonlyMap<string, string>;
 }
 
-const cache = new WeakMap<object, DocumentLinks>();
+const cache = documentCache<DocumentLinks>("links");
 
 /**
  * Every document `doc`'s data links to (link fields, rich text hyperlinks,

@@ -5,6 +5,7 @@ import {
   type PrismicDocument,
   type RichTextField,
 } from "@prismicio/client";
+import { documentCache } from "./document-cache.ts";
 import { customTypeModels, sliceModels } from "./models.ts";
 
 /**
@@ -65,8 +66,8 @@ type Sink = Conversion[] | undefined;
 const EMPTY_LINK = Object.freeze({ link_type: "Any" });
 const NONE: readonly Conversion[] = Object.freeze([]);
 
-const normalized = new WeakMap<object, PrismicDocument>();
-const conversionsOf = new WeakMap<object, readonly Conversion[]>();
+const normalized = documentCache<PrismicDocument>("normalized");
+const conversionsOf = documentCache<readonly Conversion[]>("conversions");
 const fieldsByType = new Map<string, Fields>();
 
 /** `doc` with its data normalised to its custom type's model; a type without a model is returned as it is. */
