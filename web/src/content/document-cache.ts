@@ -2,13 +2,14 @@
  * A value computed from a document object, kept on the object itself (a non-enumerable symbol
  * property), or in a WeakMap when the object cannot take one (frozen).
  *
- * Decision (issue 22): module-level WeakMaps keyed by each page's document kept the render thread's
- * young documents alive until its next full collection (V8 keeps the values of an old WeakMap's
- * entries while it scavenges). A build of 10,000 pages parses each document just before rendering
- * it, so every one of them was promoted to the old generation with its normalisation, notices and
- * links: 22 full collections of the render thread's heap. On the object, a value lives exactly as
- * long as its document (16 full collections; docs/benchmarks.md). Spread copies and
- * `JSON.stringify` do not carry it (not enumerable, a symbol), so no copy or hash of a document sees it.
+ * Decision (issue 22): in module-level WeakMaps keyed by the document, these values outlived their
+ * documents long enough to be promoted to V8's old generation (tests/unit/document-cache.test.ts
+ * measures it). A build parses each page's document just before rendering it and drops it after,
+ * so every page's normalisation, notices and links ended in the render thread's old generation: 22
+ * full collections of its heap in a build of 10,000 pages, 15 with the values on the documents
+ * (docs/benchmarks.md, "Issue 22, fifth pass"). Spread copies, `structuredClone` and
+ * `JSON.stringify` do not carry them (a non-enumerable symbol), so no copy or hash of a document
+ * sees them.
  */
 export interface DocumentCache<V> {
   get(doc: object): V | undefined;
