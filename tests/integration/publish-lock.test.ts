@@ -24,6 +24,24 @@ afterAll(async () => {
 
 const reset = () => redis.del(lockKey, pendingIds, pendingRefs);
 
+/**
+ * Another process's publish: holds the lock from now until the answer is called, then runs `last`
+ * (what its publish did to the pending sets) and releases the lock.
+ */
+async function holdLock(last: () => Promise<unknown>): Promise<() => void> {
+  let release = () => {};
+  await new Promise<void>((running) => {
+    void withLock(redis, lockKey, async () => {
+      running();
+      await new Promise<void>((done) => {
+        release = done;
+      });
+      await last();
+    });
+  });
+  return release;
+}
+
 describe("withLockWhilePending", () => {
   it("runs nothing and takes no lock when no set has a member", async () => {
     await reset();
@@ -53,17 +71,7 @@ describe("withLockWhilePending", () => {
   it("waits for the holder, then stops without the lock once the holder took the ids", async () => {
     await reset();
     await redis.sadd(pendingIds, "doc-a");
-    let releaseHolder = () => {};
-    const holderRunning = new Promise<void>((running) => {
-      void withLock(redis, lockKey, async () => {
-        running();
-        await new Promise<void>((done) => {
-          releaseHolder = done;
-        });
-        await redis.del(pendingIds); // the holder's publish took doc-a
-      });
-    });
-    await holderRunning;
+    const releaseHolder = await holdLock(() => redis.del(pendingIds)); // its publish took doc-a
     let ran = false;
     const waiter = withLockWhilePending(redis, lockKey, [pendingIds, pendingRefs], async () => {
       ran = true;
@@ -79,16 +87,8 @@ describe("withLockWhilePending", () => {
   it("waits for the holder, then publishes what is still pending", async () => {
     await reset();
     await redis.sadd(pendingIds, "doc-b");
-    let releaseHolder = () => {};
-    await new Promise<void>((running) => {
-      void withLock(redis, lockKey, async () => {
-        running();
-        await new Promise<void>((done) => {
-          releaseHolder = done;
-        });
-        await redis.sadd(pendingIds, "doc-c"); // arrived while it ran: left for the next publish
-      });
-    });
+    // doc-c arrives while it runs: left for the next publish.
+    const releaseHolder = await holdLock(() => redis.sadd(pendingIds, "doc-c"));
     const order: string[] = [];
     const waiter = withLockWhilePending(redis, lockKey, [pendingIds, pendingRefs], async () => {
       order.push("waiter");

@@ -132,21 +132,14 @@ describe("webhook receiver: api-update", () => {
       holding = false;
       for (const [client, chunk] of held.splice(0)) client.write(chunk);
     };
-    const proxy = createServer((client) => {
-      const upstream = connect(6379, "127.0.0.1");
-      for (const socket of [client, upstream]) {
-        proxySockets.add(socket);
-        socket.on("error", () => socket.destroy());
-        socket.on("close", () => proxySockets.delete(socket));
-      }
-      client.on("data", (chunk: Buffer) => {
-        if (holding) sent.push(chunk);
-        upstream.write(chunk);
-        if (holding && Buffer.concat(sent).includes('"masterRef":"REF-at-once"')) release();
-      });
-      upstream.on("data", (chunk: Buffer) => (holding ? held.push([client, chunk]) : client.write(chunk)));
+    const proxy = await tcpProxy(port, 6379, {
+      toServer: (chunk) => {
+        if (!holding) return;
+        sent.push(chunk);
+        if (Buffer.concat(sent).includes('"masterRef":"REF-at-once"')) setImmediate(release);
+      },
+      toClient: (client, chunk) => (holding ? held.push([client, chunk]) : client.write(chunk)),
     });
-    await new Promise<void>((resolve) => proxy.listen(port, "127.0.0.1", resolve));
     const proxied = await startWebhook(config({ redisUrl: `redis://127.0.0.1:${port}` }), captureLogger());
     try {
       await expect
@@ -420,7 +413,15 @@ function freePort(): Promise<number> {
   });
 }
 
-function tcpProxy(port: number, target: number): Promise<Server> {
+/**
+ * A TCP proxy to `target` on `port`. `taps.toServer` sees what a client sends (forwarded at once);
+ * `taps.toClient` gets what the server answers and writes it to the client itself, or holds it.
+ */
+function tcpProxy(
+  port: number,
+  target: number,
+  taps: { toServer?: (chunk: Buffer) => void; toClient?: (client: Socket, chunk: Buffer) => void } = {},
+): Promise<Server> {
   const server = createServer((client) => {
     const upstream = connect(target, "127.0.0.1");
     for (const socket of [client, upstream]) {
@@ -428,7 +429,11 @@ function tcpProxy(port: number, target: number): Promise<Server> {
       socket.on("error", () => socket.destroy());
       socket.on("close", () => proxySockets.delete(socket));
     }
-    client.pipe(upstream).pipe(client);
+    const { toServer, toClient } = taps;
+    if (toServer) client.on("data", toServer);
+    client.pipe(upstream);
+    if (toClient) upstream.on("data", (chunk: Buffer) => toClient(client, chunk));
+    else upstream.pipe(client);
   });
   return new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve(server)));
 }
