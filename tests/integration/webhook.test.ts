@@ -1,4 +1,4 @@
-import { connect, createServer, type Server, type Socket } from "node:net";
+import { createServer, type Socket } from "node:net";
 import { PassThrough } from "node:stream";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -10,6 +10,7 @@ import { webhookDeliveries } from "#metrics/metrics.ts";
 import { BODY_LIMIT } from "#webhook/app.ts";
 import { type RunningWebhook, startWebhook } from "#webhook/server.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
+import { type TcpProxy, tcpProxy } from "../support/tcp-proxy.ts";
 import {
   documentPublished,
   masterRefWithoutDocuments,
@@ -133,7 +134,8 @@ describe("webhook receiver: api-update", () => {
       for (const [client, chunk] of held.splice(0)) client.write(chunk);
     };
     const proxy = await tcpProxy(port, 6379, {
-      toServer: (chunk) => {
+      toServer: (upstream, chunk) => {
+        upstream.write(chunk);
         if (!holding) return;
         sent.push(chunk);
         if (Buffer.concat(sent).includes('"masterRef":"REF-at-once"')) setImmediate(release);
@@ -163,7 +165,7 @@ describe("webhook receiver: api-update", () => {
     } finally {
       release();
       await proxied.close();
-      await closeProxy(proxy);
+      await proxy.close();
     }
   });
 
@@ -371,7 +373,7 @@ describe("webhook receiver: health and outages", () => {
       config({ redisUrl: `redis://127.0.0.1:${port}` }),
       captureLogger(),
     );
-    let proxy: Server | undefined;
+    let proxy: TcpProxy | undefined;
     try {
       const before = await receiverDown.app.inject({ method: "GET", url: "/_pressroom/readyz" });
       expect(before.statusCode).toBe(503);
@@ -397,12 +399,10 @@ describe("webhook receiver: health and outages", () => {
       expect(await queue.getJob(response.json<{ jobId: string }>().jobId)).toBeDefined();
     } finally {
       await receiverDown.close();
-      await closeProxy(proxy);
+      await proxy?.close();
     }
   });
 });
-
-const proxySockets = new Set<Socket>();
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -411,36 +411,6 @@ function freePort(): Promise<number> {
       server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject()));
     });
   });
-}
-
-/**
- * A TCP proxy to `target` on `port`. `taps.toServer` sees what a client sends (forwarded at once);
- * `taps.toClient` gets what the server answers and writes it to the client itself, or holds it.
- */
-function tcpProxy(
-  port: number,
-  target: number,
-  taps: { toServer?: (chunk: Buffer) => void; toClient?: (client: Socket, chunk: Buffer) => void } = {},
-): Promise<Server> {
-  const server = createServer((client) => {
-    const upstream = connect(target, "127.0.0.1");
-    for (const socket of [client, upstream]) {
-      proxySockets.add(socket);
-      socket.on("error", () => socket.destroy());
-      socket.on("close", () => proxySockets.delete(socket));
-    }
-    const { toServer, toClient } = taps;
-    if (toServer) client.on("data", toServer);
-    client.pipe(upstream);
-    if (toClient) upstream.on("data", (chunk: Buffer) => toClient(client, chunk));
-    else upstream.pipe(client);
-  });
-  return new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve(server)));
-}
-
-async function closeProxy(server: Server | undefined): Promise<void> {
-  for (const socket of proxySockets) socket.destroy();
-  if (server) await new Promise((resolve) => server.close(resolve));
 }
 
 describe("webhook receiver: error answers for browsers and JSON clients", () => {
