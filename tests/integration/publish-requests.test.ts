@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { pino } from "pino";
@@ -26,6 +26,7 @@ import { reconcile } from "#worker/reconcile.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
+import { tcpProxy } from "../support/tcp-proxy.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 type DemoDocument = {
@@ -111,27 +112,20 @@ describe("the delivery's master ref (issue 22: the batch asked for while the mas
     const searchAnswered = new Promise<void>((resolve) => {
       searched = resolve;
     });
-    const proxy = createServer(async (request, response) => {
-      const url = new URL(request.url ?? "/", "http://proxy");
-      const root = url.pathname === "/api/v2";
-      order.push(root ? "root asked" : "search asked");
-      if (root) await Promise.race([searchAnswered, sleep(3_000)]);
-      const answer = await fetch(`${content.url}${request.url}`);
-      if (root) order.push("root answered");
-      response.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "" });
-      response.end(Buffer.from(await answer.arrayBuffer()), () => {
-        if (!root) setTimeout(searched, 50);
-      });
+    const proxy = await contentProxy({
+      asked: async (root) => {
+        order.push(root ? "root asked" : "search asked");
+        if (root) await Promise.race([searchAnswered, sleep(3_000)]);
+      },
+      answered: (root) => (root ? order.push("root answered") : setTimeout(searched, 50)),
     });
-    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-    const { port } = proxy.address() as AddressInfo;
     try {
       const marker = "Published at the announced ref";
       await content.store.publish({ upsert: [withDescription(PRICING, marker)] });
       await redis.sadd(redisKeys(PREFIX).pendingIds, PRICING.id);
       const summary = await publish({
         ...ctx,
-        client: localContentClient(`http://127.0.0.1:${port}/api/v2`),
+        client: localContentClient(proxy.endpoint),
         refHint: content.store.masterRef,
       });
       expect(summary.mode).toBe("incremental");
@@ -144,6 +138,104 @@ describe("the delivery's master ref (issue 22: the batch asked for while the mas
       expect(await pageText(PRICING.uid)).toContain(marker);
     } finally {
       proxy.close();
+    }
+  }, 60_000);
+
+  it("asks for the batch with the take's answer: the index is read in the take's round trip", async () => {
+    // The Redis connection goes through a proxy that, once the take's answer has come back, holds
+    // everything the publish sends Redis until the batch's search has been asked (or 3 s pass). A
+    // publish that read the index in a second round trip before asking would ask only after the 3 s.
+    const order: string[] = [];
+    let searchAsked = () => {};
+    const asked = new Promise<void>((resolve) => {
+      searchAsked = resolve;
+    });
+    const api = await contentProxy({
+      asked: (root) => {
+        if (root) return;
+        order.push("search asked");
+        searchAsked();
+      },
+    });
+    const take = `sunionstore\r\n$${redisKeys(PREFIX).processingIds.length}\r\n${redisKeys(PREFIX).processingIds}`;
+    let state: "before the take" | "take sent" | "holding" | "released" = "before the take";
+    const held: Buffer[] = [];
+    let toRedis: Socket | undefined;
+    const redisProxy = await tcpProxy(0, 6379, {
+      toServer: (upstream, chunk) => {
+        toRedis = upstream;
+        if (state === "holding") held.push(chunk);
+        else {
+          if (state === "before the take" && chunk.includes(take)) state = "take sent";
+          upstream.write(chunk);
+        }
+      },
+      toClient: (client, chunk) => {
+        client.write(chunk);
+        if (state !== "take sent") return;
+        state = "holding";
+        void Promise.race([asked, sleep(3_000)]).then(() => {
+          order.push("Redis asked again");
+          state = "released";
+          for (const part of held.splice(0)) toRedis?.write(part);
+        });
+      },
+    });
+    const proxied = new Redis({ port: redisProxy.port, maxRetriesPerRequest: null });
+    try {
+      const marker = "Asked for with the answer to the take";
+      await content.store.publish({ upsert: [withDescription(PRICING, marker)] });
+      await redis.sadd(redisKeys(PREFIX).pendingIds, PRICING.id);
+      const summary = await publish({
+        ...ctx,
+        redis: proxied,
+        client: localContentClient(api.endpoint),
+        refHint: content.store.masterRef,
+        idsHint: [PRICING.id],
+      });
+      expect(summary.mode).toBe("incremental");
+      // One search (the page, settings and the price lists it embeds), before Redis heard anything more.
+      expect(order).toEqual(["search asked", "Redis asked again"]);
+      expect(await pageText(PRICING.uid)).toContain(marker);
+    } finally {
+      proxied.disconnect();
+      await redisProxy.close();
+      api.close();
+    }
+  }, 60_000);
+
+  it("asks for a price list's batch with the pages embedding it, which only the index names: one search by id", async () => {
+    // Pages show the price list (`doc:`): the batch must hold them too, and only their routes' entries
+    // in the index say so. Asking before reading them would cost a second search by id.
+    const byId: string[] = [];
+    const api = await contentProxy({
+      asked: (root, url) => {
+        const q = url.searchParams.getAll("q").join(" ");
+        if (!root && q.includes("document.id")) byId.push(q);
+      },
+    });
+    try {
+      const prices = demo(WEBSITES);
+      const showing = await redis.smembers(`${PREFIX}:index:dep:doc:${WEBSITES}`);
+      expect(showing.filter((route) => route !== "/price-list/websites").length).toBeGreaterThan(0);
+      const [heading] = prices.data.title as Record<string, unknown>[];
+      const title = [{ ...heading, text: "Website packages, edited", spans: [] }];
+      await content.store.publish({ upsert: [{ ...prices, data: { ...prices.data, title } }] });
+      await redis.sadd(redisKeys(PREFIX).pendingIds, WEBSITES);
+      const summary = await publish({
+        ...ctx,
+        client: localContentClient(api.endpoint),
+        refHint: content.store.masterRef,
+        idsHint: [WEBSITES],
+      });
+      expect(summary.mode).toBe("incremental");
+      expect(summary.rendered).toBeGreaterThan(1);
+      // The batch by id: the price list, settings and the pages embedding it, in one search (a
+      // listing of every price list is read apart, as before).
+      expect(byId).toHaveLength(1);
+      expect(byId[0]).toContain(WEBSITES);
+    } finally {
+      api.close();
     }
   }, 60_000);
 
@@ -347,3 +439,24 @@ const status = () =>
   statusCommand(loadConfig("publisher", { PRISMIC_ENDPOINT: content.endpoint, QUEUE_PREFIX: PREFIX }), ROOT);
 const assetKeys = () => siteAssets.files.map((file) => file.key);
 const pageText = async (uid: string) => (await ctx.store.get(`${uid}/index.html`))?.body.toString("utf8");
+
+/**
+ * The content service behind a proxy: `asked` hears of each request (the API root or a search, and
+ * its URL) and may hold it; `answered` hears when its answer has been sent.
+ */
+async function contentProxy(taps: {
+  asked?: (root: boolean, url: URL) => Promise<void> | void;
+  answered?: (root: boolean) => void;
+}) {
+  const proxy = createServer(async (request, response) => {
+    const url = new URL(request.url ?? "/", "http://proxy");
+    const root = url.pathname === "/api/v2";
+    await taps.asked?.(root, url);
+    const answer = await fetch(`${content.url}${request.url}`);
+    response.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "" });
+    response.end(Buffer.from(await answer.arrayBuffer()), () => taps.answered?.(root));
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  const { port } = proxy.address() as AddressInfo;
+  return { endpoint: `http://127.0.0.1:${port}/api/v2`, close: () => proxy.close() };
+}

@@ -13,6 +13,69 @@ import type { KnownDocument } from "./planner.ts";
  */
 export const INDEX_VERSION = "5";
 
+/**
+ * `prior` in one round trip. KEYS: the documents' hash, the routes' hash, then `dep:doc:<id>` and
+ * `dep:url:<id>` for each id in ARGV[3..]. ARGV[1] is the prefix of the `dep:` keys, ARGV[2] how many
+ * routes' entries it may read at most. The keys of the listings' and `sees:` sets are made from the
+ * prefix (they depend on what the documents' entries say): one Redis, not a cluster, as everywhere.
+ * Answers { docs, showing, linking, types, typeSets, candidates, entries, elsewhere }, where a
+ * missing value is false (nil in the reply) and `entries` is false when there were too many routes.
+ */
+const PRIOR = `
+local dep = ARGV[1]
+local maxRead = tonumber(ARGV[2])
+local docs, showing, linking, routes = {}, {}, {}, {}
+local types, typeSeen, candidates, seen = {}, {}, {}, {}
+local n = #ARGV - 2
+for i = 1, n do
+  local id = ARGV[2 + i]
+  local doc = redis.call('HGET', KEYS[1], id)
+  local route = false
+  if doc then
+    local ok, parsed = pcall(cjson.decode, doc)
+    if ok and type(parsed) == 'table' then
+      if type(parsed.route) == 'string' and parsed.route ~= '' then route = parsed.route end
+      if type(parsed.type) == 'string' and not typeSeen[parsed.type] then
+        typeSeen[parsed.type] = true
+        types[#types + 1] = parsed.type
+      end
+    end
+  end
+  docs[i] = doc
+  routes[i] = route
+  showing[i] = redis.call('SMEMBERS', KEYS[1 + 2 * i])
+  linking[i] = redis.call('SMEMBERS', KEYS[2 + 2 * i])
+  for _, r in ipairs(showing[i]) do
+    if not seen[r] then seen[r] = true; candidates[#candidates + 1] = r end
+  end
+end
+for i = 1, n do
+  local r = routes[i]
+  if r and not seen[r] then seen[r] = true; candidates[#candidates + 1] = r end
+end
+local typeSets = {}
+for i, t in ipairs(types) do
+  typeSets[i] = { redis.call('SMEMBERS', dep .. 'type:' .. t), redis.call('SMEMBERS', dep .. 'routes:' .. t) }
+end
+local entries = false
+if #candidates > 0 and #candidates <= maxRead then entries = redis.call('HMGET', KEYS[2], unpack(candidates)) end
+local elsewhere = {}
+for i = 1, n do
+  if #linking[i] > 0 then
+    elsewhere[i] = redis.call('SDIFF', KEYS[2 + 2 * i], dep .. 'sees:' .. ARGV[2 + i] .. ':' .. (routes[i] or ''))
+  else
+    elsewhere[i] = {}
+  end
+end
+return { docs, showing, linking, types, typeSets, candidates, entries, elsewhere }
+`;
+
+/**
+ * Routes beyond `maxRoutes` a prior read may read entries of, for listings among the candidates (it
+ * reads before it can leave them out: which routes are listings is the worker's rule, not Lua's).
+ */
+const LISTINGS_SLACK = 32;
+
 /** What the index keeps of each document: enough to plan, and to list it in the sitemap. */
 export interface IndexedDocument extends KnownDocument {
   uid: string | null;
@@ -99,61 +162,87 @@ export class DependencyIndex {
   }
 
   /**
-   * Everything a publish of `ids` can learn from the index before it asks the content API, in two
-   * pipelined round trips: the documents as last indexed and the routes depending on them, then those
-   * routes' entries (what each depended on last time, so their documents can be fetched in the same
-   * request as the changed ids) and, for ids that routes link to, the links that saw them elsewhere
-   * than at the route the index knows. Listings are left out: their entries list every document.
+   * Everything a publish of `ids` can learn from the index before it asks the content API, in one
+   * round trip (a script, PRIOR): the documents as last indexed and the routes depending on them,
+   * those routes' entries (what each depended on last time, so their documents can be fetched in the
+   * same request as the changed ids) and, for ids that routes link to, the links that saw them
+   * elsewhere than at the route the index knows. Listings' entries are left out (they are rendered
+   * from the index), and all entries when more than `maxRoutes` routes show the ids.
+   *
+   * Decision (issue 22): one script rather than two pipelined reads (the second needs the routes the
+   * first returns). A publish sends it right behind its take, so the batch is asked for with the
+   * take's answer: one Redis round trip fewer before the content request on an edit's way to live.
    */
   async prior(
     ids: readonly string[],
     options: { maxRoutes: number; isListing: (route: string) => boolean },
   ): Promise<PriorState> {
-    const first = this.redis.pipeline().hmget(this.key("docs"), ...ids);
-    for (const id of ids) first.smembers(this.key(`dep:doc:${id}`)).smembers(this.key(`dep:url:${id}`));
-    const answers = (await first.exec()) ?? [];
+    const keys = [
+      this.key("docs"),
+      this.key("routes"),
+      ...ids.flatMap((id) => [this.key(`dep:doc:${id}`), this.key(`dep:url:${id}`)]),
+    ];
+    const [docs, showingSets, linkingSets, types, typeSets, read, values, elsewhereSets] =
+      (await this.redis.eval(
+        PRIOR,
+        keys.length,
+        ...keys,
+        this.key("dep:"),
+        String(options.maxRoutes > 0 ? options.maxRoutes + LISTINGS_SLACK : 0),
+        ...ids,
+      )) as [
+        (string | null)[],
+        string[][],
+        string[][],
+        string[],
+        [string[], string[]][],
+        string[],
+        (string | null)[] | null,
+        string[][],
+      ];
     const known = new Map<string, IndexedDocument>();
-    ((answers[0]?.[1] as (string | null)[] | undefined) ?? []).forEach((value, i) => {
-      if (value) known.set(ids[i] as string, JSON.parse(value) as IndexedDocument);
-    });
     const dependents = new Map<string, string[]>();
     const candidates = new Set<string>();
     ids.forEach((id, i) => {
-      const showing = ((answers[2 * i + 1]?.[1] as string[] | undefined) ?? []).sort();
+      const value = docs[i];
+      if (value) known.set(id, JSON.parse(value) as IndexedDocument);
+      const showing = [...(showingSets[i] ?? [])].sort();
       dependents.set(`doc:${id}`, showing);
-      dependents.set(`url:${id}`, ((answers[2 * i + 2]?.[1] as string[] | undefined) ?? []).sort());
+      dependents.set(`url:${id}`, [...(linkingSets[i] ?? [])].sort());
       for (const route of showing) candidates.add(route);
     });
-
-    const types = [...new Set([...known.values()].map((doc) => doc.type))];
     for (const doc of known.values()) if (doc.route) candidates.add(doc.route);
-    const wanted = [...candidates].filter((route) => !options.isListing(route));
-    const read = wanted.length <= options.maxRoutes ? wanted : [];
-    const second = this.redis.pipeline();
-    const listings = types.flatMap((type) => [`type:${type}`, `routes:${type}`]);
-    for (const listing of listings) second.smembers(this.key(`dep:${listing}`));
-    if (read.length > 0) second.hmget(this.key("routes"), ...read);
-    const linked = ids
-      .filter((id) => (dependents.get(`url:${id}`) ?? []).length > 0)
-      .map((id) => [id, known.get(id)?.route ?? null] as const);
-    this.queueLinkedElsewhere(second, linked);
-    const more = (await second.exec()) ?? [];
-    listings.forEach((listing, i) => {
-      dependents.set(listing, ((more[i]?.[1] as string[] | undefined) ?? []).sort());
+    types.forEach((type, i) => {
+      const [members, routes] = typeSets[i] ?? [[], []];
+      dependents.set(`type:${type}`, [...members].sort());
+      dependents.set(`routes:${type}`, [...routes].sort());
     });
+    // Listings are left out: they are rendered from the index, last.
+    const wanted = [...candidates].filter((route) => !options.isListing(route));
     const entries = new Map<string, IndexedRoute>();
-    if (read.length > 0) {
-      ((more[listings.length]?.[1] as (string | null)[] | undefined) ?? []).forEach((value, i) => {
-        if (value) entries.set(read[i] as string, JSON.parse(value) as IndexedRoute);
-      });
+    if (wanted.length > 0 && wanted.length <= options.maxRoutes) {
+      const byRoute = new Map<string, string | null>(
+        values ? read.map((route, i) => [route, values[i] ?? null]) : [],
+      );
+      // More listings than the script's slack among the candidates: their entries are read apart.
+      const unread = wanted.filter((route) => !byRoute.has(route));
+      if (unread.length > 0) {
+        const more = await this.redis.hmget(this.key("routes"), ...unread);
+        for (const [i, route] of unread.entries()) byRoute.set(route, more[i] ?? null);
+      }
+      for (const route of wanted) {
+        const value = byRoute.get(route);
+        if (value) entries.set(route, JSON.parse(value) as IndexedRoute);
+      }
     }
-    const elsewhere = this.parseLinkedElsewhere(
-      linked,
-      more.slice(listings.length + (read.length > 0 ? 1 : 0)),
-    );
-    const linkedElsewhere = new Map(
-      linked.map(([id, route]) => [id, { route, routes: elsewhere.get(id) ?? [] }] as const),
-    );
+    const linkedElsewhere = new Map<string, { route: string | null; routes: string[] }>();
+    ids.forEach((id, i) => {
+      if ((linkingSets[i] ?? []).length === 0) return;
+      linkedElsewhere.set(id, {
+        route: known.get(id)?.route ?? null,
+        routes: [...(elsewhereSets[i] ?? [])].sort(),
+      });
+    });
     return { known, dependents, entries, linkedElsewhere };
   }
 

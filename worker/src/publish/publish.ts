@@ -64,9 +64,9 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     .del(keys.pendingRefs)
     .smembers(keys.processingRefs);
   const taken = index.readMeta(take).exec();
-  // What the index knows of the ids the delivery named, asked right behind the take on the same
-  // connection (Redis answers them in order, both in one round trip): kept if those are the ids
-  // taken, the usual case; a burst, or ids a failed publish left, reads the index again below.
+  // What the index knows of the ids the delivery named (one script), asked right behind the take on
+  // the same connection (Redis answers them in order, both in one round trip): kept if those are the
+  // ids taken, the usual case; a burst, or ids a failed publish left, reads the index again below.
   const guessed = [...new Set(ctx.idsHint ?? [])].sort();
   const readPrior = (list: readonly string[]) =>
     index.prior(list, { maxRoutes: threshold, isListing: isListingRoute });
@@ -120,8 +120,9 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   // still queued (its worker was killed) is dropped, and none of its writes can land after ours.
   // The generation, the master ref and what the index knows do not depend on each other: all at
   // once. And while the API says what the master ref is, the batch is already asked for at the ref
-  // the delivery announced (ctx.refHint), as soon as the index says what it must hold: kept only if
-  // the master ref is that ref (the usual case: one content request's time saved on the way to live),
+  // the delivery announced (ctx.refHint), as soon as the index says what it must hold (the index is
+  // read with the take, in its round trip: DependencyIndex.prior is one script): kept only if the
+  // master ref is that ref (the usual case: one content request's time saved on the way to live),
   // asked again at the master ref otherwise. A publish never renders at a ref it did not read as the
   // master (later work never goes back in time).
   const sameIds = priorGuessed && ids.length === guessed.length && ids.every((id, i) => id === guessed[i]);
