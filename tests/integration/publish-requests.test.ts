@@ -121,8 +121,7 @@ describe("the delivery's master ref (issue 22: the batch asked for while the mas
     });
     try {
       const marker = "Published at the announced ref";
-      await content.store.publish({ upsert: [withDescription(PRICING, marker)] });
-      await redis.sadd(redisKeys(PREFIX).pendingIds, PRICING.id);
+      await pendingPricingEdit(marker);
       const summary = await publish({
         ...ctx,
         client: localContentClient(proxy.endpoint),
@@ -184,8 +183,7 @@ describe("the delivery's master ref (issue 22: the batch asked for while the mas
     const proxied = new Redis({ port: redisProxy.port, maxRetriesPerRequest: null });
     try {
       const marker = "Asked for with the answer to the take";
-      await content.store.publish({ upsert: [withDescription(PRICING, marker)] });
-      await redis.sadd(redisKeys(PREFIX).pendingIds, PRICING.id);
+      await pendingPricingEdit(marker);
       const summary = await publish({
         ...ctx,
         redis: proxied,
@@ -243,8 +241,7 @@ describe("the delivery's master ref (issue 22: the batch asked for while the mas
     const old = content.store.masterRef;
     const marker = "Published at the master ref, not the announced one";
     const before = await served();
-    await content.store.publish({ upsert: [withDescription(PRICING, marker)] });
-    await redis.sadd(redisKeys(PREFIX).pendingIds, PRICING.id);
+    await pendingPricingEdit(marker);
     const summary = await publish({ ...ctx, refHint: old });
     expect(summary.ref).toBe(content.store.masterRef);
     expect(await pageText(PRICING.uid)).toContain(marker);
@@ -424,6 +421,12 @@ describe("pressroom plan", () => {
 /** `doc` with another meta description (a visible change to its page's `<head>`). */
 function withDescription(doc: DemoDocument, description: string): DemoDocument {
   return { ...doc, data: { ...doc.data, meta_description: description } };
+}
+
+/** The pricing page's description edited and published, its id pending as the receiver records it. */
+async function pendingPricingEdit(description: string) {
+  await content.store.publish({ upsert: [withDescription(PRICING, description)] });
+  await redis.sadd(redisKeys(PREFIX).pendingIds, PRICING.id);
 }
 
 /** A publication whose webhook arrives: recorded as the receiver does, then published. */
