@@ -22,6 +22,7 @@ import { diffBuild } from "#worker/publish/diff-build.ts";
 import { nextGeneration } from "#worker/publish/generation.ts";
 import { publish } from "#worker/publish/publish.ts";
 import { renderBatchJob } from "#worker/publish/render-routes.ts";
+import { publishDelivery } from "#worker/publish-delivery.ts";
 import { reconcile } from "#worker/reconcile.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
@@ -141,64 +142,55 @@ describe("the delivery's master ref (issue 22: the batch asked for while the mas
   }, 60_000);
 
   it("asks for the batch with the take's answer: the index is read in the take's round trip", async () => {
-    // The Redis connection goes through a proxy that, once the take's answer has come back, holds
-    // everything the publish sends Redis until the batch's search has been asked (or 3 s pass). A
-    // publish that read the index in a second round trip before asking would ask only after the 3 s.
-    const order: string[] = [];
-    let searchAsked = () => {};
-    const asked = new Promise<void>((resolve) => {
-      searchAsked = resolve;
-    });
-    const api = await contentProxy({
-      asked: (root) => {
-        if (root) return;
-        order.push("search asked");
-        searchAsked();
-      },
-    });
-    const take = `sunionstore\r\n$${redisKeys(PREFIX).processingIds.length}\r\n${redisKeys(PREFIX).processingIds}`;
-    let state: "before the take" | "take sent" | "holding" | "released" = "before the take";
-    const held: Buffer[] = [];
-    let toRedis: Socket | undefined;
-    const redisProxy = await tcpProxy(0, 6379, {
-      toServer: (upstream, chunk) => {
-        toRedis = upstream;
-        if (state === "holding") held.push(chunk);
-        else {
-          if (state === "before the take" && chunk.includes(take)) state = "take sent";
-          upstream.write(chunk);
-        }
-      },
-      toClient: (client, chunk) => {
-        client.write(chunk);
-        if (state !== "take sent") return;
-        state = "holding";
-        void Promise.race([asked, sleep(3_000)]).then(() => {
-          order.push("Redis asked again");
-          state = "released";
-          for (const part of held.splice(0)) toRedis?.write(part);
-        });
-      },
-    });
-    const proxied = new Redis({ port: redisProxy.port, maxRetriesPerRequest: null });
+    // Once the take's answer has come back, everything the publish sends Redis is held until the
+    // batch's search has been asked (or 3 s pass). A publish that read the index in a second round
+    // trip before asking would ask only after the 3 s.
+    const take = `$${redisKeys(PREFIX).processingIds.length}\r\n${redisKeys(PREFIX).processingIds}\r\n`; // a key of the take
+    const held = await heldAfterAnswer((chunk) => chunk.includes(take));
     try {
       const marker = "Asked for with the answer to the take";
       await pendingPricingEdit(marker);
       const summary = await publish({
         ...ctx,
-        redis: proxied,
-        client: localContentClient(api.endpoint),
+        redis: held.redis,
+        client: localContentClient(held.endpoint),
         refHint: content.store.masterRef,
         idsHint: [PRICING.id],
       });
       expect(summary.mode).toBe("incremental");
       // One search (the page, settings and the price lists it embeds), before Redis heard anything more.
-      expect(order).toEqual(["search asked", "Redis asked again"]);
+      expect(held.order).toEqual(["search asked", "Redis asked again"]);
       expect(await pageText(PRICING.uid)).toContain(marker);
     } finally {
-      proxied.disconnect();
-      await redisProxy.close();
-      api.close();
+      await held.close();
+    }
+  }, 60_000);
+
+  it("sends a delivery's take behind its try for the publish lock: the lock, the take and the index in one round trip", async () => {
+    // The worker's publish job (publishDelivery): once the first answer has come back (the try for
+    // the lock), everything it sends Redis is held until the batch's search has been asked. A job
+    // that took the ids after the lock's answer would ask only after the 3 s.
+    const held = await heldAfterAnswer(() => true);
+    try {
+      const marker = "Asked for with the answer to the try for the lock";
+      await pendingPricingEdit(marker);
+      const summary = await publishDelivery(
+        { ...ctx, redis: held.redis, client: localContentClient(held.endpoint) },
+        { masterRef: content.store.masterRef, documents: [PRICING.id] },
+        {},
+      );
+      expect(summary?.mode).toBe("incremental");
+      expect(held.order).toEqual(["search asked", "Redis asked again"]);
+      expect(await pageText(PRICING.uid)).toContain(marker);
+      // The lock is let go, the ids are forgotten.
+      expect(await redis.exists(redisKeys(PREFIX).publishLock)).toBe(0);
+      expect(await redis.scard(redisKeys(PREFIX).processingIds)).toBe(0);
+      // A second delivery of the same ids finds nothing pending: no lock, no publish.
+      expect(
+        await publishDelivery(ctx, { masterRef: content.store.masterRef, documents: [PRICING.id] }, {}),
+      ).toBeUndefined();
+    } finally {
+      await held.close();
     }
   }, 60_000);
 
@@ -462,4 +454,61 @@ async function contentProxy(taps: {
   await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
   const { port } = proxy.address() as AddressInfo;
   return { endpoint: `http://127.0.0.1:${port}/api/v2`, close: () => proxy.close() };
+}
+
+/**
+ * A Redis connection through a proxy, and the content service behind another. Once `arms` has seen a
+ * command go by and the next answer has come back, everything the client sends Redis is held until
+ * a search is asked of the content service (or 3 s pass). `order` says which came first.
+ */
+async function heldAfterAnswer(arms: (chunk: Buffer) => boolean) {
+  const order: string[] = [];
+  let searchAsked = () => {};
+  const asked = new Promise<void>((resolve) => {
+    searchAsked = resolve;
+  });
+  const api = await contentProxy({
+    asked: (root) => {
+      if (root) return;
+      order.push("search asked");
+      searchAsked();
+    },
+  });
+  let state: "ready" | "armed" | "holding" | "released" = "ready";
+  let connected = false;
+  const held: Buffer[] = [];
+  let toRedis: Socket | undefined;
+  const proxy = await tcpProxy(0, 6379, {
+    toServer: (upstream, chunk) => {
+      toRedis = upstream;
+      if (state === "holding") held.push(chunk);
+      else {
+        if (connected && state === "ready" && arms(chunk)) state = "armed";
+        upstream.write(chunk);
+      }
+    },
+    toClient: (client, chunk) => {
+      client.write(chunk);
+      if (state !== "armed") return;
+      state = "holding";
+      void Promise.race([asked, sleep(3_000)]).then(() => {
+        order.push("Redis asked again");
+        state = "released";
+        for (const part of held.splice(0)) toRedis?.write(part);
+      });
+    },
+  });
+  const proxied = new Redis({ port: proxy.port, maxRetriesPerRequest: null });
+  await proxied.ping(); // its connection's own commands answered: what follows is the test's
+  connected = true;
+  return {
+    redis: proxied,
+    endpoint: api.endpoint,
+    order,
+    close: async () => {
+      proxied.disconnect();
+      await proxy.close();
+      api.close();
+    },
+  };
 }

@@ -25,16 +25,16 @@ import { deliverContact } from "./contact/deliver.ts";
 import { recordingDelivery } from "./contact/record-delivery.ts";
 import { replayContactArchives } from "./contact/replay.ts";
 import { longWaitError, recordContentApiWait } from "./content-api-wait.ts";
-import { publishObserved } from "./ops/publish-metrics.ts";
 import type { BatchOutcome, PublishContext } from "./publish/context.ts";
 import type { IndexedDocument } from "./publish/dependency-index.ts";
 import { diffBuild } from "./publish/diff-build.ts";
 import { sendOwedPurges } from "./publish/edge-purge.ts";
 import { fetchPageAnswers } from "./publish/fetch-documents.ts";
 import { SupersededError } from "./publish/generation.ts";
-import { DEFAULT_LOCK_MS, withLock, withLockWhilePending } from "./publish/lock.ts";
+import { DEFAULT_LOCK_MS, withLock } from "./publish/lock.ts";
 import { renderBatchJob } from "./publish/render-routes.ts";
 import { waitForChildren } from "./publish/wait-for-children.ts";
+import { publishDelivery } from "./publish-delivery.ts";
 import { type ReconcileOutcome, reconcile, removeStaleTemp } from "./reconcile.ts";
 import { watchForRedisLoss } from "./redis-loss.ts";
 
@@ -140,15 +140,6 @@ export async function startWorker(
   }
   const keys = redisKeys(config.queuePrefix);
   const lockKey = keys.publishLock;
-  /** Ids, or refs announced with none (pending-refs.ts), waiting for a publish to take them. */
-  const waiting = async () => {
-    const answers = (await connection.pipeline().scard(keys.pendingIds).scard(keys.pendingRefs).exec()) ?? [];
-    return answers.reduce((sum, [error, count]) => {
-      if (error) throw error;
-      return sum + Number(count);
-    }, 0);
-  };
-
   // Large fan-outs: child jobs on the render queue, rendered by every worker process (this one too,
   // by a second BullMQ worker, so that a lone process does not wait for itself).
   const renderQueue = new Queue(RENDER_QUEUE_NAME, { connection, prefix: config.queuePrefix });
@@ -232,25 +223,7 @@ export async function startWorker(
         const delivery = jobCatalog.publish.schema.parse(job.data);
         // Nothing pending (a duplicate delivery, or ids the holder we waited for took): done, no
         // lock. Checked with each try for the lock, in its round trip.
-        const published = await withLockWhilePending(
-          connection,
-          lockKey,
-          [keys.pendingIds, keys.pendingRefs, keys.processingIds, keys.processingRefs],
-          async () => {
-            // The delivery's master ref: fetched at while the master ref is asked (publish.ts).
-            // And its ids: the index is read for them with the take (publish.ts).
-            const hinted = {
-              ...ctx,
-              ...(delivery.masterRef ? { refHint: delivery.masterRef } : {}),
-              idsHint: delivery.documents,
-            };
-            // Ids that arrived while this publish ran are published now, not after a queue round trip.
-            let result = await publishObserved(hinted);
-            while ((await waiting()) > 0) result = await publishObserved(ctx);
-            return result;
-          },
-          lock,
-        );
+        const published = await publishDelivery(ctx, delivery, lock);
         return published ?? { mode: "nothing-pending" };
       }
       case "build":

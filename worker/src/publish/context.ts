@@ -15,6 +15,7 @@ import {
 import type { RenderPool } from "../build/render-pool.ts";
 import type { IndexedDocument, IndexedRoute } from "./dependency-index.ts";
 import type { PublishTimings } from "./step-timer.ts";
+import type { StartedTake } from "./take.ts";
 
 /** What every stage of a publish reads: the content client, storage, Redis and the site's assets. */
 export interface PublishContext {
@@ -30,6 +31,11 @@ export interface PublishContext {
    * the pending ids, and that read is kept only if the publish took exactly these (publish.ts).
    */
   idsHint?: readonly string[];
+  /**
+   * The take (and the index's read for `idsHint`), sent by the worker right behind its try for the
+   * publish lock, in that round trip (take.ts); used if that try got the lock.
+   */
+  started?: StartedTake;
   client: ContentClient;
   store: SiteStore;
   redis: Redis;

@@ -148,9 +148,9 @@ export class DependencyIndex {
     return version === INDEX_VERSION && ref ? ref : undefined;
   }
 
-  /** Queues the read of the meta hash on `pipeline` (to share a round trip); `parseMeta` reads its answer. */
-  readMeta(pipeline: ChainableCommander): ChainableCommander {
-    return pipeline.hmget(this.key("meta"), "version", "ref", "settings");
+  /** The meta hash: read with a publish's take (take.ts: version, ref, settings), `parseMeta` reads the answer. */
+  get metaKey(): string {
+    return this.key("meta");
   }
 
   static parseMeta(answer: readonly (string | null)[]): IndexMeta {

@@ -63,10 +63,19 @@ export async function withLockWhilePending<T>(
   key: string,
   pending: readonly string[],
   task: () => Promise<T>,
-  options: LockOptions = {},
+  options: LockOptions & {
+    /**
+     * Called right after each try for the lock is sent, with its token: what it sends on `redis`
+     * goes behind the try, in its round trip, and finds the lock held by that token if the try got
+     * it (the publish's take, take.ts). The task runs after the try that got it.
+     */
+    behindEachTry?: (token: string) => void;
+  } = {},
 ): Promise<T | undefined> {
   const held = await hold(redis, key, task, options, async (token, ttlMs) => {
-    const answer = await redis.eval(ACQUIRE_WHILE_PENDING, 1 + pending.length, key, ...pending, token, ttlMs);
+    const tried = redis.eval(ACQUIRE_WHILE_PENDING, 1 + pending.length, key, ...pending, token, ttlMs);
+    options.behindEachTry?.(token);
+    const answer = await tried;
     return answer === 1 ? "taken" : answer === 0 ? "held" : "nothing";
   });
   return held.taken ? (held.result as T) : undefined;

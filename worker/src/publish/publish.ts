@@ -14,7 +14,12 @@ import {
   type PublishContext,
   type PublishSummary,
 } from "./context.ts";
-import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
+import {
+  DependencyIndex,
+  type IndexedDocument,
+  type IndexedRoute,
+  type PriorState,
+} from "./dependency-index.ts";
 import { dependencyPool } from "./dependency-pool.ts";
 import { diffBuild, indexed } from "./diff-build.ts";
 import { fetchByIds, fetchPagesByUid, pageUidsOf } from "./fetch-documents.ts";
@@ -30,6 +35,26 @@ import { publishRedirects } from "./redirects-stage.ts"; // redirects (issue 13 
 import { renderRoutes } from "./render-routes.ts";
 import { recordRouteFailures } from "./route-failures.ts";
 import { StepTimer } from "./step-timer.ts";
+import { type StartedTake, startTake, type Taken } from "./take.ts";
+
+/**
+ * A publish's take, with the index's read for the ids the delivery named behind it (take.ts).
+ * `token`: the publish lock's token of the try sent just before it (worker.ts); without it, the
+ * caller holds the lock.
+ */
+export function startPublishTake(ctx: PublishContext, token?: string): StartedTake {
+  const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
+  return startTake(ctx.redis, ctx.queuePrefix, {
+    ...(token ? { token } : {}),
+    ...(ctx.idsHint ? { idsHint: ctx.idsHint } : {}),
+    readPrior: (ids) => readPrior(index, ids, ctx.fanOutThreshold ?? 200),
+  });
+}
+
+/** What the index knows of `ids`, as a publish reads it: listings' entries left out, none past `maxRoutes` routes. */
+function readPrior(index: DependencyIndex, ids: readonly string[], maxRoutes: number): Promise<PriorState> {
+  return index.prior(ids, { maxRoutes, isListing: isListingRoute });
+}
 
 /** The process that runs a publish, as `<host>:<pid>`, recorded with the last publish. */
 const PUBLISHER = `${hostname()}:${process.pid}`;
@@ -53,29 +78,15 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
   // Take every pending id at once; ids a failed or killed publish took are still in processing and
   // are taken again. Webhooks arriving from now on fill a fresh pending set for the next publish.
-  // The index's meta (version, ref, settings id) comes back in the same round trip.
-  // Master refs announced with no ids (pending-refs.ts) are taken the same way.
-  const take = ctx.redis
-    .multi()
-    .sunionstore(keys.processingIds, keys.processingIds, keys.pendingIds)
-    .del(keys.pendingIds)
-    .smembers(keys.processingIds)
-    .sunionstore(keys.processingRefs, keys.processingRefs, keys.pendingRefs)
-    .del(keys.pendingRefs)
-    .smembers(keys.processingRefs);
-  const taken = index.readMeta(take).exec();
-  // What the index knows of the ids the delivery named (one script), asked right behind the take on
-  // the same connection (Redis answers them in order, both in one round trip): kept if those are the
-  // ids taken, the usual case; a burst, or ids a failed publish left, reads the index again below.
-  const guessed = [...new Set(ctx.idsHint ?? [])].sort();
-  const readPrior = (list: readonly string[]) =>
-    index.prior(list, { maxRoutes: threshold, isListing: isListingRoute });
-  const priorGuessed = guessed.length > 0 ? readPrior(guessed) : undefined;
-  priorGuessed?.catch(() => undefined); // its failure fails the publish only if it is used
-  const answers = (await taken) ?? [];
-  const ids = [...((answers[2]?.[1] as string[] | undefined) ?? [])].sort();
-  const announced = (answers[5]?.[1] as string[] | undefined) ?? [];
-  const meta = DependencyIndex.parseMeta((answers[6]?.[1] as (string | null)[] | undefined) ?? []);
+  // The index's meta (version, ref, settings id) comes back in the same round trip, and so does what
+  // the index knows of the ids the delivery named (asked right behind the take on the same
+  // connection): kept if those are the ids taken, the usual case; a burst, or ids a failed publish
+  // left, reads the index again below. Master refs announced with no ids (pending-refs.ts) are taken
+  // the same way. A worker sends all this with its try for the lock (ctx.started, take.ts).
+  let started = ctx.started;
+  if (!started || !(await started.taken)) started = startPublishTake(ctx);
+  const { guessed, prior: priorGuessed } = started;
+  const { ids, announced, meta } = (await started.taken) as Taken;
   const unbuilt = refsToBuild(announced, await coveredRefs(ctx.redis, ctx.queuePrefix, announced));
   timer.lap("take");
   // Taken below, before anything is rendered; every write from then on carries it.
@@ -125,11 +136,11 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   // master ref is that ref (the usual case: one content request's time saved on the way to live),
   // asked again at the master ref otherwise. A publish never renders at a ref it did not read as the
   // master (later work never goes back in time).
-  const sameIds = priorGuessed && ids.length === guessed.length && ids.every((id, i) => id === guessed[i]);
+  const sameIds = ids.length === guessed.length && ids.every((id, i) => id === guessed[i]);
   const priorRead =
     meta.ref === undefined
       ? Promise.resolve(undefined)
-      : timer.time("indexRead", sameIds ? priorGuessed : readPrior(ids));
+      : timer.time("indexRead", priorGuessed && sameIds ? priorGuessed : readPrior(index, ids, threshold));
   const hint = unbuilt.length === 0 ? ctx.refHint : undefined;
   const atHint = hint
     ? priorRead.then((known) =>

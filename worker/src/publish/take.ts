@@ -1,0 +1,75 @@
+import type { Redis } from "ioredis";
+import { redisKeys } from "#jobs/catalog.ts";
+import { DependencyIndex, type IndexMeta, type PriorState } from "./dependency-index.ts";
+
+/**
+ * The take of a publish: every pending id and ref moved to processing at once (ids a failed or killed
+ * publish left in processing are taken again), with the index's meta. KEYS: the publish lock, pending
+ * and processing ids, pending and processing refs, the index's meta. ARGV[1]: the lock's token, or ""
+ * for a caller that holds the lock already. With a token that does not hold the lock, it takes nothing
+ * and answers nil: sent right behind a try for the lock, it takes the ids only if that try got it.
+ */
+const TAKE = `
+if ARGV[1] ~= '' and redis.call('get', KEYS[1]) ~= ARGV[1] then return false end
+redis.call('sunionstore', KEYS[3], KEYS[3], KEYS[2])
+redis.call('del', KEYS[2])
+redis.call('sunionstore', KEYS[5], KEYS[5], KEYS[4])
+redis.call('del', KEYS[4])
+return { redis.call('smembers', KEYS[3]), redis.call('smembers', KEYS[5]), redis.call('hmget', KEYS[6], 'version', 'ref', 'settings') }
+`;
+
+export interface Taken {
+  /** The ids to publish, sorted. */
+  ids: string[];
+  /** Master refs announced without ids (pending-refs.ts). */
+  announced: string[];
+  meta: IndexMeta;
+}
+
+/** A take and, sent right behind it on the same connection (one round trip), the index's read for the ids a delivery named. */
+export interface StartedTake {
+  taken: Promise<Taken | undefined>;
+  /** The sorted ids the read is for (the delivery's); kept only if they are exactly the ids taken. */
+  guessed: string[];
+  prior: Promise<PriorState> | undefined;
+}
+
+/**
+ * Sends the take and, behind it, `readPrior` for `idsHint` (on `redis`: the same connection).
+ * `token`: the publish lock's token of a try sent just before on the same connection (worker.ts):
+ * `taken` is then undefined unless that try got the lock. Without it the caller holds the lock.
+ */
+export function startTake(
+  redis: Redis,
+  prefix: string,
+  options: {
+    token?: string;
+    idsHint?: readonly string[];
+    readPrior: (ids: readonly string[]) => Promise<PriorState>;
+  },
+): StartedTake {
+  const keys = redisKeys(prefix);
+  const index = new DependencyIndex(redis, prefix);
+  const taken = (
+    redis.eval(
+      TAKE,
+      6,
+      keys.publishLock,
+      keys.pendingIds,
+      keys.processingIds,
+      keys.pendingRefs,
+      keys.processingRefs,
+      index.metaKey,
+      options.token ?? "",
+    ) as Promise<[string[], string[], (string | null)[]] | null>
+  ).then((answer) =>
+    answer
+      ? { ids: [...answer[0]].sort(), announced: answer[1], meta: DependencyIndex.parseMeta(answer[2]) }
+      : undefined,
+  );
+  const guessed = [...new Set(options.idsHint ?? [])].sort();
+  const prior = guessed.length > 0 ? options.readPrior(guessed) : undefined;
+  taken.catch(() => undefined); // awaited by the publish; a try that failed is dropped
+  prior?.catch(() => undefined); // its failure fails the publish only if it is used
+  return { taken, guessed, prior };
+}
