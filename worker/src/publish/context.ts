@@ -32,7 +32,7 @@ export interface PublishContext {
    */
   idsHint?: readonly string[];
   /**
-   * The take (and the index's read for `idsHint`), sent by the worker right behind its try for the
+   * The take (and the index's read for `idsHint`), sent by the publish job right behind its try for the
    * publish lock, in that round trip (take.ts); used if that try got the lock.
    */
   started?: StartedTake;

@@ -39,7 +39,7 @@ import { type StartedTake, startTake, type Taken } from "./take.ts";
 
 /**
  * A publish's take, with the index's read for the ids the delivery named behind it (take.ts).
- * `token`: the publish lock's token of the try sent just before it (worker.ts); without it, the
+ * `token`: the publish lock's token of the try sent just before it (publish-delivery.ts); without it, the
  * caller holds the lock.
  */
 export function startPublishTake(ctx: PublishContext, token?: string): StartedTake {

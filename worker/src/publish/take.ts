@@ -36,7 +36,7 @@ export interface StartedTake {
 
 /**
  * Sends the take and, behind it, `readPrior` for `idsHint` (on `redis`: the same connection).
- * `token`: the publish lock's token of a try sent just before on the same connection (worker.ts):
+ * `token`: the publish lock's token of a try sent just before on the same connection (publish-delivery.ts):
  * `taken` is then undefined unless that try got the lock. Without it the caller holds the lock.
  */
 export function startTake(
