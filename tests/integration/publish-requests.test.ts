@@ -195,8 +195,9 @@ describe("the delivery's master ref (issue 22: the batch asked for while the mas
   }, 60_000);
 
   it("asks for a price list's batch with the pages embedding it, which only the index names: one search by id", async () => {
-    // Pages show the price list (`doc:`): the batch must hold them too, and only their routes' entries
-    // in the index say so. Asking before reading them would cost a second search by id.
+    // Pages show the price list (`doc:`): the batch holds them too, as their routes' entries in the
+    // index name them, in the one search by id (asked before those entries were read, they would
+    // need a second).
     const byId: string[] = [];
     const api = await contentProxy({
       asked: (root, url) => {
