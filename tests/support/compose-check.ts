@@ -43,10 +43,15 @@ interface ComposeFile {
   networks?: Record<string, { ipam?: { config?: { subnet?: string }[] } } | null>;
 }
 
-/** Variables some processes read through a library rather than loadConfig (the AWS SDK's credentials). */
+/**
+ * Variables some processes read through a library rather than loadConfig (the AWS SDK's
+ * credentials), or that Node reads itself.
+ */
 const LIBRARY_VARIABLES: Record<string, (reads: Set<string>) => boolean> = {
   AWS_ACCESS_KEY_ID: (reads) => reads.has("STORAGE_URL"),
   AWS_SECRET_ACCESS_KEY: (reads) => reads.has("STORAGE_URL"),
+  // Read by Node itself, for any process (V8's heap sizes: the build's young generation).
+  NODE_OPTIONS: () => true,
 };
 
 /** Never published to the host: Redis, and MinIO's API (the site server fronts it). */
