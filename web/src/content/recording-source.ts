@@ -94,7 +94,11 @@ export function recordingSource(source: ContentSource, options: RecordingOptions
   };
 }
 
-/** The dependency of a render that linked to `id` and showed it at `route` ("" for a broken link). */
+/**
+ * The dependency of a render that linked to `id` and showed it at `route` ("" for a broken link).
+ * The dependency index's read script (worker/src/publish/dependency-index.ts, PRIOR) makes the
+ * same key in Lua.
+ */
 export function seesDependency(id: string, route: string | null | undefined): string {
   return `sees:${id}:${route ?? ""}`;
 }

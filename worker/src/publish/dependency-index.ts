@@ -1,4 +1,4 @@
-import type { ChainableCommander, Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { seesDependency } from "#web/content/index.ts";
 import type { RedirectRule } from "#web/redirects/redirect-rules.ts";
 import type { BuiltRoute } from "../build/full-build.ts";
@@ -62,6 +62,7 @@ if #candidates > 0 and #candidates <= maxRead then entries = redis.call('HMGET',
 local elsewhere = {}
 for i = 1, n do
   if #linking[i] > 0 then
+    -- seesDependency's key (web/src/content/recording-source.ts), as linkedElsewhere reads it
     elsewhere[i] = redis.call('SDIFF', KEYS[2 + 2 * i], dep .. 'sees:' .. ARGV[2 + i] .. ':' .. (routes[i] or ''))
   else
     elsewhere[i] = {}
@@ -256,25 +257,12 @@ export class DependencyIndex {
   async linkedElsewhere(
     targets: readonly (readonly [string, string | null])[],
   ): Promise<Map<string, string[]>> {
-    if (targets.length === 0) return new Map();
+    const found = new Map<string, string[]>();
+    if (targets.length === 0) return found;
     const pipeline = this.redis.pipeline();
-    this.queueLinkedElsewhere(pipeline, targets);
-    return this.parseLinkedElsewhere(targets, (await pipeline.exec()) ?? []);
-  }
-
-  private queueLinkedElsewhere(
-    pipeline: ChainableCommander,
-    targets: readonly (readonly [string, string | null])[],
-  ): void {
     for (const [id, route] of targets)
       pipeline.sdiff(this.key(`dep:url:${id}`), this.key(`dep:${seesDependency(id, route)}`));
-  }
-
-  private parseLinkedElsewhere(
-    targets: readonly (readonly [string, string | null])[],
-    answers: readonly [Error | null, unknown][],
-  ): Map<string, string[]> {
-    const found = new Map<string, string[]>();
+    const answers = (await pipeline.exec()) ?? [];
     targets.forEach(([id], i) => {
       const [error, value] = answers[i] ?? [null, []];
       if (error) throw error;
