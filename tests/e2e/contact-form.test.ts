@@ -60,6 +60,34 @@ describe.skipIf(!hasChromium)("the contact form", () => {
     ({ site, browser } = fixture);
   });
 
+  it("keeps the server's country options when it comes alive, though the page carries them only there", async () => {
+    const served = await (await fetch(`${site.url}/contact`)).text();
+    // The props script leaves the ~245 countries out: the island reads them from the selector.
+    expect(served.match(/Germany \(\+49\)/g)).toHaveLength(1);
+    const { context, page, problems } = await visitContact(site);
+    const options = () =>
+      page.evaluate(
+        (id) =>
+          Array.from(
+            (document.getElementById(id) as HTMLSelectElement).options,
+            (o) => `${o.value}=${o.text}`,
+          ),
+        `${FORM}-country`,
+      );
+    const before = await options();
+    expect(before.length).toBeGreaterThan(200);
+    expect(before).toContain("CI=Côte d’Ivoire (+225)");
+    // A render of the live form (an error shown) renders the options from what the island read.
+    await page.getByRole("button", { name: "Send message" }).click();
+    await page.locator(`#${FORM}-name-error`).waitFor();
+    expect(await options()).toEqual(before);
+    await field(page, "country").selectOption("CI");
+    expect(await field(page, "country").inputValue()).toBe("CI");
+    // No hydration mismatch: React warns when the markup differs from what the island rendered.
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 30_000);
+
   it("refuses a bad phone number inline, without sending anything", async () => {
     const { context, page, problems, posts } = await visitContact(site);
     await fillIn(page, { name: "Grace Hopper", email: "grace@example.com", message: "A quote, please." });

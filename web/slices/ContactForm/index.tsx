@@ -1,12 +1,15 @@
 import type { SliceComponentProps } from "@prismicio/react";
 import type { ReactNode } from "react";
 import type { ContactFormSlice } from "../../prismicio-types.d.ts";
-import { type ContactFormProps, ContactFormView } from "../../src/browser/islands/contact-form.tsx";
+import {
+  type ContactFormProps,
+  ContactFormView,
+  contactFormScriptProps,
+} from "../../src/browser/islands/contact-form.tsx";
 import { countryOptions } from "../../src/browser/phone.ts";
 import { Island } from "../../src/components/island.tsx";
 import { RichText } from "../../src/components/rich-text.tsx";
 import { islandId } from "../../src/lib/island-id.ts";
-import { unchangingJson } from "../../src/lib/json-script.ts";
 import type { SliceContext } from "../../src/slice-context.ts";
 
 /** The API route the site server answers (services/site). */
@@ -25,8 +28,7 @@ export default function ContactForm({
 }: SliceComponentProps<ContactFormSlice, SliceContext>): ReactNode {
   const p = slice.primary;
   const id = islandId(slice, index);
-  // The same list on every form of every page: its JSON is written once (json-script.ts).
-  const countries = unchangingJson(countryOptions());
+  const countries = countryOptions();
   // A code the phone library does not know (or none) leaves the selector on "Country…".
   const wanted = (p.default_country ?? "").trim().toUpperCase();
   const country = countries.some((c) => c.code === wanted) ? wanted : "";
@@ -56,7 +58,13 @@ export default function ContactForm({
             <RichText field={p.intro} />
           </div>
         </div>
-        <Island name="contact-form" id={id} component={ContactFormView} props={props} />
+        <Island
+          name="contact-form"
+          id={id}
+          component={ContactFormView}
+          props={props}
+          serialize={contactFormScriptProps}
+        />
       </div>
     </section>
   );

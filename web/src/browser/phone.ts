@@ -13,21 +13,25 @@ export interface CountryOption {
   label: string;
 }
 
-let options: CountryOption[] | undefined;
+let options: readonly CountryOption[] | undefined;
 
 /**
  * Every country libphonenumber knows, named by `Intl.DisplayNames` in English and sorted by name.
- * Called on the server (once per process) and serialized into the island's props, so the browser
- * shows exactly the labels the server rendered (the browser's ICU might spell a name differently,
- * which would be a hydration mismatch) and does not carry the list in its code.
+ * Made on the server (once per process, frozen: the same list is the key of its rendered options in
+ * the fragment cache) and rendered as the selector's options; the island reads them back from there
+ * (contact-form.client.tsx), so the browser shows exactly the labels the server rendered (its ICU
+ * might spell a name differently, which would be a hydration mismatch) and carries the list neither
+ * in its code nor in a second copy in the page.
  */
-export function countryOptions(): CountryOption[] {
+export function countryOptions(): readonly CountryOption[] {
   if (options) return options;
   const names = new Intl.DisplayNames(["en"], { type: "region" });
-  options = getCountries()
-    .map((code) => ({ code, name: names.of(code) ?? code }))
-    .sort((a, b) => a.name.localeCompare(b.name, "en") || a.code.localeCompare(b.code))
-    .map(({ code, name }) => ({ code, label: `${name} (+${getCountryCallingCode(code)})` }));
+  options = Object.freeze(
+    getCountries()
+      .map((code) => ({ code, name: names.of(code) ?? code }))
+      .sort((a, b) => a.name.localeCompare(b.name, "en") || a.code.localeCompare(b.code))
+      .map(({ code, name }) => Object.freeze({ code, label: `${name} (+${getCountryCallingCode(code)})` })),
+  );
   return options;
 }
 

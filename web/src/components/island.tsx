@@ -27,6 +27,12 @@ export interface IslandProps<P extends object> {
    * markup alone, never React (the cookie notice: web/src/browser/cookie-notice.ts).
    */
   propsScript?: boolean;
+  /**
+   * What the props script carries (default: `props`). An island whose chunk finds part of its props
+   * in the markup beside it leaves that part out, so a page does not carry it twice: the contact
+   * form's ~245 countries are in its selector's options, and its chunk reads them from there.
+   */
+  serialize?: (props: P) => object;
   className?: string;
   /**
    * The island is the same on every page with this source and key (shared-markup.tsx): with a
@@ -47,6 +53,7 @@ export function Island<P extends object>({
   component: View,
   props,
   propsScript = true,
+  serialize,
   className,
   shared,
 }: IslandProps<P>): ReactNode {
@@ -56,12 +63,11 @@ export function Island<P extends object>({
     resolved ??= typeof props === "function" ? (props as () => P)() : props;
     return resolved;
   };
+  const scriptJson = () => jsonForScript(serialize ? serialize(propsNow()) : propsNow());
   if (cache && shared) {
     const key = `island:${id}:${shared.key}`;
     const view = cache.markup(shared.source, `${key}:view`, () => renderToString(<View {...propsNow()} />));
-    const json = propsScript
-      ? cache.markup(shared.source, `${key}:props`, () => jsonForScript(propsNow()))
-      : undefined;
+    const json = propsScript ? cache.markup(shared.source, `${key}:props`, scriptJson) : undefined;
     if (view !== undefined && (json !== undefined || !propsScript))
       return (
         <>
@@ -93,7 +99,7 @@ export function Island<P extends object>({
           type="application/json"
           data-island-props={id}
           // biome-ignore lint/security/noDangerouslySetInnerHtml: JSON with < > & escaped by jsonForScript
-          dangerouslySetInnerHTML={{ __html: jsonForScript(propsNow()) }}
+          dangerouslySetInnerHTML={{ __html: scriptJson() }}
         />
       ) : null}
     </>

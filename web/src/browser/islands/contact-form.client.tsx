@@ -16,9 +16,10 @@ import {
   checkName,
   checkPhone,
 } from "#contact/contact-rules.ts";
+import type { CountryOption } from "../phone.ts";
 import { formatPhoneInput } from "../phone.ts";
 import {
-  type ContactFormProps,
+  type ContactFormIslandProps,
   type ContactFormState,
   ContactFormView,
   type FormErrors,
@@ -31,7 +32,9 @@ const FIELDS: ContactField[] = ["name", "email", "phone", "message", "consent"];
  * is left and again as it is corrected, the phone number formatted as it is typed, and the
  * form sent in place as JSON. Without JavaScript the server markup posts on its own.
  */
-export default function ContactFormIsland(props: ContactFormProps): ReactNode {
+export default function ContactFormIsland(props: ContactFormIslandProps): ReactNode {
+  // Read once, as the server rendered them, before React touches the markup it hydrates.
+  const [countries] = useState(() => countriesInMarkup(props.id));
   const formRef = useRef<HTMLFormElement>(null);
   const [errors, setErrors] = useState<FormErrors>({});
   const [status, setStatus] = useState<ContactFormState["status"]>(null);
@@ -154,6 +157,7 @@ export default function ContactFormIsland(props: ContactFormProps): ReactNode {
   return (
     <ContactFormView
       {...props}
+      countries={countries}
       errors={errors}
       status={status}
       sending={sending}
@@ -165,6 +169,21 @@ export default function ContactFormIsland(props: ContactFormProps): ReactNode {
       onPointerDown={onPointerDown}
     />
   );
+}
+
+/**
+ * The country selector's options as the server rendered them, its placeholder ("Country…", no
+ * value) aside: the props script leaves the list out (contact-form.tsx `ContactFormIslandProps`).
+ * The text of each option is its label exactly as React wrote it, so hydration finds the same
+ * markup.
+ */
+function countriesInMarkup(id: string): CountryOption[] {
+  const select = document.getElementById(`${id}-country`);
+  if (!(select instanceof HTMLSelectElement)) return [];
+  return Array.from(select.options, (option) => ({
+    code: option.value,
+    label: option.textContent ?? "",
+  })).filter((country) => country.code !== "");
 }
 
 function value(form: HTMLFormElement, name: string): string {

@@ -10,7 +10,7 @@ import { CONTACT_LIMITS, type ContactErrors } from "#contact/contact-rules.ts";
 import { type FragmentCache, FragmentCacheContext } from "../fragment-cache.ts";
 import type { CountryOption } from "../phone.ts";
 
-/** What the server serializes for the contact-form island (plain JSON). */
+/** What the contact form is rendered from, on the server and in the browser. */
 export interface ContactFormProps {
   /** Prefix of every field id (unique on the page). */
   id: string;
@@ -20,7 +20,22 @@ export interface ContactFormProps {
   /** ISO 3166 alpha-2 from the slice, or "" (then numbers must start with +<code>). */
   defaultCountry: string;
   /** The country selector's options, labelled on the server (see phone.ts). */
-  countries: CountryOption[];
+  countries: readonly CountryOption[];
+}
+
+/**
+ * What the server serializes for the contact-form island (plain JSON): everything but the
+ * countries, which the island reads from the selector's options beside it
+ * (contact-form.client.tsx), so that a page does not carry the list twice (10 KB of JSON a form).
+ */
+export type ContactFormIslandProps = Omit<ContactFormProps, "countries">;
+
+/** The island's props script: `props` without the countries (island.tsx `serialize`). */
+export function contactFormScriptProps({
+  countries: _countries,
+  ...props
+}: ContactFormProps): ContactFormIslandProps {
+  return props;
 }
 
 /**
