@@ -45,7 +45,7 @@ export interface RenderPool {
  * element tree) often instead of letting it pile up: measured on 10,000 pages, peak RSS drops
  * from ~370 MB to ~295 MB for ~10 % of render throughput (docs/benchmarks.md).
  */
-const RENDER_THREAD_HEAP = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 256 };
+export const RENDER_THREAD_HEAP = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 256 };
 
 /** One render thread per core but one: the main thread keeps a core for fetching and uploading. */
 export function defaultRenderThreads(): number {
