@@ -33,6 +33,7 @@ import { ensureGeneratedRepository } from "../support/generated-repository.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { untilWorkerSettled } from "../support/worker-settled.ts";
 import {
+  BUILD_CHILD_NODE_ARGS,
   type BuildResult,
   childResult,
   median,
@@ -112,7 +113,7 @@ try {
     const used = cpuMeter(services);
     const out = execFileSync(
       process.execPath,
-      ["--import", "tsx", join(ROOT, "tests/bench/full-build-child.ts"), "build", endpoint, buildDir],
+      [...BUILD_CHILD_NODE_ARGS, join(ROOT, "tests/bench/full-build-child.ts"), "build", endpoint, buildDir],
       { encoding: "utf8", env: { ...process.env, ...MALLOC, LOG_LEVEL: "warn", NODE_ENV: "production" } },
     );
     const result = childResult<BuildResult>(out);

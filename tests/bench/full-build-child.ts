@@ -19,7 +19,8 @@ import { fullBuild } from "#worker/build/full-build.ts";
 import { listDocuments } from "#worker/build/list-documents.ts";
 import { localContentClient } from "../support/content-client.ts";
 
-// As bin/pressroom.js does for `pressroom build`, and for the floor too: both run with the same heaps.
+// As bin/pressroom.js does for `pressroom build`, and for the floor too: both run with the same heaps
+// (and the same young generation: processes.ts BUILD_CHILD_NODE_ARGS).
 limitHeapGrowth(BUILD_HEAP_GROWING_PERCENT);
 const [mode, endpoint, storageDir] = process.argv.slice(2);
 if (!endpoint) throw new Error("usage: full-build-child.ts build|floor <endpoint> [storageDir]");

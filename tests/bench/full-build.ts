@@ -12,7 +12,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
-import { type BuildResult, childResult, median } from "./processes.ts";
+import { BUILD_CHILD_NODE_ARGS, type BuildResult, childResult, median } from "./processes.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PAGES = Number(process.env.PAGES ?? 10_000);
@@ -20,7 +20,6 @@ const PRICE_LISTS = 20;
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const work = join(process.env.TMPDIR ?? join(ROOT, ".tmp"), `bench-full-build-${PAGES}`);
 const repo = join(work, "repo");
-const tsx = ["--import", "tsx"];
 
 ensureGeneratedRepository(repo, PAGES, PRICE_LISTS);
 // The content service's folder and each round's site are new, and nothing is deleted until every
@@ -83,7 +82,7 @@ try {
   const child = <T>(...args: string[]) => {
     const out = execFileSync(
       process.execPath,
-      [...tsx, join(ROOT, "tests/bench/full-build-child.ts"), ...args],
+      [...BUILD_CHILD_NODE_ARGS, join(ROOT, "tests/bench/full-build-child.ts"), ...args],
       { encoding: "utf8", env: { ...process.env, LOG_LEVEL: "warn", NODE_ENV: "production" } },
     );
     return childResult<T>(out);

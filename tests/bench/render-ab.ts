@@ -30,7 +30,7 @@ import { RENDER_THREAD_HEAP } from "#worker/build/render-pool.ts";
 import { renderThreadBundle } from "#worker/build/render-thread-bundle.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
-import { childResult, median, startPressroom, stopAll } from "./processes.ts";
+import { BUILD_CHILD_NODE_ARGS, childResult, median, startPressroom, stopAll } from "./processes.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PAGES = Number(process.env.PAGES ?? 10_000);
@@ -138,7 +138,7 @@ try {
   const floor = childResult<{ pages: number; ms: number; cpuSeconds: number }>(
     execFileSync(
       process.execPath,
-      ["--import", "tsx", join(ROOT, "tests/bench/full-build-child.ts"), "floor", endpoint],
+      [...BUILD_CHILD_NODE_ARGS, join(ROOT, "tests/bench/full-build-child.ts"), "floor", endpoint],
       { encoding: "utf8", env: { ...process.env, LOG_LEVEL: "warn", NODE_ENV: "production" } },
     ),
   );
