@@ -63,7 +63,7 @@ if (oneShot && !semiSpaceGiven) {
   process.env.NODE_ENV ??= "production";
   register();
   // Every process collects its heaps before they grow 30 % past what they kept (V8 lets a main thread
-  // grow up to 4×), a one-shot build 60 %: services/shared/src/heap-growth.ts, docs/operations.md "Memory".
+  // grow up to 4×), a one-shot build 100 %: services/shared/src/heap-growth.ts, docs/operations.md "Memory".
   const { BUILD_HEAP_GROWING_PERCENT, limitHeapGrowth } = await import("#heap-growth");
   limitHeapGrowth(oneShot ? BUILD_HEAP_GROWING_PERCENT : undefined);
   const { main } = await import("./cli.ts");

@@ -11,14 +11,16 @@ import { setFlagsFromString } from "node:v8";
 export const HEAP_GROWING_PERCENT = 30;
 
 /**
- * The same for a one-shot build (`pressroom build`, `pressroom verify`), which renders every page and
- * ends: a full collection every 30 % of growth cost a 10,000-page build 15–20 % of its CPU (V8's
- * concurrent marking of the whole heap, tens of times) for no lower peak. Measured in paired runs:
- * CPU 20.2 s (median of 5) against 22.9 s at 30 %, peak RSS 248–258 MB against 243–259 MB; at 100 %
- * the CPU was the same and the peak 259–276 MB (docs/benchmarks.md, issue 22). A worker keeps 30 %:
- * its peak is a fan-out's, measured at that setting.
+ * The same for a one-shot build (`pressroom build`, `pressroom verify`), which renders every page once
+ * and ends. A full collection every 30 % of growth cost a 10,000-page build 15–20 % of its CPU (V8's
+ * concurrent marking of the whole heap, tens of times) for no lower peak: 60 % (CPU 20.2 s, median of
+ * 5, against 22.9 s at 30 %). Since the build's main thread has a 4 MB young generation
+ * (BUILD_SEMI_SPACE_MB), 100 %: CPU 10.95–11.51 s against 11.99–12.43 s at 60 %, lower in each of 3
+ * triples, the helper threads 2.6–2.7 s against 3.3–3.4; peak RSS 220–230 MB against 210–213; 150 %
+ * saved no more and peaked at 227–239 MB (docs/benchmarks.md, issue 22's seventh pass). A worker keeps
+ * 30 %: its peak is a fan-out's, measured at that setting.
  */
-export const BUILD_HEAP_GROWING_PERCENT = 60;
+export const BUILD_HEAP_GROWING_PERCENT = 100;
 
 /**
  * The size in MB of each half of the young generation of `pressroom build`'s and `pressroom verify`'s
