@@ -28,7 +28,7 @@ export const BUILD_HEAP_GROWING_PERCENT = 100;
  * when a thread starts, so bin/pressroom.js starts those commands again with it (the value is written
  * there too, before any TypeScript loads; tests/integration/build-process.test.ts holds the two to the
  * same value). Node 20 gives a main thread halves of up to 16 MB, Node 24 up to 64. Measured on a
- * 10,000-page build on Node 20 (docs/benchmarks.md, "Issue 22, seventh pass"): 6-8 % less CPU and
+ * 10,000-page build on Node 20 (docs/benchmarks.md, "Issue 22, seventh pass"): 5-7 % less CPU and
  * 12-28 MB less peak RSS with 4, the same 22-23 full collections of the main heap, 60 scavenges
  * instead of 20 and 12 % fewer page faults (the cause is not isolated: likely a young generation that
  * stays in the CPU's caches); on Node 24, a peak of 267-284 MB instead of 307-320.
