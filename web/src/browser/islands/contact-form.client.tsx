@@ -16,8 +16,7 @@ import {
   checkName,
   checkPhone,
 } from "#contact/contact-rules.ts";
-import type { CountryOption } from "../phone.ts";
-import { formatPhoneInput } from "../phone.ts";
+import { type CountryOption, formatPhoneInput } from "../phone.ts";
 import {
   type ContactFormIslandProps,
   type ContactFormState,
