@@ -21,10 +21,13 @@ const semiSpaceGiven = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "")
   /^--max[-_]semi[-_]space[-_]size(=|$)/.test(arg),
 );
 
+// A build being debugged stays in the process the debugger is attached to.
+const inspected = process.execArgv.some((arg) => arg.startsWith("--inspect"));
+
 /** Set for the command started again, and only for it (it takes it out of its environment). */
 const SUPERVISED = "PRESSROOM_STARTED_BY_PRESSROOM";
 
-if (oneShot && !semiSpaceGiven) {
+if (oneShot && !semiSpaceGiven && !inspected) {
   const child = spawn(
     process.execPath,
     [
