@@ -90,6 +90,11 @@ try {
         inputs: { code: await renderCode({ bundle: url, assets, siteUrl: SITE_URL }) },
       };
       worker.postMessage({ shared });
+      // A thread that dies would leave its batch unanswered: the comparison stops, saying why.
+      worker.on("error", (error) => {
+        console.error(`render thread ${index === 0 ? "A" : "B"} (${file}) failed: ${error.message}`);
+        process.exit(1);
+      });
       return { name: index === 0 ? "A" : "B", file, worker, rounds: [] as { wall: number; cpu: number }[] };
     }),
   );
@@ -128,6 +133,10 @@ try {
       }
     }
     pages = totals[0]?.pages ?? 0;
+    // Both must render the same pages for their figures a page to compare (a route that fails in one
+    // is answered as failed, not rendered).
+    if (totals[1]?.pages !== pages)
+      console.error(`note: A rendered ${pages} pages in round ${round + 1}, B ${totals[1]?.pages}`);
     for (const [which, thread] of threads.entries()) {
       const total = totals[which] as (typeof totals)[number];
       thread.rounds.push({ wall: (total.wall / total.pages) * 1000, cpu: (total.cpu / total.pages) * 1000 });
