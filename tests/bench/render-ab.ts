@@ -18,7 +18,6 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
 import { filter } from "@prismicio/client";
 import { pino } from "pino";
 import { BUILD_HEAP_GROWING_PERCENT, limitHeapGrowth } from "#heap-growth";
@@ -26,7 +25,7 @@ import { buildSiteAssets } from "#web/assets.ts";
 import { forEachPageAnswer, readSharedDocuments } from "#worker/build/list-documents.ts";
 import type { SharedContent } from "#worker/build/render-batch.ts";
 import { renderCode } from "#worker/build/render-code.ts";
-import { RENDER_THREAD_HEAP } from "#worker/build/render-pool.ts";
+import { type RenderPool, startRenderPool } from "#worker/build/render-pool.ts";
 import { renderThreadBundle } from "#worker/build/render-thread-bundle.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
@@ -62,13 +61,8 @@ const content = await startPressroom(
 );
 try {
   const endpoint = `${content.match}/api/v2`;
-  const client = localContentClient(
-    endpoint,
-    { timeoutMs: 30_000, rateLimitRetries: 3 },
-    {
-      logger: pino({ level: "warn" }),
-    },
-  );
+  const logger = pino({ level: "warn" });
+  const client = localContentClient(endpoint, { timeoutMs: 30_000, rateLimitRetries: 3 }, { logger });
   const ref = await client.fetchMasterRef();
   const [{ assets }, documents] = await Promise.all([buildSiteAssets(), readSharedDocuments(client, ref)]);
   const answers: ArrayBuffer[] = [];
@@ -79,43 +73,23 @@ try {
   const threads = await Promise.all(
     bundles.map(async (file, index) => {
       const url = pathToFileURL(file);
-      const worker = new Worker(url, {
-        workerData: { logLevel: "warn" },
-        resourceLimits: RENDER_THREAD_HEAP,
-      });
       const shared: SharedContent = {
         siteUrl: SITE_URL,
         assets,
         documents,
         inputs: { code: await renderCode({ bundle: url, assets, siteUrl: SITE_URL }) },
       };
-      worker.postMessage({ shared });
-      // A thread that dies would leave its batch unanswered: the comparison stops, saying why.
-      worker.on("error", (error) => {
-        console.error(`render thread ${index === 0 ? "A" : "B"} (${file}) failed: ${error.message}`);
-        process.exit(1);
-      });
-      return { name: index === 0 ? "A" : "B", file, worker, rounds: [] as { wall: number; cpu: number }[] };
+      // One render thread each, with a build's heap, loaded from this bundle.
+      const pool = await startRenderPool(logger, 1, undefined, async () => url).begin(shared);
+      return { name: index === 0 ? "A" : "B", file, pool, rounds: [] as { wall: number; cpu: number }[] };
     }),
   );
-  let nextId = 0;
   /** One answer rendered by one thread (a copy: a transferred buffer is gone), answering its pages. */
-  const render = (worker: Worker, answer: ArrayBuffer) =>
-    new Promise<number>((resolve, reject) => {
-      const id = nextId++;
-      const copy = answer.slice(0);
-      const onMessage = (message: { id: number; error?: { message: string }; results?: unknown[] }) => {
-        if (message.id !== id) return;
-        worker.off("message", onMessage);
-        if (message.error) reject(new Error(message.error.message));
-        else resolve(message.results?.length ?? 0);
-      };
-      worker.on("message", onMessage);
-      worker.postMessage({ id, documents: [], routes: [], own: true, answers: [copy] }, [copy]);
-    });
+  const render = async (pool: RenderPool, answer: ArrayBuffer) =>
+    (await pool.renderOwn([answer.slice(0)])).rendered.length;
 
   // Both threads load and compile their code before anything is measured.
-  for (const thread of threads) for (const answer of answers.slice(0, 3)) await render(thread.worker, answer);
+  for (const thread of threads) for (const answer of answers.slice(0, 3)) await render(thread.pool, answer);
   let pages = 0;
   for (let round = 0; round < ROUNDS; round++) {
     const totals = threads.map(() => ({ wall: 0, cpu: 0, pages: 0 }));
@@ -126,7 +100,7 @@ try {
         const total = totals[which] as (typeof totals)[number];
         const cpu = process.cpuUsage();
         const started = performance.now();
-        total.pages += await render(thread.worker, answer);
+        total.pages += await render(thread.pool, answer);
         total.wall += performance.now() - started;
         const used = process.cpuUsage(cpu);
         total.cpu += (used.user + used.system) / 1000;
@@ -142,7 +116,7 @@ try {
       thread.rounds.push({ wall: (total.wall / total.pages) * 1000, cpu: (total.cpu / total.pages) * 1000 });
     }
   }
-  await Promise.all(threads.map((thread) => thread.worker.terminate()));
+  await Promise.all(threads.map((thread) => thread.pool.close()));
 
   const floor = childResult<{ pages: number; ms: number; cpuSeconds: number }>(
     execFileSync(

@@ -45,7 +45,7 @@ export interface RenderPool {
  * element tree) often instead of letting it pile up: measured on 10,000 pages, peak RSS drops
  * from ~370 MB to ~295 MB for ~10 % of render throughput (docs/benchmarks.md).
  */
-export const RENDER_THREAD_HEAP = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 256 };
+const RENDER_THREAD_HEAP = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 256 };
 
 /** One render thread per core but one: the main thread keeps a core for fetching and uploading. */
 export function defaultRenderThreads(): number {
@@ -87,13 +87,15 @@ export function startRenderPool(
   logger: Logger,
   threads = defaultRenderThreads(),
   heap: ResourceLimits = RENDER_THREAD_HEAP,
+  /** The threads' code: this checkout's render thread (`bench:render-ab` hands others). */
+  bundle: () => Promise<URL> = renderThreadBundle,
 ): StartingRenderPool {
   if (threads === 0)
     return { begin: async (shared) => inThreadPool(shared, logger), abandon: async () => {} };
   // A thread that exits is never given another batch: its `exit` event fires once and for all, so
   // it is listened to from the start (a thread may die before `begin`).
   const dead = new Map<Worker, string>();
-  const started = renderThreadBundle().then((entry) =>
+  const started = bundle().then((entry) =>
     Array.from({ length: threads }, () => {
       const worker = new Worker(entry, { workerData: { logLevel: logger.level }, resourceLimits: heap });
       let failure = "";
