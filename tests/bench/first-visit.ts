@@ -15,17 +15,18 @@
  *
  *   npm run bench:first-visit                 (ROUNDS=5 by default)
  */
-import { Agent, request } from "node:http";
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { Agent } from "node:http";
+import { brotliCompressSync, gzipSync } from "node:zlib";
 import Fastify from "fastify";
 import { pino } from "pino";
 import { siteApp } from "#site/app.ts";
-import { BROTLI_QUALITY, GZIP_LEVEL, isCompressible } from "#site/compression.ts";
+import { BROTLI_QUALITY, brotliOptions, GZIP_LEVEL, isCompressible } from "#site/compression.ts";
 import { createSiteStore } from "#storage";
 import { fullBuild } from "#worker/build/full-build.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { startLocalPrismic } from "../support/local-prismic.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { keepAliveGet } from "./keep-alive-get.ts";
 import { median } from "./processes.ts";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
@@ -65,28 +66,6 @@ try {
   }
 
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const get = (base: string, key: string, encoding: string | undefined) =>
-    new Promise<{ ms: number; bytes: number; encoding: string | undefined }>((resolve, reject) => {
-      const sent = performance.now();
-      const req = request(
-        `${base}/${key}`,
-        { agent, headers: encoding ? { "accept-encoding": encoding } : {} },
-        (res) => {
-          let bytes = 0;
-          res.on("data", (chunk: Buffer) => {
-            bytes += chunk.length;
-          });
-          res.on("end", () => {
-            if (res.statusCode !== 200) reject(new Error(`/${key} answered ${res.statusCode}`));
-            else resolve({ ms: performance.now() - sent, bytes, encoding: res.headers["content-encoding"] });
-          });
-          res.on("error", reject);
-        },
-      );
-      req.on("error", reject);
-      req.end();
-    });
-
   /** One pass over every target on `base`; the CPU is this process's (the server runs in it). */
   const pass = async (
     base: string,
@@ -97,11 +76,16 @@ try {
     const cpu = process.cpuUsage();
     const started = performance.now();
     for (const target of targets) {
-      const answer = await get(base, target.key, encoding);
+      const answer = await keepAliveGet(
+        agent,
+        `${base}/${target.key}`,
+        encoding ? { "accept-encoding": encoding } : {},
+      );
+      if (answer.status !== 200) throw new Error(`/${target.key} answered ${answer.status}`);
       if (answer.encoding !== expected)
         throw new Error(`/${target.key}: ${answer.encoding} instead of ${expected}`);
       result.ms.push(answer.ms);
-      result.bytes.push(answer.bytes);
+      result.bytes.push(answer.body.length);
     }
     result.wallMs = performance.now() - started;
     const used = process.cpuUsage(cpu);
@@ -162,13 +146,7 @@ try {
   const settings: [string, (body: Buffer) => Buffer][] = [5, 9, 11]
     .map((quality): [string, (body: Buffer) => Buffer] => [
       `brotli ${quality}${quality === BROTLI_QUALITY ? " (the server's)" : ""}`,
-      (body) =>
-        brotliCompressSync(body, {
-          params: {
-            [constants.BROTLI_PARAM_QUALITY]: quality,
-            [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
-          },
-        }),
+      (body) => brotliCompressSync(body, brotliOptions(body, quality)),
     ])
     .concat(
       [6, 9].map((level): [string, (body: Buffer) => Buffer] => [

@@ -1,4 +1,5 @@
-import { Agent, request } from "node:http";
+import { Agent } from "node:http";
+import { keepAliveGet } from "./keep-alive-get.ts";
 
 /**
  * Polls a page as a visitor would until it is served with `marker` in its body: one GET every
@@ -19,17 +20,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function freshPoller({ intervalMs = 5, timeoutMs = 120_000 } = {}): FreshPoller {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const get = (url: string) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(url, { agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-        res.on("error", reject);
-      });
-      req.on("error", reject);
-      req.end();
-    });
+  const get = async (url: string) => {
+    const { status, body } = await keepAliveGet(agent, url);
+    return { status, body: body.toString() };
+  };
   return {
     async untilFresh(url, marker, from) {
       const deadline = from + timeoutMs;
