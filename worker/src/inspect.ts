@@ -71,6 +71,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         docs,
         pending,
         processing,
+        backlog,
         refsWithoutDocuments,
         counts,
         lastPublish,
@@ -92,6 +93,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         redis.hlen(`${config.queuePrefix}:index:docs`),
         redis.scard(keys.pendingIds),
         redis.scard(keys.processingIds),
+        redis.scard(keys.processingBacklog),
         redis.sunion(keys.pendingRefs, keys.processingRefs),
         queue.getJobCounts("waiting", "active", "delayed", "completed", "failed"),
         redis.get(keys.lastPublish),
@@ -114,7 +116,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         `content API:         ${describeContentApiWait(apiWait)}`,
         `last processed ref:  ${lastRef ?? "none"}${lastRef && lastRef !== masterRef && !masterRef.startsWith("unreachable") ? "  (behind: a publish is pending or reconcile will catch up)" : ""}`,
         `index:               ${indexRef ? `${routes} routes, ${docs} documents, at ${indexRef}` : "missing (the next publish runs a diff build)"}`,
-        `pending ids:         ${pending} waiting, ${processing} being published${refsWithoutDocuments.length === 0 ? "" : `; deliveries naming no document at ${refsWithoutDocuments.sort().join(", ")} (every route is published)`}`,
+        `pending ids:         ${pending} waiting, ${processing + backlog} being published${backlog > 0 ? ` (${backlog} as a backlog: every route is published)` : ""}${refsWithoutDocuments.length === 0 ? "" : `; deliveries naming no document at ${refsWithoutDocuments.sort().join(", ")} (every route is published)`}`,
         `queue:               ${Object.entries(counts)
           .map(([state, n]) => `${state} ${n}`)
           .join(", ")}`,

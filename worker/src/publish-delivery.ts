@@ -38,7 +38,7 @@ export async function publishDelivery(
   return withLockWhilePending(
     ctx.redis,
     keys.publishLock,
-    [keys.pendingIds, keys.pendingRefs, keys.processingIds, keys.processingRefs],
+    [keys.pendingIds, keys.pendingRefs, keys.processingIds, keys.processingRefs, keys.processingBacklog],
     async () => {
       // Ids that arrived while this publish ran are published now, not after a queue round trip.
       let result = await publishObserved({ ...hinted, ...(started ? { started } : {}) });

@@ -1,5 +1,6 @@
 import { filter } from "@prismicio/client";
 import { redisKeys } from "#jobs/catalog.ts";
+import { chunksOf } from "#jobs/chunks.ts";
 import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { documentHash } from "./build/document-hash.ts";
 import { SITE_TYPES } from "./build/full-build.ts";
@@ -89,19 +90,28 @@ export async function removeStaleTemp(ctx: Pick<PublishContext, "store" | "logge
 async function reconcileRefs(ctx: PublishContext, assetKeys: readonly string[]): Promise<ReconcileOutcome> {
   const keys = redisKeys(ctx.queuePrefix);
   const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
-  const [indexRef, pendingIds, processingIds, pendingRefs, processingRefs, masterRef, manifestObject] =
-    await Promise.all([
-      index.ref(),
-      ctx.redis.scard(keys.pendingIds),
-      ctx.redis.scard(keys.processingIds),
-      // Refs announced with no ids (pending-refs.ts) are pending work too.
-      ctx.redis.scard(keys.pendingRefs),
-      ctx.redis.scard(keys.processingRefs),
-      ctx.client.fetchMasterRef(),
-      ctx.store.get(MANIFEST_KEY),
-    ]);
+  const [
+    indexRef,
+    pendingIds,
+    processingIds,
+    backlog,
+    pendingRefs,
+    processingRefs,
+    masterRef,
+    manifestObject,
+  ] = await Promise.all([
+    index.ref(),
+    ctx.redis.scard(keys.pendingIds),
+    ctx.redis.scard(keys.processingIds),
+    ctx.redis.scard(keys.processingBacklog),
+    // Refs announced with no ids (pending-refs.ts) are pending work too.
+    ctx.redis.scard(keys.pendingRefs),
+    ctx.redis.scard(keys.processingRefs),
+    ctx.client.fetchMasterRef(),
+    ctx.store.get(MANIFEST_KEY),
+  ]);
   const pending = pendingIds + pendingRefs;
-  const processing = processingIds + processingRefs;
+  const processing = processingIds + backlog + processingRefs;
   const manifest = parseManifest(manifestObject?.body);
   if (indexRef !== undefined && pending + processing > 0) {
     // Ids whose job is gone (a redelivery deduplicated against a finished job, a job that ran out of attempts).
@@ -204,7 +214,7 @@ async function checkPublications(
     "reconcile: publishing documents whose webhook never came",
   );
   // As the webhook receiver would have: recorded, then published with whatever else is pending.
-  await ctx.redis.sadd(keys.pendingIds, ...confirmed);
+  for (const chunk of chunksOf(confirmed)) await ctx.redis.sadd(keys.pendingIds, ...chunk);
   const result = await publishObserved(ctx);
   return {
     outcome: {

@@ -1,4 +1,5 @@
-import { type JobPayload, jobCatalog } from "#jobs/catalog.ts";
+import { randomUUID } from "node:crypto";
+import { type JobPayload, jobCatalog, MAX_IDS_PER_PUBLISH } from "#jobs/catalog.ts";
 import {
   createFailFastQueue,
   QueueUnavailableError,
@@ -9,6 +10,9 @@ import type { Logger } from "#logger";
 import { recordDelivery } from "./record-delivery.ts";
 
 export { QueueUnavailableError };
+
+/** Job states in which a publish job will still start, and so take whatever ids are pending then. */
+const STILL_TO_RUN = new Set(["waiting", "delayed", "prioritized", "waiting-children"]);
 export type PublishPayload = JobPayload<"publish">;
 
 /** What the HTTP app needs from the queue; tests and other hosts may pass their own. */
@@ -41,26 +45,36 @@ export function createPublishEnqueuer(options: PublishEnqueuerOptions): PublishE
       // A payload the worker would refuse is a bug here, not an outage: let it surface as a 500.
       const payload = jobCatalog.publish.schema.parse(input);
       const jobId = jobCatalog.publish.jobId(payload);
+      const jobOptions = {
+        attempts: jobCatalog.publish.attempts,
+        backoff: { ...jobCatalog.publish.backoff },
+        removeOnComplete: REMOVE_ON_COMPLETE,
+        removeOnFail: REMOVE_ON_FAIL,
+      };
       const duplicate = await producer.run(async () => {
         // Ids first: if the job cannot be added, a later publish or reconcile still finds them.
-        // Both are sent at once (issue 22: one round trip fewer before the answer): they go down
-        // the one connection the queue shares, the ids' transaction first, and Redis runs one
-        // connection's commands in order, so no worker can take the job before the ids are there.
+        // Both go down the one connection the queue shares, the ids' transaction first, and Redis
+        // runs one connection's commands in order, so no worker can take the job before the ids are
+        // there (one round trip before the answer).
         const recorded = recordDelivery(
           redis,
           options.queuePrefix,
           jobId,
           payload.documents,
+          payload.masterRef ?? undefined,
           payload.namesNoDocuments && payload.masterRef ? payload.masterRef : undefined,
         );
-        const added = queue.add("publish", payload, {
-          jobId,
-          attempts: jobCatalog.publish.attempts,
-          backoff: { ...jobCatalog.publish.backoff },
-          removeOnComplete: REMOVE_ON_COMPLETE,
-          removeOnFail: REMOVE_ON_FAIL,
-        });
-        const [existed] = await Promise.all([recorded, added]);
+        const added = queue.add("publish", payload, { jobId, ...jobOptions });
+        const [{ existed, idsLeftOut }] = await Promise.all([recorded, added]);
+        if (idsLeftOut)
+          options.logger.warn(
+            { jobId, ids: payload.documents.length, limit: MAX_IDS_PER_PUBLISH },
+            "the pending set is full: this delivery's ids are published by a diff build at the master ref",
+          );
+        // A redelivery of a publish whose job already ran (or ran out of attempts) recorded its ids
+        // again: a job of its own takes them now, not the next reconcile.
+        if (existed && !STILL_TO_RUN.has(await queue.getJobState(jobId)))
+          await queue.add("publish", payload, { jobId: `${jobId}-again-${randomUUID()}`, ...jobOptions });
         return existed;
       });
       return { jobId, duplicate };

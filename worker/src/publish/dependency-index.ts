@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { chunksOf } from "#jobs/chunks.ts";
 import { seesDependency } from "#web/content/index.ts";
 import type { RedirectRule } from "#web/redirects/redirect-rules.ts";
 import type { BuiltRoute } from "../build/full-build.ts";
@@ -14,21 +15,23 @@ import type { KnownDocument } from "./planner.ts";
 export const INDEX_VERSION = "5";
 
 /**
- * `prior` in one round trip. KEYS: the documents' hash, the routes' hash, then `dep:doc:<id>` and
- * `dep:url:<id>` for each id in ARGV[3..]. ARGV[1] is the prefix of the `dep:` keys, ARGV[2] how many
- * routes' entries it may read at most. The keys of the listings' and `sees:` sets are made from the
- * prefix (they depend on what the documents' entries say): one Redis, not a cluster, as everywhere.
+ * `prior` in one round trip. KEYS: the documents' hash, the routes' hash. ARGV[1] is the prefix of the
+ * `dep:` keys, ARGV[2] how many routes' entries it may read at most, ARGV[3] the ids, one per line: one
+ * argument whatever their number (a spread of tens of thousands of arguments overflows the stack). The
+ * `dep:` keys are made from the prefix: one Redis, not a cluster, as everywhere.
  * Answers { docs, showing, linking, types, typeSets, candidates, entries, elsewhere }, where a
  * missing value is false (nil in the reply) and `entries` is false when there were too many routes.
  */
 const PRIOR = `
 local dep = ARGV[1]
 local maxRead = tonumber(ARGV[2])
+local ids = {}
+for id in string.gmatch(ARGV[3], '[^\\n]+') do ids[#ids + 1] = id end
 local docs, showing, linking, routes = {}, {}, {}, {}
 local types, typeSeen, candidates, seen = {}, {}, {}, {}
-local n = #ARGV - 2
+local n = #ids
 for i = 1, n do
-  local id = ARGV[2 + i]
+  local id = ids[i]
   local doc = redis.call('HGET', KEYS[1], id)
   local route = false
   if doc then
@@ -43,8 +46,8 @@ for i = 1, n do
   end
   docs[i] = doc
   routes[i] = route
-  showing[i] = redis.call('SMEMBERS', KEYS[1 + 2 * i])
-  linking[i] = redis.call('SMEMBERS', KEYS[2 + 2 * i])
+  showing[i] = redis.call('SMEMBERS', dep .. 'doc:' .. id)
+  linking[i] = redis.call('SMEMBERS', dep .. 'url:' .. id)
   for _, r in ipairs(showing[i]) do
     if not seen[r] then seen[r] = true; candidates[#candidates + 1] = r end
   end
@@ -63,7 +66,7 @@ local elsewhere = {}
 for i = 1, n do
   if #linking[i] > 0 then
     -- seesDependency's key (web/src/content/recording-source.ts), as linkedElsewhere reads it
-    elsewhere[i] = redis.call('SDIFF', KEYS[2 + 2 * i], dep .. 'sees:' .. ARGV[2 + i] .. ':' .. (routes[i] or ''))
+    elsewhere[i] = redis.call('SDIFF', dep .. 'url:' .. ids[i], dep .. 'sees:' .. ids[i] .. ':' .. (routes[i] or ''))
   else
     elsewhere[i] = {}
   end
@@ -181,19 +184,15 @@ export class DependencyIndex {
     ids: readonly string[],
     options: { maxRoutes: number; isListing: (route: string) => boolean },
   ): Promise<PriorState> {
-    const keys = [
-      this.key("docs"),
-      this.key("routes"),
-      ...ids.flatMap((id) => [this.key(`dep:doc:${id}`), this.key(`dep:url:${id}`)]),
-    ];
     const [docs, showingSets, linkingSets, types, typeSets, read, values, elsewhereSets] =
       (await this.redis.eval(
         PRIOR,
-        keys.length,
-        ...keys,
+        2,
+        this.key("docs"),
+        this.key("routes"),
         this.key("dep:"),
         String(options.maxRoutes > 0 ? options.maxRoutes + LISTINGS_SLACK : 0),
-        ...ids,
+        ids.join("\n"),
       )) as [
         (string | null)[],
         string[][],
@@ -230,10 +229,8 @@ export class DependencyIndex {
       );
       // More listings than the script's slack among the candidates: their entries are read apart.
       const unread = wanted.filter((route) => !byRoute.has(route));
-      if (unread.length > 0) {
-        const more = await this.redis.hmget(this.key("routes"), ...unread);
-        for (const [i, route] of unread.entries()) byRoute.set(route, more[i] ?? null);
-      }
+      const more = await this.hashValues("routes", unread);
+      for (const [i, route] of unread.entries()) byRoute.set(route, more[i] ?? null);
       for (const route of wanted) {
         const value = byRoute.get(route);
         if (value) entries.set(route, JSON.parse(value) as IndexedRoute);
@@ -296,7 +293,7 @@ export class DependencyIndex {
   async documents(ids: readonly string[]): Promise<Map<string, IndexedDocument>> {
     const found = new Map<string, IndexedDocument>();
     if (ids.length === 0) return found;
-    const values = await this.redis.hmget(this.key("docs"), ...ids);
+    const values = await this.hashValues("docs", ids);
     values.forEach((value, i) => {
       if (value) found.set(ids[i] as string, JSON.parse(value) as IndexedDocument);
     });
@@ -322,11 +319,24 @@ export class DependencyIndex {
   async routes(routes: readonly string[]): Promise<Map<string, IndexedRoute>> {
     const found = new Map<string, IndexedRoute>();
     if (routes.length === 0) return found;
-    const values = await this.redis.hmget(this.key("routes"), ...routes);
+    const values = await this.hashValues("routes", routes);
     values.forEach((value, i) => {
       if (value) found.set(routes[i] as string, JSON.parse(value) as IndexedRoute);
     });
     return found;
+  }
+
+  /** HMGET of `fields` of the index's hash `name`, in chunks pipelined in one round trip. */
+  private async hashValues(name: string, fields: readonly string[]): Promise<(string | null)[]> {
+    if (fields.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const chunk of chunksOf(fields)) pipeline.hmget(this.key(name), ...chunk);
+    const values: (string | null)[] = [];
+    for (const [error, answer] of (await pipeline.exec()) ?? []) {
+      if (error) throw error;
+      for (const value of answer as (string | null)[]) values.push(value);
+    }
+    return values;
   }
 
   /** Every route the index holds, without its entry (reconcile's sample picks from them). */
@@ -395,7 +405,7 @@ export class DependencyIndex {
       mapEntries(change.documents, (doc) => (doc ? JSON.stringify(doc) : undefined)),
     );
     const gone = [...change.documents].flatMap(([id, doc]) => (doc ? [] : [id]));
-    if (gone.length > 0) yield ["hdel", docsKey, ...gone];
+    for (const chunk of chunksOf(gone, GROUP)) yield ["hdel", docsKey, ...chunk];
     // Editors' redirects: a changed redirect document's rule replaced, any other changed id's dropped.
     const redirectsKey = this.key("redirects");
     yield* hsetInGroups(
@@ -441,7 +451,8 @@ export class DependencyIndex {
         else reverse.set(dependency, [route]);
       }
     }
-    for (const [dependency, list] of reverse) yield ["sadd", this.key(`dep:${dependency}`), ...list];
+    for (const [dependency, list] of reverse)
+      for (const chunk of chunksOf(list)) yield ["sadd", this.key(`dep:${dependency}`), ...chunk];
     yield* hsetInGroups(
       this.key("docs"),
       mapEntries(documents, (doc) => JSON.stringify(doc)),

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { redisKeys } from "#jobs/catalog.ts";
+import { chunksOf } from "#jobs/chunks.ts";
 
 /**
  * Purges the edge still owes, kept in Redis so that any worker sends them: routes written whose
@@ -77,7 +78,9 @@ export async function addPendingPurges(
   const keys = redisKeys(prefix);
   const list = routes === EVERYTHING ? [EVERYTHING] : [...new Set(routes)];
   if (list.length === 0) return;
-  await redis.eval(ADD, 1, keys.edgePending, String(failure.at), randomUUID(), ...list);
+  const token = randomUUID();
+  for (const chunk of chunksOf(list))
+    await redis.eval(ADD, 1, keys.edgePending, String(failure.at), token, ...chunk);
   if (failure.error !== undefined)
     await redis.set(
       keys.edgeLastError,
@@ -88,8 +91,10 @@ export async function addPendingPurges(
 /** Forgets what an acknowledged purge covered: the entries of `read` that nobody changed since. */
 export async function clearPendingPurges(redis: Redis, prefix: string, read: PendingPurges): Promise<number> {
   if (read.entries.size === 0) return 0;
-  const pairs = [...read.entries].flat();
-  return (await redis.eval(CLEAR, 1, redisKeys(prefix).edgePending, ...pairs)) as number;
+  let removed = 0;
+  for (const chunk of chunksOf([...read.entries]))
+    removed += (await redis.eval(CLEAR, 1, redisKeys(prefix).edgePending, ...chunk.flat())) as number;
+  return removed;
 }
 
 /**

@@ -16,6 +16,7 @@
  */
 import type { Redis } from "ioredis";
 import { redisKeys } from "#jobs/catalog.ts";
+import { chunksOf } from "#jobs/chunks.ts";
 import type { RedisCommand } from "./chunked-transaction.ts";
 
 /** How many covered refs are remembered (newest kept): far more than the deliveries of a day. */
@@ -33,8 +34,12 @@ export async function coveredRefs(
   refs: readonly string[],
 ): Promise<Set<string>> {
   if (refs.length === 0) return new Set();
-  const scores = await redis.zmscore(redisKeys(prefix).builtRefs, ...refs);
-  return new Set(refs.filter((_, i) => scores[i] !== null));
+  const covered = new Set<string>();
+  for (const chunk of chunksOf(refs)) {
+    const scores = await redis.zmscore(redisKeys(prefix).builtRefs, ...chunk);
+    for (const [i, ref] of chunk.entries()) if (scores[i] !== null) covered.add(ref);
+  }
+  return covered;
 }
 
 /** The commands recording that a diff build covered `refs` (the master ref it read, the refs it took). */
@@ -44,7 +49,9 @@ export function builtRefsCommands(prefix: string, refs: readonly string[]): Redi
   const key = redisKeys(prefix).builtRefs;
   const now = String(Date.now());
   return [
-    ["zadd", key, ...unique.flatMap((ref) => [now, ref])],
+    ...[...chunksOf(unique)].map(
+      (chunk): RedisCommand => ["zadd", key, ...chunk.flatMap((ref) => [now, ref])],
+    ),
     ["zremrangebyrank", key, "0", String(-(BUILT_REFS_KEPT + 1))],
   ];
 }

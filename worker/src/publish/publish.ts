@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import type { PrismicDocument } from "@prismicio/client";
-import { redisKeys } from "#jobs/catalog.ts";
+import { MAX_IDS_PER_PUBLISH, redisKeys } from "#jobs/catalog.ts";
 import { deliveriesWithoutDocuments } from "#metrics/metrics.ts";
 import { createClientSource } from "#web/content/index.ts";
 import { keyForRoute, routeProblem } from "#web/routes.ts";
@@ -86,7 +86,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   let started = ctx.started;
   if (!started || !(await started.taken)) started = startPublishTake(ctx);
   const { guessed, prior: priorGuessed } = started;
-  const { ids, announced, meta } = (await started.taken) as Taken;
+  const { ids, announced, meta, backlog } = (await started.taken) as Taken;
   const unbuilt = refsToBuild(announced, await coveredRefs(ctx.redis, ctx.queuePrefix, announced));
   timer.lap("take");
   // Taken below, before anything is rendered; every write from then on carries it.
@@ -94,7 +94,8 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   const done = async (summary: Omit<PublishSummary, "durationMs">): Promise<PublishSummary> => {
     const result = { ...summary, durationMs: timer.elapsed(), startedAt, timings: timer.timings };
     const commands: RedisCommand[] = [
-      ["del", keys.processingIds, keys.processingRefs],
+      // UNLINK: a backlog of a million ids is freed in the background, not while Redis serves no one.
+      ["unlink", keys.processingIds, keys.processingRefs, keys.processingBacklog],
       ["set", keys.lastRef, summary.ref],
       // `by`: the worker process that ran it (`pressroom status` shows it; the benchmark reads its pid).
       ["set", keys.lastPublish, JSON.stringify({ ...result, at: new Date().toISOString(), by: PUBLISHER })],
@@ -114,7 +115,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
       "deliveries naming no document at refs a diff build already covered: nothing more to publish for them",
     );
   }
-  if (ids.length === 0 && unbuilt.length === 0) {
+  if (ids.length === 0 && unbuilt.length === 0 && backlog === 0) {
     if (announced.length > 0) await ctx.redis.del(keys.processingRefs);
     return {
       ref: (await ctx.redis.get(keys.lastRef)) ?? "",
@@ -138,10 +139,10 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   // master (later work never goes back in time).
   const sameIds = ids.length === guessed.length && ids.every((id, i) => id === guessed[i]);
   const priorRead =
-    meta.ref === undefined
+    meta.ref === undefined || backlog > 0
       ? Promise.resolve(undefined)
       : timer.time("indexRead", priorGuessed && sameIds ? priorGuessed : readPrior(index, ids, threshold));
-  const hint = unbuilt.length === 0 ? ctx.refHint : undefined;
+  const hint = unbuilt.length === 0 && backlog === 0 ? ctx.refHint : undefined;
   const atHint = hint
     ? priorRead.then((known) =>
         known
@@ -162,6 +163,13 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   generation = next;
   const speculated = atHint && ref === hint ? (atHint as Promise<Map<string, PrismicDocument>>) : undefined;
   const log = ctx.logger.child({ ref, generation });
+  if (backlog > 0) {
+    log.warn(
+      { backlog },
+      `${backlog} ids waiting, more than a publish reads one by one (${MAX_IDS_PER_PUBLISH}): publishing every route at the master ref (a diff build)`,
+    );
+    return done({ ...(await diffBuild(ctx, ref, index, generation)), ids: backlog });
+  }
   if (prior === undefined) {
     log.warn("the dependency index is missing or of another version: running a diff build");
     return done({ ...(await diffBuild(ctx, ref, index, generation)), ids: ids.length });

@@ -1,5 +1,6 @@
 import { EventEmitter } from "node:events";
 import type { Redis } from "ioredis";
+import { chunksOf } from "#jobs/chunks.ts";
 
 /** A route whose render threw: it keeps its last good page, and the rest of the publish commits. */
 export interface RouteFailure {
@@ -44,9 +45,11 @@ export async function recordRouteFailures(
   failed: readonly Omit<RouteFailure, "attempts">[],
   rendered: readonly string[],
 ): Promise<void> {
-  const before = failed.length > 0 ? await redis.hmget(key(prefix), ...failed.map((f) => f.route)) : [];
+  const before: (string | null)[] = [];
+  for (const chunk of chunksOf(failed.map((f) => f.route)))
+    before.push(...(await redis.hmget(key(prefix), ...chunk)));
   const multi = redis.multi();
-  if (rendered.length > 0) multi.hdel(key(prefix), ...rendered);
+  for (const chunk of chunksOf(rendered)) multi.hdel(key(prefix), ...chunk);
   failed.forEach((failure, i) => {
     const previous = before[i] ? (JSON.parse(before[i] as string) as RouteFailure) : undefined;
     const record: RouteFailure = { ...failure, attempts: (previous?.attempts ?? 0) + 1 };

@@ -1,21 +1,35 @@
 import type { Redis } from "ioredis";
-import { redisKeys } from "#jobs/catalog.ts";
+import { MAX_IDS_PER_PUBLISH, redisKeys } from "#jobs/catalog.ts";
 import { DependencyIndex, type IndexMeta, type PriorState } from "./dependency-index.ts";
 
 /**
  * The take of a publish: every pending id and ref moved to processing at once (ids a failed or killed
  * publish left in processing are taken again), with the index's meta. KEYS: the publish lock, pending
- * and processing ids, pending and processing refs, the index's meta. ARGV[1]: the lock's token, or ""
- * for a caller that holds the lock already. With a token that does not hold the lock, it takes nothing
- * and answers nil: sent right behind a try for the lock, it takes the ids only if that try got it.
+ * and processing ids, pending and processing refs, the index's meta, the set-aside backlog. ARGV[1]:
+ * the lock's token, or "" for a caller that holds the lock already; ARGV[2]: MAX_IDS_PER_PUBLISH.
+ * With a token that does not hold the lock, it takes nothing and answers nil: sent right behind a try
+ * for the lock, it takes the ids only if that try got it.
+ *
+ * More ids than ARGV[2] (or a backlog a failed diff build left) are never read out: the pending set is
+ * renamed aside (O(1), whatever its size) and the answer says how many there are; the publish is then
+ * a diff build, which covers every id changed before it reads the master ref.
  */
 const TAKE = `
 if ARGV[1] ~= '' and redis.call('get', KEYS[1]) ~= ARGV[1] then return false end
-redis.call('sunionstore', KEYS[3], KEYS[3], KEYS[2])
-redis.call('del', KEYS[2])
 redis.call('sunionstore', KEYS[5], KEYS[5], KEYS[4])
 redis.call('del', KEYS[4])
-return { redis.call('smembers', KEYS[3]), redis.call('smembers', KEYS[5]), redis.call('hmget', KEYS[6], 'version', 'ref', 'settings') }
+local refs = redis.call('smembers', KEYS[5])
+local meta = redis.call('hmget', KEYS[6], 'version', 'ref', 'settings')
+local held = redis.call('scard', KEYS[3])
+local waiting = redis.call('scard', KEYS[2])
+local aside = redis.call('scard', KEYS[7])
+if aside > 0 or held + waiting > tonumber(ARGV[2]) then
+  if aside == 0 and waiting > 0 then redis.call('rename', KEYS[2], KEYS[7]) end
+  return { {}, refs, meta, held + waiting + aside }
+end
+redis.call('sunionstore', KEYS[3], KEYS[3], KEYS[2])
+redis.call('del', KEYS[2])
+return { redis.call('smembers', KEYS[3]), refs, meta, 0 }
 `;
 
 export interface Taken {
@@ -24,6 +38,8 @@ export interface Taken {
   /** Master refs announced without ids (pending-refs.ts). */
   announced: string[];
   meta: IndexMeta;
+  /** How many ids wait in a backlog too large to read one by one (0: none; `ids` is then empty). */
+  backlog: number;
 }
 
 /** A take and, sent right behind it on the same connection (one round trip), the index's read for the ids a delivery named. */
@@ -53,18 +69,25 @@ export function startTake(
   const taken = (
     redis.eval(
       TAKE,
-      6,
+      7,
       keys.publishLock,
       keys.pendingIds,
       keys.processingIds,
       keys.pendingRefs,
       keys.processingRefs,
       index.metaKey,
+      keys.processingBacklog,
       options.token ?? "",
-    ) as Promise<[string[], string[], (string | null)[]] | null>
+      String(MAX_IDS_PER_PUBLISH),
+    ) as Promise<[string[], string[], (string | null)[], number] | null>
   ).then((answer) =>
     answer
-      ? { ids: [...answer[0]].sort(), announced: answer[1], meta: DependencyIndex.parseMeta(answer[2]) }
+      ? {
+          ids: [...answer[0]].sort(),
+          announced: answer[1],
+          meta: DependencyIndex.parseMeta(answer[2]),
+          backlog: Number(answer[3]),
+        }
       : undefined,
   );
   const guessed = [...new Set(options.idsHint ?? [])].sort();

@@ -18,12 +18,21 @@ export const RENDER_QUEUE_NAME = "pressroom-render";
 /** Edge purges that failed, sent again with backoff: never behind a publish, never holding its lock. */
 export const EDGE_QUEUE_NAME = "pressroom-edge";
 
+/**
+ * The most ids one publish reads one by one (the most one delivery may name, too). More waiting at
+ * once (a bulk publish while the workers were down, a flood of deliveries) is a backlog: one diff build
+ * at the master ref publishes them all (every route rendered, only changed bytes written), without
+ * reading them out of Redis; and the receiver stops adding ids to a pending set this full, recording
+ * the delivery's ref instead (record-delivery.ts), so what piles up stays bounded.
+ */
+export const MAX_IDS_PER_PUBLISH = 10_000;
+
 const publishPayload = z.object({
   /** The master ref the webhook announced (absent when only a release changed). Informational: the
    * worker always renders at the master ref it reads itself, so later work never goes back in time. */
   masterRef: z.string().min(1).nullable(),
   /** Ids Prismic listed as changed; they are also recorded in the pending set before the job exists. */
-  documents: z.array(z.string().min(1)).max(10_000),
+  documents: z.array(z.string().min(1)).max(MAX_IDS_PER_PUBLISH),
   receivedAt: z.string(),
   /** The delivery announced `masterRef` and named no document (as Prismic's recorded 2020 body does):
    * the ref is recorded in the pending refs and the worker publishes every route at once (a diff
@@ -151,6 +160,11 @@ export const redisKeys = (prefix: string) => ({
   pendingIds: `${prefix}:pending-ids`,
   /** The ids a publish took from pendingIds: deleted when it commits, merged back into the next one otherwise. */
   processingIds: `${prefix}:processing-ids`,
+  /**
+   * The pending ids a take set aside unread because there were more than MAX_IDS_PER_PUBLISH: one
+   * diff build publishes them all; deleted when it commits, taken again by the next one otherwise.
+   */
+  processingBacklog: `${prefix}:processing-backlog`,
   /**
    * Set of master refs announced by deliveries that named no document (pending-refs.ts): each calls
    * for a diff build at the master ref, unless a diff build already covered it.

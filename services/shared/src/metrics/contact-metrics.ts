@@ -41,11 +41,12 @@ export const contactOldestUndelivered = new Gauge({
     this.reset();
     const lists = await readAll().catch(() => undefined);
     if (!lists) return;
-    const received = lists
-      .flat()
-      .map((m) => Date.parse(m.receivedAt))
-      .filter(Number.isFinite);
-    this.set(received.length > 0 ? Math.max(0, Date.now() - Math.min(...received)) / 1000 : 0);
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const message of lists.flat()) {
+      const at = Date.parse(message.receivedAt);
+      if (at < oldest) oldest = at;
+    }
+    this.set(Number.isFinite(oldest) ? Math.max(0, Date.now() - oldest) / 1000 : 0);
   },
 });
 
