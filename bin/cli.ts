@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { loadConfig, type ProcessName } from "#config";
-import { ConfigError } from "#errors";
+import { ConfigError, UnreachableError } from "#errors";
 import { createLogger, type Logger } from "#logger";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -15,6 +15,8 @@ interface Command {
 const EXIT_CONFIG = 78;
 /** EX_USAGE: the command line is wrong. */
 const EXIT_USAGE = 64;
+/** A service the command needs does not answer (sysexits EX_UNAVAILABLE). */
+const EXIT_UNAVAILABLE = 69;
 /** `pressroom build`: the site was built, but some routes failed to render (they keep their last page). */
 const EXIT_ROUTES_FAILED = 1;
 /** The models (customtypes/) live at the repository root. */
@@ -240,6 +242,11 @@ export async function main(argv: string[], env: Env): Promise<number> {
     if (error instanceof ConfigError) {
       console.error(`pressroom ${name}: ${error.message}\nSee docs/configuration.md.`);
       return EXIT_CONFIG;
+    }
+    if (error instanceof UnreachableError) {
+      if (error.facts.length > 0) console.log(error.facts.join("\n"));
+      console.error(`pressroom ${name}: ${error.message}`);
+      return EXIT_UNAVAILABLE;
     }
     throw error;
   }

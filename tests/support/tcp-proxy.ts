@@ -2,8 +2,11 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 
 /** What a test can do with the bytes crossing a TCP proxy: see them, hold them, pass them on later. */
 export interface ProxyTaps {
-  /** Gets what a client sends and writes it to the server itself (`upstream.write`), or holds it. */
-  toServer?: (upstream: Socket, chunk: Buffer) => void;
+  /**
+   * Gets what a client sends and writes it to the server itself (`upstream.write`), or holds it, or
+   * answers the client itself.
+   */
+  toServer?: (upstream: Socket, chunk: Buffer, client: Socket) => void;
   /** Gets what the server answers and writes it to the client itself, or holds it. */
   toClient?: (client: Socket, chunk: Buffer) => void;
 }
@@ -30,7 +33,7 @@ export async function tcpProxy(port: number, target: number, taps: ProxyTaps = {
     }
     const { toServer, toClient } = taps;
     if (toServer) {
-      client.on("data", (chunk: Buffer) => toServer(upstream, chunk));
+      client.on("data", (chunk: Buffer) => toServer(upstream, chunk, client));
       client.on("end", () => upstream.end());
     } else client.pipe(upstream);
     if (toClient) {

@@ -3,7 +3,10 @@ import { Redis } from "ioredis";
 import type { PublisherConfig } from "#config";
 import { readUndelivered, type UndeliveredMessage } from "#contact/undelivered.ts";
 import { createContentClient, loadContentSchema } from "#content";
+import { UnreachableError } from "#errors";
 import { QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
+import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
+import { redactUrl } from "#redact-url";
 import { createSiteStore } from "#storage";
 import { describeRedirectNotice } from "#web/redirects/resolve-redirects.ts";
 import { describeContentApiWait, readContentApiWait } from "./content-api-wait.ts";
@@ -12,6 +15,12 @@ import { describeEdge } from "./publish/pending-purges.ts";
 import { planIds } from "./publish/plan-ids.ts";
 import { readRedirectHistory } from "./publish/redirects-stage.ts";
 import { routeFailures } from "./publish/route-failures.ts";
+import {
+  describeStall,
+  PUBLISH_STALL_MS,
+  type PublishingHealth,
+  readPublishingHealth,
+} from "./publishing-health.ts";
 import type { Suspects } from "./reconcile.ts";
 import { describeNotice, describeRefused, type EditorReport, editorReport } from "./refused-documents.ts";
 import { formatVerification } from "./verify.ts";
@@ -26,8 +35,24 @@ async function withReaders<T>(
     index: DependencyIndex;
   }) => Promise<T>,
 ): Promise<T> {
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2_000 });
+  // No retries and no offline queue: an unreachable Redis is one line, not a retry loop's stack trace.
+  const redis = new Redis(config.redisUrl, {
+    maxRetriesPerRequest: 0,
+    connectTimeout: 2_000,
+    enableOfflineQueue: false,
+    lazyConnect: true,
+    retryStrategy: () => null,
+  });
+  redis.on("error", () => undefined); // the connect below rejects with it
   try {
+    try {
+      await redis.connect();
+    } catch (error) {
+      throw new UnreachableError(
+        `Redis is unreachable at ${redactUrl(config.redisUrl)} (${(error as Error).message}); REDIS_URL names it`,
+        await storageFacts(config),
+      );
+    }
     const client = createContentClient(config.prismic, { schema: loadContentSchema(rootDir) });
     return await task({ redis, client, index: new DependencyIndex(redis, config.queuePrefix) });
   } finally {
@@ -35,10 +60,37 @@ async function withReaders<T>(
   }
 }
 
+/** What storage alone says of the site: what `status` can still tell without Redis. */
+async function storageFacts(config: PublisherConfig): Promise<string[]> {
+  const store = createSiteStore(config.storage);
+  try {
+    const manifest = parseManifest((await store.get(MANIFEST_KEY))?.body);
+    if (!manifest) return [`storage:             no site built yet (${redactUrl(config.storage.url)})`];
+    return [
+      `storage:             ${Object.keys(manifest.routes).length} routes at ref ${manifest.ref}, built ${manifest.builtAt} (${redactUrl(config.storage.url)})`,
+    ];
+  } catch (error) {
+    return [`storage:             unreadable (${(error as Error).message})`];
+  } finally {
+    await store.close();
+  }
+}
+
+/** The master ref, or one line saying the content API does not answer. */
+async function masterRefOf(config: PublisherConfig, client: ReturnType<typeof createContentClient>) {
+  try {
+    return await client.fetchMasterRef();
+  } catch (error) {
+    throw new UnreachableError(
+      `the content API does not answer at ${redactUrl(config.prismic.endpoint)} (${(error as Error).message}); PRISMIC_ENDPOINT names it`,
+    );
+  }
+}
+
 /** `pressroom plan <id…>`: which routes a publish of those ids would render and delete, and why. Writes nothing. */
 export function planCommand(config: PublisherConfig, rootDir: string, ids: string[]): Promise<string> {
   return withReaders(config, rootDir, async ({ client, index }) => {
-    const ref = await client.fetchMasterRef();
+    const ref = await masterRefOf(config, client);
     if ((await index.ref()) === undefined) {
       return `The dependency index is missing (no build has run against ${config.redisUrl} with prefix ${config.queuePrefix}): the next publish runs a diff build of every route.`;
     }
@@ -58,7 +110,12 @@ export function planCommand(config: PublisherConfig, rootDir: string, ids: strin
 }
 
 /** `pressroom status`: refs, queue, index size and the last publish. */
-export function statusCommand(config: PublisherConfig, rootDir: string): Promise<string> {
+export function statusCommand(
+  config: PublisherConfig,
+  rootDir: string,
+  /** How long deliveries may wait with no publish completing before publishing counts as stalled. */
+  stallMs = PUBLISH_STALL_MS,
+): Promise<string> {
   return withReaders(config, rootDir, async ({ redis, client, index }) => {
     const keys = redisKeys(config.queuePrefix);
     const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: config.queuePrefix });
@@ -80,6 +137,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         apiWait,
         edge,
         undelivered,
+        health,
       ] = await Promise.all([
         client
           .fetchMasterRef()
@@ -102,6 +160,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         readContentApiWait(redis, config.queuePrefix),
         describeEdge(redis, config.queuePrefix, config.edge?.purgeUrl),
         readUndelivered(redis, config.queuePrefix),
+        readPublishingHealth(redis, config.queuePrefix, stallMs),
       ]);
       const report = masterRef.startsWith("unreachable")
         ? undefined
@@ -129,6 +188,7 @@ export function statusCommand(config: PublisherConfig, rootDir: string): Promise
         ),
         ...edge,
         `last publish:        ${lastPublish ?? "none"}`,
+        ...describePublishing(health),
         `refused documents:   ${refused === undefined ? "unknown (content API unreachable)" : refused.length === 0 ? "none" : `${refused.length}, fix their uid in Prismic and publish again:`}`,
         ...(refused ?? []).map((doc) => `  ${describeRefused(doc)}`),
         `content notices:     ${notices === undefined ? "unknown (content API unreachable)" : notices.length === 0 ? "none" : `${notices.length}, pages render with a fallback, a converted field or without a slice until an editor fixes and publishes these:`}`,
@@ -168,6 +228,17 @@ async function readHistory(config: PublisherConfig) {
   } finally {
     await store.close();
   }
+}
+
+/** Whether publishing moves, and the last failure while it has not since. */
+function describePublishing(health: PublishingHealth): string[] {
+  const lines = [`publishing:          ${health.stalled ? describeStall(health) : "ok"}`];
+  const failure = health.lastFailure;
+  if (failure && health.failuresSince > 0)
+    lines.push(
+      `last failure:        ${failure.at} by ${failure.by} (${health.failuresSince} failed attempt${health.failuresSince === 1 ? "" : "s"} since the last publish): ${failure.error}`,
+    );
+  return lines;
 }
 
 /** One undelivered contact message: when it came, how often it was tried, what stopped it. */

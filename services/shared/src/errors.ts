@@ -92,3 +92,18 @@ function describeBody(body: unknown): string {
   const message = (body as { message?: unknown } | null)?.message;
   return typeof message === "string" && message ? `: ${message}` : "";
 }
+
+/**
+ * A service a command needs does not answer (Redis, the content API): the command says which, in one
+ * line (`message`), and what it could still tell without it (`facts`), never a stack trace.
+ */
+export class UnreachableError extends Error {
+  override readonly name = "UnreachableError";
+  constructor(
+    message: string,
+    /** Lines the command could still give (from storage, say); may be empty. */
+    readonly facts: readonly string[] = [],
+  ) {
+    super(message);
+  }
+}

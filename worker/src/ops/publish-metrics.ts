@@ -3,7 +3,8 @@ import type { Logger } from "#logger";
 import { publishDuration, publishedRoutes } from "#metrics/metrics.ts";
 import { observeLive } from "#metrics/publish-latency.ts";
 import type { PublishContext, PublishSummary } from "../publish/context.ts";
-import { publish } from "../publish/publish.ts";
+import { PUBLISHER, publish } from "../publish/publish.ts";
+import { recordPublishFailure } from "../publishing-health.ts";
 
 /** What a publish or build reports that metrics read (PublishSummary and diffBuild's answer both fit). */
 export interface ObservedSummary {
@@ -52,7 +53,15 @@ export async function observePublish<S extends ObservedSummary>(ctx: ObserveCont
  * claimed its acceptance and reported the two edits' latency as its own.
  */
 export async function publishObserved(ctx: PublishContext): Promise<PublishSummary> {
-  return observePublish(ctx, await publish(ctx));
+  let summary: PublishSummary;
+  try {
+    summary = await publish(ctx);
+  } catch (error) {
+    // Kept for `pressroom status` and the readiness check: a publish failing at every attempt.
+    await recordPublishFailure(ctx.redis, ctx.queuePrefix, error, PUBLISHER);
+    throw error;
+  }
+  return observePublish(ctx, summary);
 }
 
 export function countRoutes(

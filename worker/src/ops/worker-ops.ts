@@ -12,21 +12,31 @@ import type { ReadinessChecks } from "#ops/readiness.ts";
 import { onContentNotice } from "../content-notices.ts";
 import { readPendingPurges } from "../publish/pending-purges.ts";
 import { onRouteFailed } from "../publish/route-failures.ts";
+import { describeStall, PUBLISH_STALL_MS, readPublishingHealth } from "../publishing-health.ts";
 import type { RunningWorker } from "../worker.ts";
 import { countRoutes, observeLiveSafely } from "./publish-metrics.ts";
+import { watchPublishing } from "./publishing-metrics.ts";
 
 export interface WorkerOps {
   url: string;
   close(): Promise<void>;
 }
 
-/** Redis, storage and the content API: a worker without any of them cannot publish. */
-export function workerReadiness(running: Pick<RunningWorker, "context">): ReadinessChecks {
-  const { redis, store, client } = running.context;
+/**
+ * Redis, storage and the content API: a worker without any of them cannot publish. And publishing
+ * itself: deliveries waiting longer than `stallMs` with no publish completed meanwhile (a fault every
+ * worker shares, so every worker says it: readiness is where operators and orchestrators look).
+ */
+export function workerReadiness(running: Pick<RunningWorker, "context">, stallMs?: number): ReadinessChecks {
+  const { redis, store, client, queuePrefix } = running.context;
   return {
     redis: () => redis.ping(),
     storage: () => store.head("index.html"),
     content: () => client.fetchMasterRef(),
+    publishing: async () => {
+      const health = await readPublishingHealth(redis, queuePrefix, stallMs);
+      if (health.stalled) throw new Error(describeStall(health));
+    },
   };
 }
 
@@ -38,6 +48,8 @@ export async function startWorkerOps(
   config: { redisUrl: string; queuePrefix: string; ops: OpsConfig },
   running: RunningWorker,
   logger: Logger,
+  /** How long deliveries may wait with no publish completing before publishing counts as stalled. */
+  stallMs = PUBLISH_STALL_MS,
 ): Promise<WorkerOps | undefined> {
   const detach = countJobs(running, logger);
   const opened = openOpsQueues(config.redisUrl, config.queuePrefix);
@@ -58,11 +70,13 @@ export async function startWorkerOps(
   });
   scrape.on("error", () => {}); // reported by readiness and the gauges' absence
   const unwatchContact = watchContactDelivery(scrape, config.queuePrefix);
+  const unwatchPublishing = watchPublishing(scrape, config.queuePrefix, stallMs);
   const release = async () => {
     detach();
     unwatch();
     unwatchEdge();
     unwatchContact();
+    unwatchPublishing();
     scrape.disconnect();
     await opened.close();
   };
@@ -71,7 +85,7 @@ export async function startWorkerOps(
       ops: config.ops,
       logger,
       role: "worker",
-      checks: workerReadiness(running),
+      checks: workerReadiness(running, stallMs),
     });
     if (!server) {
       await release();

@@ -5,6 +5,7 @@ import { deliveriesWithoutDocuments } from "#metrics/metrics.ts";
 import { createClientSource } from "#web/content/index.ts";
 import { keyForRoute, routeProblem } from "#web/routes.ts";
 import { reportContentNotices } from "../content-notices.ts";
+import { clearFailuresCommand } from "../publishing-health.ts";
 import { execTransaction, type RedisCommand } from "./chunked-transaction.ts";
 import { readManifest, updateManifest } from "./commit.ts";
 import {
@@ -57,7 +58,7 @@ function readPrior(index: DependencyIndex, ids: readonly string[], maxRoutes: nu
 }
 
 /** The process that runs a publish, as `<host>:<pid>`, recorded with the last publish. */
-const PUBLISHER = `${hostname()}:${process.pid}`;
+export const PUBLISHER = `${hostname()}:${process.pid}`;
 
 /**
  * One publish: take every pending id (a burst of webhooks is one publish), read the master ref now
@@ -99,6 +100,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
       ["set", keys.lastRef, summary.ref],
       // `by`: the worker process that ran it (`pressroom status` shows it; the benchmark reads its pid).
       ["set", keys.lastPublish, JSON.stringify({ ...result, at: new Date().toISOString(), by: PUBLISHER })],
+      clearFailuresCommand(ctx.queuePrefix),
       // A diff build read the master ref after taking the announced refs: it covered them all.
       ...(summary.mode === "diff-build" ? builtRefsCommands(ctx.queuePrefix, announced) : []),
     ];
