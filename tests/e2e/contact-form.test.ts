@@ -123,6 +123,57 @@ describe.skipIf(!hasChromium)("the contact form", () => {
     await context.close();
   }, 30_000);
 
+  it("says the same words for the same bad number with and without JavaScript, naming the country as the selector does", async () => {
+    // The countries whose English names Chromium's ICU spells otherwise than Node's (the selector's
+    // labels are Node's, rendered by the server), a +<code> that names one of them, and a plain case.
+    const cases = [
+      { country: "US", phone: "555-0123", name: "United States" },
+      { country: "HK", phone: "123", name: "Hong Kong SAR China" },
+      { country: "MO", phone: "1234", name: "Macao SAR China" },
+      { country: "FK", phone: "12", name: "Falkland Islands" },
+      { country: "PS", phone: "12345", name: "Palestinian Territories" },
+      { country: "US", phone: "+852 123 45", name: "Hong Kong SAR China" },
+    ];
+    const values = { name: "Mary Jackson", email: "mary@example.com", message: "Call me, please." };
+    const said: { withScript: string; without: string; label: string }[] = [];
+    const withScript = await visitContact(site);
+    const without = await visitContact(site, { javaScriptEnabled: false });
+    for (const { country, phone } of cases) {
+      // Without JavaScript: the server's answer page lists "Phone: <message>".
+      await without.page.goto(`${site.url}/contact`);
+      await fillIn(without.page, values);
+      await field(without.page, "country").selectOption(country);
+      await field(without.page, "phone").fill(phone);
+      await Promise.all([
+        without.page.waitForURL(/\/api\/contact$/),
+        without.page.getByRole("button", { name: "Send message" }).click(),
+      ]);
+      const item = without.page.locator(".contact-result__errors li", { hasText: "Phone:" });
+      const answer = ((await item.textContent()) ?? "").replace(/^Phone:\s*/, "");
+      // With JavaScript: the island's inline message, nothing sent.
+      await withScript.page.reload();
+      await withScript.page.locator('[data-island="contact-form"][data-hydrated]').waitFor();
+      await fillIn(withScript.page, values);
+      await field(withScript.page, "country").selectOption(country);
+      await field(withScript.page, "phone").fill(phone);
+      await withScript.page.getByRole("button", { name: "Send message" }).click();
+      const inline = withScript.page.locator(`#${FORM}-phone-error`);
+      await inline.waitFor();
+      const label = await field(withScript.page, "country").evaluate(
+        (select: HTMLSelectElement) => select.selectedOptions[0]?.text ?? "",
+      );
+      said.push({ withScript: (await inline.textContent()) ?? "", without: answer, label });
+    }
+    expect(said.map((s) => s.withScript)).toEqual(said.map((s) => s.without));
+    for (const [i, { name }] of cases.entries()) expect(said[i]?.without).toContain(` for ${name}.`);
+    // The selector lists the country under the same name (its own label for the selected one).
+    expect(said[1]?.label).toBe("Hong Kong SAR China (+852)");
+    expect(withScript.posts).toEqual([]);
+    expect(withScript.problems).toEqual([]);
+    await withScript.context.close();
+    await without.context.close();
+  }, 60_000);
+
   it("formats a good number as it is typed, sends in place, and the mail arrives with it in E.164", async () => {
     const { context, page, problems, posts } = await visitContact(site);
     await fillIn(page, {

@@ -330,6 +330,62 @@ describe.skipIf(!hasChromium)("mobile menu, cookie notice and tag manager in the
     }
   }, 60_000);
 
+  it("covers no link, button or field of the home page's first screen, at 1280×800 and 390×844", async () => {
+    for (const viewport of [WIDE, NARROW]) {
+      const context = await browser.newContext({ viewport });
+      const page = await open(context, "/");
+      await noticeReady(page);
+      const notice = page.getByRole("complementary", { name: "Cookie notice" });
+      await expect
+        .poll(async () => {
+          const box = await notice.boundingBox();
+          return box && Math.round(box.y + box.height);
+        })
+        .toBe(viewport.height);
+      await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== "running"));
+      // Every interactive element at least partly on the first screen (outside the notice), and
+      // those the notice's box overlaps.
+      const { onScreen, covered } = await page.evaluate(() => {
+        const box = document.querySelector(".cookie-notice")?.getBoundingClientRect();
+        const interactive = document.querySelectorAll(
+          "a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex='-1'])",
+        );
+        const describe = (element: Element) =>
+          `${element.tagName.toLowerCase()} "${element.textContent?.trim().replace(/\s+/g, " ") ?? ""}"`;
+        const onScreen: string[] = [];
+        const covered: string[] = [];
+        for (const element of interactive) {
+          if (element.closest(".cookie-notice")) continue;
+          const r = element.getBoundingClientRect();
+          if (r.width === 0 || r.height === 0 || getComputedStyle(element).visibility === "hidden") continue;
+          if (r.bottom <= 0 || r.top >= innerHeight || r.right <= 0 || r.left >= innerWidth) continue;
+          onScreen.push(describe(element));
+          if (box && r.bottom > box.top && r.top < box.bottom && r.right > box.left && r.left < box.right)
+            covered.push(describe(element));
+        }
+        return { onScreen, covered };
+      });
+      expect(covered, `at ${viewport.width}×${viewport.height}`).toEqual([]);
+      // The hero's two buttons are on the first screen, and a click at their centre reaches them.
+      const buttons = page.locator(".hero__actions .button");
+      expect(await buttons.count()).toBe(2);
+      for (const button of await buttons.all()) {
+        expect(onScreen).toContain(
+          await button.evaluate(
+            (b) => `${b.tagName.toLowerCase()} "${b.textContent?.trim().replace(/\s+/g, " ") ?? ""}"`,
+          ),
+        );
+        const reached = await button.evaluate((b) => {
+          const r = b.getBoundingClientRect();
+          return b.contains(document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2));
+        });
+        expect(reached, `${await button.textContent()} at ${viewport.width}×${viewport.height}`).toBe(true);
+      }
+      expect(errorsOf(page)).toEqual([]);
+      await context.close();
+    }
+  }, 60_000);
+
   describe("with a tag manager container in the settings", () => {
     beforeAll(async () => {
       await site.publishAndRebuild([{ ...SETTINGS, data: { ...SETTINGS.data, tag_manager_id: CONTAINER } }]);

@@ -13,6 +13,11 @@ import { type SiteFixture, siteInBrowser } from "./support/site.ts";
 const WIDE = { width: 1280, height: 800 };
 const NARROW = { width: 390, height: 844 };
 const NOT_FOUND = "This page could not be found";
+/** What the offline notice says when a link or back/forward needs the network (browser/offline-notice.ts). */
+const OFFLINE = "You are offline. Pages you open may not load until the connection is back.";
+const LINK_OFFLINE =
+  "You are offline: this link needs a connection. Try it again when the connection is back.";
+const PAGE_OFFLINE = "You are offline: that page needs a connection. It opens when the connection is back.";
 
 type Marked = Window & { navMarker?: number; barShown?: boolean };
 
@@ -409,6 +414,74 @@ describe.skipIf(!hasChromium)("enhanced navigation in the browser", () => {
     await page.locator("main h1").waitFor();
     expect(path(page)).toBe("/faq");
     expect(await page.locator('.site-nav a[aria-current="page"]').textContent()).toBe("FAQ");
+  });
+
+  it("offline, a link keeps the page and says it needs a connection; back online the same click navigates", async () => {
+    const page = await open("/");
+    const context = page.context();
+    // The entry has run (it marks <html data-consent>): the click and connection listeners are in place.
+    await page.locator("html[data-consent]").waitFor({ state: "attached" });
+    const home = await page.locator("main h1").textContent();
+    const link = page.locator('.site-nav a[href="/about"]');
+    const message = page.getByRole("status").filter({ hasText: LINK_OFFLINE });
+    // Every text the offline notice is given: each one is an announcement.
+    await page.evaluate(() => {
+      const said: string[] = [];
+      Object.assign(window, { said });
+      new MutationObserver(() => {
+        const text = document.querySelector(".offline-notice")?.textContent;
+        if (text && text !== said.at(-1)) said.push(text);
+        else if (!text && said.at(-1) !== "") said.push("");
+      }).observe(document.body, { childList: true, subtree: true, characterData: true });
+    });
+    const said = () => page.evaluate(() => (window as Window & { said?: string[] }).said?.filter(Boolean));
+
+    await context.setOffline(true);
+    await page.getByRole("status").filter({ hasText: OFFLINE }).waitFor();
+    await link.click();
+    // A normal load would have replaced this document with the browser's offline page.
+    await message.waitFor({ timeout: 5000 });
+    expect(await message.textContent()).toBe(LINK_OFFLINE);
+    expect(await message.isVisible()).toBe(true);
+    await page.screenshot({ path: `${process.env.TMPDIR ?? "/tmp"}/offline-link-1280.png` });
+    expect(await marker(page)).toBe(1);
+    expect(page.url()).toBe(`${site.url}/`);
+    expect(await page.locator("main h1").textContent()).toBe(home);
+    // The progress bar, if it showed, has gone (marked failed).
+    await page.locator(".nav-progress").waitFor({ state: "hidden" });
+    // A second try while still offline says it again (a fresh announcement), and still stays.
+    await link.click();
+    await expect.poll(said).toEqual([OFFLINE, LINK_OFFLINE, LINK_OFFLINE]);
+    expect(await marker(page)).toBe(1);
+    expect(page.url()).toBe(`${site.url}/`);
+
+    await context.setOffline(false);
+    await message.waitFor({ state: "detached" });
+    await link.click();
+    await heading(page, "About Northwind Studio");
+    expect(path(page)).toBe("/about");
+    expect(await marker(page)).toBe(1);
+    expect(page.errors).toEqual([]);
+  });
+
+  it("offline, back keeps the page on screen and says so; it opens once the connection is back", async () => {
+    const page = await open("/");
+    const context = page.context();
+    await page.locator('.site-nav a[href="/about"]').click();
+    await heading(page, "About Northwind Studio");
+    const message = page.getByRole("status").filter({ hasText: PAGE_OFFLINE });
+
+    await context.setOffline(true);
+    await page.goBack({ waitUntil: "commit" });
+    await message.waitFor({ timeout: 5000 });
+    expect(await marker(page)).toBe(1);
+    expect(await page.locator("main h1").textContent()).toBe("About Northwind Studio");
+
+    await context.setOffline(false);
+    await heading(page, "Websites your team can keep up to date");
+    expect(path(page)).toBe("/");
+    expect(await marker(page)).toBe(1);
+    expect(page.errors).toEqual([]);
   });
 
   it("a new deploy (another entry script) falls back to a normal page load", async () => {

@@ -5,13 +5,16 @@
  * status with the site's HTML page (404, 500, 503) shows that page. Anything
  * unexpected — not HTML, a network error, a
  * redirect to another origin, a new deploy (other stylesheet or entry script),
- * no page within 5 s — falls back to a normal page load of the same URL.
+ * no page within 5 s — falls back to a normal page load of the same URL, but
+ * while the browser is offline: then the page stays and the offline notice
+ * says the link needs a connection.
  *
  * The header is swapped too (its `aria-current` marks, and navigation edited
  * since the page loaded): its islands (the mobile menu) are unmounted and
  * hydrated again like those in `<main>`. The cookie notice is left alone.
  */
 import { hydrateIslands, unmountIslands } from "./islands.ts";
+import { LINK_OFFLINE, PAGE_OFFLINE, say } from "./offline-notice.ts";
 
 /** The parts of the page a navigation replaces. */
 const PARTS = ["header.site-header", "#main", "footer.site-footer"];
@@ -47,7 +50,10 @@ export function enhanceNavigation(): void {
     const fallback = () => {
       controller.abort();
       progress("failed");
-      if (traversal) location.reload();
+      // Offline, a normal load would swap the page being read for the browser's offline page: keep
+      // it and say why. Back or forward has already changed the address: its page opens on `online`.
+      if (!navigator.onLine) say(traversal ? PAGE_OFFLINE : LINK_OFFLINE);
+      else if (traversal) location.reload();
       else location.assign(url);
     };
     const giveUp = setTimeout(fallback, 5000);
@@ -107,6 +113,10 @@ export function enhanceNavigation(): void {
   };
 
   addEventListener("pagehide", saveScroll);
+  // The address moved on (back or forward) while offline and the page on screen is still the old one.
+  addEventListener("online", () => {
+    if (pageOf(location) !== shown) void navigate(new URL(location.href), true);
+  });
   addEventListener("popstate", (event) => {
     saveScroll();
     enter(event.state);

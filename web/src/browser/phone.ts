@@ -1,9 +1,5 @@
-import {
-  type CountryCode,
-  getCountries,
-  getCountryCallingCode,
-  parsePhoneNumberFromString,
-} from "libphonenumber-js/min";
+import { type CountryCode, getCountries, parsePhoneNumberFromString } from "libphonenumber-js/min";
+import { countryLabel, countryName } from "#contact/contact-rules.ts";
 
 /** One entry of the contact form's country selector. */
 export interface CountryOption {
@@ -16,21 +12,21 @@ export interface CountryOption {
 let options: readonly CountryOption[] | undefined;
 
 /**
- * Every country libphonenumber knows, named by `Intl.DisplayNames` in English and sorted by name.
- * Made on the server (once per process, frozen: the same list is the key of its rendered options in
- * the fragment cache) and rendered as the selector's options; the island reads them back from there
- * (contact-form.client.tsx), so the browser shows exactly the labels the server rendered (its ICU
- * might spell a name differently, which would be a hydration mismatch) and carries the list neither
- * in its code nor in a second copy in the page.
+ * Every country libphonenumber knows, named in English by contact-rules.ts (the names its phone
+ * messages use) and sorted by name. Made on the server (once per process, frozen: the same list is
+ * the key of its rendered options in the fragment cache) and rendered as the selector's options;
+ * the island reads them back from there (contact-form.client.tsx), so the browser shows exactly the
+ * labels the server rendered (its ICU might spell a name differently, which would be a hydration
+ * mismatch, and a message naming the country otherwise than the selector and the server do) and
+ * carries the list neither in its code nor in a second copy in the page.
  */
 export function countryOptions(): readonly CountryOption[] {
   if (options) return options;
-  const names = new Intl.DisplayNames(["en"], { type: "region" });
   options = Object.freeze(
     getCountries()
-      .map((code) => ({ code, name: names.of(code) ?? code }))
+      .map((code) => ({ code, name: countryName(code) }))
       .sort((a, b) => a.name.localeCompare(b.name, "en") || a.code.localeCompare(b.code))
-      .map(({ code, name }) => Object.freeze({ code, label: `${name} (+${getCountryCallingCode(code)})` })),
+      .map(({ code }) => Object.freeze({ code, label: countryLabel(code) })),
   );
   return options;
 }

@@ -1,4 +1,9 @@
-import { type CountryCode, isSupportedCountry, parsePhoneNumberFromString } from "libphonenumber-js/min";
+import {
+  type CountryCode,
+  getCountryCallingCode,
+  isSupportedCountry,
+  parsePhoneNumberFromString,
+} from "libphonenumber-js/min";
 
 /**
  * The contact form's per-field rules and their messages, one copy for both sides: the site
@@ -93,13 +98,21 @@ export function checkConsent(value: unknown): string | undefined {
 
 export type PhoneCheck = { ok: true; e164: string | null } | { ok: false; error: string };
 
-/** `country` is the form's country (ISO 3166 alpha-2); a number written with +<code> overrides it. */
-export function checkPhone(value: string, country: string): PhoneCheck {
+/** Names a country (ISO 3166 alpha-2) in the phone number's messages. */
+export type CountryNamer = (code: string) => string;
+
+/**
+ * `country` is the form's country (ISO 3166 alpha-2); a number written with +<code> overrides it.
+ * `nameOf` names the country in the message: the server's ICU by default; the browser passes the
+ * names the server wrote in the country selector (nameInLabel), since its own ICU spells some
+ * countries otherwise ("Hong Kong" for "Hong Kong SAR China").
+ */
+export function checkPhone(value: string, country: string, nameOf: CountryNamer = countryName): PhoneCheck {
   const phone = value.trim();
   if (phone === "") return { ok: true, e164: null };
   const code = country.trim().toUpperCase();
   const region: CountryCode | undefined = isSupportedCountry(code) ? code : undefined;
-  const where = region ? ` for ${countryName(region)}` : "";
+  const where = region ? ` for ${nameOf(region)}` : "";
   if (phone.length > CONTACT_LIMITS.phone || !PHONE_CHARACTERS.test(phone))
     return { ok: false, error: "Please enter a phone number using digits, spaces and + ( ) - only." };
   if (!phone.startsWith("+") && !phone.startsWith("00") && !region)
@@ -124,22 +137,23 @@ export function checkPhone(value: string, country: string): PhoneCheck {
   // isValid() checks the number against its own country's plan (the default one, or +<code>'s):
   // with the min metadata that is the country's possible lengths and leading digits.
   if (!number.isValid()) {
-    const own = number.country ? ` for ${countryName(number.country)}` : where;
+    const own = number.country ? ` for ${nameOf(number.country)}` : where;
     return { ok: false, error: `This is not a valid phone number${own}.` };
   }
   return { ok: true, e164: number.number };
 }
 
-/** Every rule at once: the errors by field, or the message to queue. */
+/** Every rule at once: the errors by field, or the message to queue. `nameOf` as for checkPhone. */
 export function checkContactFields(
   fields: ContactFields,
+  nameOf: CountryNamer = countryName,
 ): { ok: true; value: ContactMessage } | { ok: false; errors: ContactErrors } {
   const errors: ContactErrors = {};
   const name = checkName(fields.name);
   if (name) errors.name = name;
   const email = checkEmail(fields.email);
   if (email) errors.email = email;
-  const phone = checkPhone(fields.phone, fields.default_country);
+  const phone = checkPhone(fields.phone, fields.default_country, nameOf);
   if (!phone.ok) errors.phone = phone.error;
   const message = checkMessage(fields.message);
   if (message) errors.message = message;
@@ -157,11 +171,28 @@ export function checkContactFields(
   };
 }
 
-/** English country names, as the server's and the browser's ICU spell them. */
+let names: Intl.DisplayNames | undefined;
+
+/** The English name of a country as this runtime's ICU spells it (browsers' may differ from Node's). */
 export function countryName(code: string): string {
   try {
-    return new Intl.DisplayNames(["en"], { type: "region" }).of(code) ?? code;
+    names ??= new Intl.DisplayNames(["en"], { type: "region" });
+    return names.of(code) ?? code;
   } catch {
     return code;
   }
+}
+
+/**
+ * A country's entry in the contact form's selector, "United Kingdom (+44)", made by the server.
+ * The browser reads the names back from these labels (nameInLabel) for its phone messages, so
+ * with or without JavaScript a message names the country exactly as the selector lists it.
+ */
+export function countryLabel(code: CountryCode): string {
+  return `${countryName(code)} (+${getCountryCallingCode(code)})`;
+}
+
+/** "United Kingdom (+44)" → "United Kingdom". */
+export function nameInLabel(label: string): string {
+  return label.replace(/ \(\+\d+\)$/, "");
 }

@@ -9,12 +9,15 @@ import {
 } from "react";
 import {
   type ContactField,
+  type CountryNamer,
   checkConsent,
   checkContactFields,
   checkEmail,
   checkMessage,
   checkName,
   checkPhone,
+  countryName,
+  nameInLabel,
 } from "#contact/contact-rules.ts";
 import { type CountryOption, formatPhoneInput } from "../phone.ts";
 import {
@@ -34,6 +37,11 @@ const FIELDS: ContactField[] = ["name", "email", "phone", "message", "consent"];
 export default function ContactFormIsland(props: ContactFormIslandProps): ReactNode {
   // Read once, as the server rendered them, before React touches the markup it hydrates.
   const [countries] = useState(() => countriesInMarkup(props.id));
+  // The phone messages name a country as the selector (and so the server) does, not as this browser's ICU would.
+  const [nameOf] = useState(() => {
+    const names = new Map(countries.map(({ code, label }) => [code, nameInLabel(label)]));
+    return (code: string) => names.get(code) ?? countryName(code);
+  });
   const formRef = useRef<HTMLFormElement>(null);
   const [errors, setErrors] = useState<FormErrors>({});
   const [status, setStatus] = useState<ContactFormState["status"]>(null);
@@ -62,17 +70,17 @@ export default function ContactFormIsland(props: ContactFormIslandProps): ReactN
     const field = target.name as ContactField;
     if (field === "phone") formatWhileTyping(target, event.nativeEvent as InputEvent);
     // A field already marked wrong is re-checked on every change, so the error goes as soon as it is fixed.
-    if (errors[field] !== undefined) setError(field, check(field, event.currentTarget));
+    if (errors[field] !== undefined) setError(field, check(field, event.currentTarget, nameOf));
   };
 
   const onChange = (event: FormEvent<HTMLFormElement>) => {
     const target = event.target as EventTarget as HTMLInputElement;
     if (target.name === "consent" && errors.consent !== undefined)
-      setError("consent", check("consent", event.currentTarget));
+      setError("consent", check("consent", event.currentTarget, nameOf));
     if (target.name === "default_country") {
       const phone = event.currentTarget.elements.namedItem("phone") as HTMLInputElement;
       phone.value = formatPhoneInput(phone.value, target.value);
-      if (phone.value !== "") setError("phone", check("phone", event.currentTarget));
+      if (phone.value !== "") setError("phone", check("phone", event.currentTarget, nameOf));
     }
   };
 
@@ -91,7 +99,7 @@ export default function ContactFormIsland(props: ContactFormIslandProps): ReactN
     if (field === "phone") target.value = formatPhoneInput(target.value, country(event.currentTarget));
     // An empty field is only an error once the visitor tries to send.
     if (target.value.trim() !== "" || errors[field] !== undefined)
-      setError(field, check(field, event.currentTarget));
+      setError(field, check(field, event.currentTarget, nameOf));
   };
 
   const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
@@ -100,7 +108,7 @@ export default function ContactFormIsland(props: ContactFormIslandProps): ReactN
     const form = event.currentTarget;
     if (sending) return;
     const fields = read(form);
-    const result = checkContactFields(fields);
+    const result = checkContactFields(fields, nameOf);
     if (!result.ok) {
       setErrors(result.errors);
       setStatus({ kind: "error", text: "Please correct the highlighted fields." });
@@ -206,7 +214,7 @@ function read(form: HTMLFormElement) {
   };
 }
 
-function check(field: ContactField, form: HTMLFormElement): string | undefined {
+function check(field: ContactField, form: HTMLFormElement, nameOf: CountryNamer): string | undefined {
   const text = value(form, field);
   switch (field) {
     case "name":
@@ -218,7 +226,7 @@ function check(field: ContactField, form: HTMLFormElement): string | undefined {
     case "consent":
       return checkConsent((form.elements.namedItem("consent") as HTMLInputElement).checked);
     case "phone": {
-      const result = checkPhone(text, country(form));
+      const result = checkPhone(text, country(form), nameOf);
       return result.ok ? undefined : result.error;
     }
   }
