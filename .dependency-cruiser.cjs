@@ -1,5 +1,5 @@
 /**
- * The import rules of ARCHITECTURE.md ("Folders and who may import whom"),
+ * The import rules of docs/architecture.md ("Folders and who may import whom"),
  * enforced by `npm run imports` (part of `npm test`).
  */
 // TypeScript 7 has no JavaScript API, so dependency-cruiser parses with swc, whose options it fixes
@@ -129,7 +129,7 @@ module.exports = {
       name: "rooms-by-name",
       comment:
         "an import that leaves its top-level folder (bin, scripts, tests, web, worker, services/<name>) names the room " +
-        '(package.json "imports": #storage, #content, #web/..., see ARCHITECTURE.md and services/shared/README.md) ' +
+        '(package.json "imports": #storage, #content, #web/..., see docs/architecture.md and services/shared/README.md) ' +
         "instead of climbing the tree with ../; imports inside a folder stay relative",
       severity: "error",
       from: { path: "^(services/[^/]+|[^/]+)/" },

@@ -61,7 +61,7 @@ export async function startContentService(
   };
 }
 
-/** The body Prismic POSTs when content is published (shared/reference/prismic.md; local-prismic's webhook.ts). */
+/** The body Prismic POSTs when content is published (https://prismic.io/docs/webhooks; local-prismic's webhook.ts). */
 export function apiUpdateBody(content: ContentService, masterRef: string, ids: string[], secret: string) {
   return JSON.stringify({
     type: "api-update",

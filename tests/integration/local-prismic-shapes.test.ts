@@ -4,7 +4,7 @@ import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.t
 
 /**
  * The local content service answers in the shapes real Prismic answers, checked against answers
- * recorded from real repositories (tests/support/fixtures/, shared/reference/prismic-fixtures/
+ * recorded from real repositories (tests/support/fixtures/, their sources in its
  * SOURCES.md): the `/api/v2` root of flusmic.cdn.prismic.io (2020, from github.com/PixelaGt/flusmic
  * test/error_flusmic_test.dart) and a `documents/search` answer (prismic-client commit e9e68554,
  * test/fixtures/search.json, trimmed to two results). Every field the real answer has is there, of

@@ -48,7 +48,7 @@ const REPLAY = `seed ${SEED} (replay: MODEL_EVOLUTION_SEED=${SEED})`;
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const SITE_URL = "https://www.example.com";
 const models = loadModels(ROOT);
-/** Prismic's own empty document (prismic-client test/__fixtures__/emptyDocument.json, SOURCES.md): a page with `data: {}`. */
+/** Prismic's own empty document (prismic-client test/__fixtures__/emptyDocument.json, tests/support/fixtures/SOURCES.md): a page with `data: {}`. */
 const EMPTY_DOCUMENT = JSON.parse(
   readFileSync(join(ROOT, "tests/support/fixtures/prismic-client.emptyDocument.json"), "utf8"),
 ) as PrismicDocument;

@@ -13,7 +13,7 @@ import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.t
  * Rich text as Prismic itself sends it, through the site's rich text component (web/src/components/
  * rich-text.tsx) inside a page, by the real render path: Prismic's own rich text test fixtures
  * (prismic-client commit 106c7419, test/__fixtures__/{en,ar,cn,ko,emoji,overlapped,xss}RichText.json,
- * copied to tests/support/fixtures/; shared/reference/prismic-fixtures/SOURCES.md), each the body of
+ * copied to tests/support/fixtures/; tests/support/fixtures/SOURCES.md), each the body of
  * a text section slice on the about page, the rest of the demo repository as the local content
  * service serves it (urls from the real route resolver). Every fixture renders; every line of its
  * text reaches the page; the page is well-formed (tests/support/html-shape.ts: overlapping spans

@@ -1,6 +1,6 @@
 /**
- * Webhook bodies as real Prismic sent them, derived from shared/reference/prismic-fixtures/
- * webhook-bodies.json (see its SOURCES.md). Only what names a repository is replaced — `domain`,
+ * Webhook bodies as real Prismic sent them, derived from other projects' recordings and Prismic's own
+ * type tests (tests/support/fixtures/SOURCES.md names each). Only what names a repository is replaced — `domain`,
  * `apiUrl`, `secret`, and the refs and ids, which must exist in the repository under test — so the
  * shapes stay what Prismic sends: fields absent where the recording has none, empty objects where it
  * has them.

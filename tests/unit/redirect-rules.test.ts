@@ -83,7 +83,7 @@ describe("the key of a redirect object", () => {
   });
 });
 
-/** A redirect document as the Document API sends it (Prismic's link shapes: shared/reference/prismic.md). */
+/** A redirect document as the Document API sends it (Prismic's link shapes: https://prismic.io/docs/fields/link). */
 function redirectDoc(data: Record<string, unknown>, extra: Partial<PrismicDocument> = {}): PrismicDocument {
   return {
     id: "RedirectDoc00001",

@@ -7,7 +7,7 @@ const text = (source: string) => new TextEncoder().encode(source).buffer as Arra
 const FIXTURES = new URL("../support/fixtures/", import.meta.url).pathname;
 /**
  * A real `documents/search` answer as Prismic wrote it, pretty-printed (prismic-client commit
- * e9e68554, test/fixtures/search.json, trimmed to two results: shared/reference/prismic-fixtures/SOURCES.md).
+ * e9e68554, test/fixtures/search.json, trimmed to two results: tests/support/fixtures/SOURCES.md).
  */
 const REAL_SEARCH = readFileSync(`${FIXTURES}prismic-client-2017.search.trimmed.json`, "utf8");
 /** Rich text in scripts and emoji as Prismic's client tests it (the same commit's fixtures). */

@@ -109,7 +109,7 @@ describe("parseStorageUrl", () => {
     ["file:///srv/my%20site/", { kind: "file", root: "/srv/my site" }],
     ["file://./data/site", { kind: "file", root: "/work/app/data/site" }],
     ["file://data/site", { kind: "file", root: "/work/app/data/site" }],
-    ["file://../shared/site", { kind: "file", root: "/work/shared/site" }],
+    ["file://../sites/www", { kind: "file", root: "/work/sites/www" }],
     ["s3://site", { kind: "s3", bucket: "site", prefix: "" }],
     ["s3://site/", { kind: "s3", bucket: "site", prefix: "" }],
     ["s3://site/www", { kind: "s3", bucket: "site", prefix: "www/" }],

@@ -12,7 +12,7 @@ export type WebhookOutcome =
   | { status: "failed"; error: string }
   | { status: "not-configured" };
 
-/** The body Prismic sends when content is published or unpublished (see shared/reference/prismic.md). */
+/** The body Prismic sends when content is published or unpublished (https://prismic.io/docs/webhooks). */
 export function apiUpdateBody(
   target: WebhookTarget,
   masterRef: string,

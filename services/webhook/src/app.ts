@@ -60,7 +60,7 @@ const releaseList = {
   },
 } as const;
 
-/** Prismic's body (shared/reference/prismic.md); unknown fields pass because Prismic adds some. */
+/** Prismic's body (https://prismic.io/docs/webhooks); unknown fields pass because Prismic adds some. */
 const bodySchema = {
   type: "object",
   required: ["type"],
@@ -216,7 +216,7 @@ export async function webhookApp(app: FastifyInstance, options: WebhookAppOption
           : "publish queued",
       );
       // 200, not 202: Prismic retries any other answer every 10 minutes and disables a webhook that
-      // fails 5 times in a row (shared/reference/prismic.md). Accepted means durably in Redis.
+      // fails 5 times in a row (https://prismic.io/docs/webhooks). Accepted means durably in Redis.
       return reply.code(200).send({ jobId });
     },
   );

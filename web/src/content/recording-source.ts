@@ -22,7 +22,7 @@ export interface RecordingSource {
 
 /**
  * Wraps a source so that a render's reads become its dependencies (the
- * dependency index, ARCHITECTURE.md), at the grain of what the render can show:
+ * dependency index, docs/architecture.md), at the grain of what the render can show:
  *   - `doc:<id>`: the render showed the document's data — every document
  *     returned by id or uid (the route's own, settings, an embedded price
  *     list), and link targets whose data the link carries (fetched fields);

@@ -1,6 +1,6 @@
 /**
- * Deliveries that announce a new master ref and name no document (the body Prismic sent in 2020,
- * recorded in shared/reference/prismic-fixtures/webhook-bodies.json, "renderful.api-update").
+ * Deliveries that announce a new master ref and name no document (a body Prismic sent, recorded in
+ * github.com/nebulab/renderful spec/renderful/provider/prismic_spec.rb; tests/support/fixtures/SOURCES.md).
  * Something changed at that ref and nothing says what, so only a diff build (every route rendered,
  * changed bytes written, orphans deleted, the index rebuilt) can publish it.
  *
