@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { surrogateKeys } from "#edge";
+import { parseHttpDate } from "#http/http-date.ts";
 import { homeAliasTarget } from "#manifest/home-alias.ts";
 import { CACHE_CONTROL } from "#manifest/manifest.ts";
 import { healthRoutes } from "#ops/health-routes.ts";
@@ -148,14 +149,31 @@ async function send(
     .header("cache-control", object.cacheControl || "public, max-age=0, must-revalidate")
     // What the edge purges this answer by (its route, and the site-wide key): see #edge.
     .header("surrogate-key", surrogateKeys(request.url))
-    .header("etag", encoding && !object.etag.startsWith("W/") ? `W/${object.etag}` : object.etag)
-    .header("last-modified", object.lastModified.toUTCString());
+    .header("etag", encoding && !object.etag.startsWith("W/") ? `W/${object.etag}` : object.etag);
+  // When storage last wrote the object (S3's LastModified, the file's mtime): the same for every
+  // replica and across restarts, and it moves only when a publish or a build writes the object again.
+  const lastModified = object.lastModified.getTime();
+  const known = Number.isFinite(lastModified) && lastModified > 0;
+  if (known) reply.header("last-modified", object.lastModified.toUTCString());
   if (compressible) reply.header("vary", "accept-encoding");
-  if (status === 200 && matchesEtag(request.headers["if-none-match"], object.etag))
+  if (status === 200 && notModified(request, object.etag, known ? lastModified : undefined))
     return reply.code(304).send();
   if (!encoding) return reply.code(status).send(object.body);
   const body = await compression.get(object.etag, encoding, object.body);
   return reply.code(status).header("content-encoding", encoding).send(body);
+}
+
+/**
+ * RFC 9110 §13.2.2: If-None-Match decides when it is sent; otherwise If-Modified-Since does, for
+ * GET and HEAD: not modified when the object was last written at or before that second (HTTP dates
+ * have no milliseconds). An If-Modified-Since that is not one HTTP-date is ignored.
+ */
+function notModified(request: FastifyRequest, etag: string, lastModified: number | undefined): boolean {
+  const ifNoneMatch = request.headers["if-none-match"];
+  if (ifNoneMatch !== undefined) return matchesEtag(ifNoneMatch, etag);
+  if (request.method !== "GET" && request.method !== "HEAD") return false;
+  const since = parseHttpDate(request.headers["if-modified-since"]);
+  return since !== undefined && lastModified !== undefined && Math.floor(lastModified / 1000) * 1000 <= since;
 }
 
 function matchesEtag(header: string | undefined, etag: string): boolean {
