@@ -71,6 +71,7 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
     const path = decodePath(request);
     if (path === undefined) return notFound(request, reply);
     const extension = /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase();
+    if (extension === "html") return storedPage(request, reply, path);
     if (extension) return serve(request, reply, path.slice(1));
     const match = await routes.match(path);
     if (!match) return notFound(request, reply);
@@ -89,6 +90,27 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
       .header("cache-control", CACHE_CONTROL.html)
       .header("surrogate-key", surrogateKeys(request.url))
       .redirect(withQuery(location, query), status);
+  }
+
+  /**
+   * A path naming a stored page (`/about/index.html`, `/index.html`, `/404.html`): no address of
+   * the site ends in `.html`, these are storage keys. Decision: `…/index.html` of a route answers
+   * 301 to the route, keeping the query: a bucket served as a website answers such addresses, so
+   * links and bookmarks of that form exist, and one hop brings their visitors to the page at its
+   * one address. Anything else (`/404.html`, `/500.html`, a folder that is no route) is the 404.
+   */
+  async function storedPage(request: FastifyRequest, reply: FastifyReply, path: string) {
+    const folder = /^(.*\/)index\.html$/.exec(path)?.[1];
+    if (folder === undefined) return notFound(request, reply);
+    const route = folder === "/" ? folder : folder.slice(0, -1);
+    const match = await routes.match(route);
+    if (!match || (routes.empty && !(await store.head(match.key)))) return notFound(request, reply);
+    return redirect(
+      request,
+      reply,
+      match.redirect ?? routes.spelling(route) ?? encodeURI(route),
+      match.status,
+    );
   }
 
   async function serve(request: FastifyRequest, reply: FastifyReply, key: string) {
