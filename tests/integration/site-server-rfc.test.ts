@@ -49,6 +49,7 @@ beforeAll(async () => {
   await put(store, "price-list/index.html", "<h1>Price lists</h1>");
   await put(store, "price-list/websites/index.html", "<h1>Websites</h1>");
   await put(store, "über-uns/index.html", "<h1>Über uns</h1>");
+  await put(store, "会社/index.html", "<h1>会社</h1>");
   await put(store, "404.html", NOT_FOUND);
   await put(store, "500.html", "<h1>Something went wrong</h1>");
   await put(store, "503.html", "<h1>Briefly unavailable</h1>");
@@ -68,6 +69,7 @@ beforeAll(async () => {
         "/price-list/": route("price-list/index.html"),
         "/price-list/websites": route("price-list/websites/index.html"),
         "/%C3%BCber-uns": route("über-uns/index.html"),
+        "/%E4%BC%9A%E7%A4%BE": route("会社/index.html"),
         "/sitemap.xml": route("sitemap.xml"),
         "404": route("404.html", 404),
         "500": route("500.html", 500),
@@ -171,6 +173,18 @@ describe("an address in another case: 301 to the route as it is stored (lower ca
     expect(response.headers.get("location")).toBe(location);
     // The edge keeps it under the route's key: a publish that changes the route purges it.
     expect(response.headers.get("surrogate-key")?.split(" ")).toContain(key);
+  });
+
+  it("a route outside ASCII, in its other spelling, goes to its percent-encoded address", async () => {
+    for (const [path, location] of [
+      ["/%C3%BCber-uns/", "/%C3%BCber-uns"],
+      ["/%E4%BC%9A%E7%A4%BE/?x=1", "/%E4%BC%9A%E7%A4%BE?x=1"],
+      ["/%E4%BC%9A%E7%A4%BE/index.html", "/%E4%BC%9A%E7%A4%BE"],
+    ]) {
+      const response = await get(path as string);
+      expect(response.status, path).toBe(301);
+      expect(response.headers.get("location"), path).toBe(location);
+    }
   });
 
   it("a path that differs only in case from no route is still the 404 page; the routes themselves are unchanged", async () => {
