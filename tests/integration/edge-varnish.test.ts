@@ -8,14 +8,17 @@
  * an editor's redirect is fresh at the edge when it is added, changed and removed; a PURGE from an
  * address outside the ACL is refused; with the site server down, or answering 5xx, the edge serves
  * the last page; a purge that fails (Varnish frozen, then killed) is retried until every affected
- * page is fresh, without holding the publish. Real Redis, the local content service calling the
- * real webhook receiver, the worker's own jobs. Skipped, with a note, where varnishd is missing.
+ * page is fresh, without holding the publish. A path in another case, or a page's stored key
+ * (`/jobs/index.html`), answers 301 and is kept and purged with its route; If-Modified-Since is
+ * answered 304 from the copy, which stays the page; an invalid Host is a 400, never kept. Real
+ * Redis, the local content service calling the real webhook receiver, the worker's own jobs.
+ * Skipped, with a note, where varnishd is missing.
  */
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { createServer, type IncomingHttpHeaders, request } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Redis } from "ioredis";
@@ -439,6 +442,91 @@ describe.skipIf(!hasVarnish)(
       expect((await edge("/winter-sale")).status).toBe(404);
       // The demo's redirect, untouched by these publishes, is still the edge's copy.
       expect((await edge("/team")).headers.get("x-cache")).toBe("hit");
+    });
+
+    it("another case and a page's stored key answer 301 through the edge, kept and forgotten with their route", async () => {
+      // Before the route exists the edge keeps the 404 of its other spellings…
+      for (const path of ["/JOBS", "/jobs/index.html"]) {
+        expect((await edge(path)).status, path).toBe(404);
+        expect((await edge(path)).headers.get("x-cache"), path).toBe("hit");
+      }
+      const jobs: Doc = { ...demo(ID.privacy), id: "EdgePage0000000002", uid: "jobs" };
+      await published([jobs]);
+      // …which the publish of the route purges (one key for every spelling): 301 to it, kept in turn.
+      for (const [path, location] of [
+        ["/JOBS", "/jobs"],
+        ["/Jobs?utm_source=x", "/jobs?utm_source=x"],
+        ["/jobs/index.html", "/jobs"],
+      ] as const) {
+        const moved = await edge(path);
+        expect(moved.status, path).toBe(301);
+        expect(moved.headers.get("location"), path).toBe(location);
+        const again = await edge(path);
+        expect([again.status, again.headers.get("x-cache")], path).toEqual([301, "hit"]);
+        expect(again.headers.get("location"), path).toBe(location);
+      }
+      expect((await edge("/jobs")).status).toBe(200);
+      // Unpublished: the 301s go with the route, the page not found answers.
+      await published([], [jobs.id]);
+      for (const path of ["/JOBS", "/jobs/index.html", "/jobs"])
+        expect((await edge(path)).status, path).toBe(404);
+    });
+
+    it("answers If-Modified-Since from its copy: 304 when not newer, and the 304 never replaces the page", async () => {
+      const page = await edge("/services");
+      const body = await page.text();
+      const lastModified = page.headers.get("last-modified") as string;
+      expect(lastModified).toBeTruthy();
+      const earlier = new Date(Date.parse(lastModified) - 1000).toUTCString();
+      for (let i = 0; i < 2; i++) {
+        const notModified = await fetch(`${varnish.url}/services`, {
+          headers: { "if-modified-since": lastModified },
+        });
+        expect(notModified.status).toBe(304);
+        expect(await notModified.text()).toBe("");
+        const full = await edge("/services");
+        expect([full.status, full.headers.get("x-cache")]).toEqual([200, "hit"]);
+        expect(await full.text()).toBe(body);
+        const changed = await fetch(`${varnish.url}/services`, { headers: { "if-modified-since": earlier } });
+        expect(changed.status).toBe(200);
+        expect(await changed.text()).toBe(body);
+        // Again after a purge: the conditional request is then the miss that fetches the whole page.
+        await purgeRoute(varnish, "/services");
+      }
+      // The site server answers the same where no edge stands in front of it.
+      const origin = await fetch(`${site.url}/services`, { headers: { "if-modified-since": lastModified } });
+      expect(origin.status).toBe(304);
+    });
+
+    it("a request with two Host lines or an invalid Host is a 400 through the edge, never a page", async () => {
+      const ask = (hostLines: string[]) =>
+        new Promise<string>((resolve, reject) => {
+          const socket = connect(varnish.port, "127.0.0.1");
+          let raw = "";
+          socket.setTimeout(5_000, () => socket.destroy(new Error("no answer")));
+          socket.on("connect", () =>
+            socket.write(
+              `GET /about HTTP/1.1\r\n${hostLines.map((l) => `${l}\r\n`).join("")}Connection: close\r\n\r\n`,
+            ),
+          );
+          socket.on("data", (chunk: Buffer) => {
+            raw += chunk.toString("latin1");
+          });
+          socket.on("error", reject);
+          socket.on("close", () => resolve(raw));
+        });
+      // Varnish refuses two Host lines itself; an invalid one it passes on, and relays the site
+      // server's 400 without keeping it (asked twice: never a hit).
+      for (const hostLines of [
+        ["Host: www.example.com", "Host: evil.example"],
+        ["Host: a b"],
+        ["Host: a b"],
+      ]) {
+        const raw = await ask(hostLines);
+        expect(raw.split("\r\n")[0], `${hostLines.join(" | ")}\n${raw}`).toBe("HTTP/1.1 400 Bad Request");
+        expect(raw.toLowerCase()).not.toContain("x-cache: hit");
+      }
+      expect((await ask(["Host: www.example.com"])).split("\r\n")[0]).toBe("HTTP/1.1 200 OK");
     });
 
     it("an unpublished page: the edge's copy goes with it, the page not found answers", async () => {

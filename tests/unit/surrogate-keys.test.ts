@@ -22,6 +22,14 @@ describe("routeKey", () => {
     ["/café", "/caf%C3%A9"],
     ["/sitemap.xml", "/sitemap.xml"],
     ["/a%20b,c", "/a%20b%2Cc"],
+    // Another case and the page's stored key are spellings the site server answers with a 301 to the route.
+    ["/ABOUT", "/about"],
+    ["/Price-List/", "/price-list"],
+    ["/CAF%C3%89", "/caf%C3%A9"],
+    ["/about/index.html", "/about"],
+    ["/ABOUT/index.html?x=1", "/about"],
+    ["/index.html", "/"],
+    ["/404.html", "/404.html"],
     ["/bad%zzescape", "/bad%25zzescape"],
     ["404", "404"],
   ])("%s → %s", (path, key) => {

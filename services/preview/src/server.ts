@@ -8,6 +8,7 @@ import { closeServer } from "#http/close-server.ts";
 import { edgeErrorOptions } from "#http/edge-errors.ts";
 // Request ids unique across restarts and replicas: an error page shows one to find its log line.
 import { newRequestId } from "#http/error-pages.ts";
+import { refuseInvalidHost } from "#http/host-header.ts";
 import { listeningUrl } from "#http/listening-url.ts";
 import { logOneLinePerRequest, quietRequests } from "#http/request-log.ts";
 import type { Logger } from "#logger";
@@ -60,6 +61,7 @@ export async function startPreview(options: PreviewOptions, logger: Logger): Pro
     ...quietRequests(),
   });
   logOneLinePerRequest(app);
+  app.addHook("onRequest", refuseInvalidHost(securityHeaders({ toolbar: false, simulator: false })));
   await app.register(previewApp, {
     client,
     repository: options.repository,

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { surrogateKeys } from "#edge";
+import { parseHttpDate } from "#http/http-date.ts";
 import { homeAliasTarget } from "#manifest/home-alias.ts";
 import { CACHE_CONTROL } from "#manifest/manifest.ts";
 import { healthRoutes } from "#ops/health-routes.ts";
@@ -70,6 +71,7 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
     const path = decodePath(request);
     if (path === undefined) return notFound(request, reply);
     const extension = /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase();
+    if (extension === "html") return storedPage(request, reply, path);
     if (extension) return serve(request, reply, path.slice(1));
     const match = await routes.match(path);
     if (!match) return notFound(request, reply);
@@ -88,6 +90,27 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
       .header("cache-control", CACHE_CONTROL.html)
       .header("surrogate-key", surrogateKeys(request.url))
       .redirect(withQuery(location, query), status);
+  }
+
+  /**
+   * A path naming a stored page (`/about/index.html`, `/index.html`, `/404.html`): no address of
+   * the site ends in `.html`, these are storage keys. Decision: `…/index.html` of a route answers
+   * 301 to the route, keeping the query: a bucket served as a website answers such addresses, so
+   * links and bookmarks of that form exist, and one hop brings their visitors to the page at its
+   * one address. Anything else (`/404.html`, `/500.html`, a folder that is no route) is the 404.
+   */
+  async function storedPage(request: FastifyRequest, reply: FastifyReply, path: string) {
+    const folder = /^(.*\/)index\.html$/.exec(path)?.[1];
+    if (folder === undefined) return notFound(request, reply);
+    const route = folder === "/" ? folder : folder.slice(0, -1);
+    const match = await routes.match(route);
+    if (!match || (routes.empty && !(await store.head(match.key)))) return notFound(request, reply);
+    return redirect(
+      request,
+      reply,
+      match.redirect ?? routes.spelling(route) ?? encodeURI(route),
+      match.status,
+    );
   }
 
   async function serve(request: FastifyRequest, reply: FastifyReply, key: string) {
@@ -148,14 +171,31 @@ async function send(
     .header("cache-control", object.cacheControl || "public, max-age=0, must-revalidate")
     // What the edge purges this answer by (its route, and the site-wide key): see #edge.
     .header("surrogate-key", surrogateKeys(request.url))
-    .header("etag", encoding && !object.etag.startsWith("W/") ? `W/${object.etag}` : object.etag)
-    .header("last-modified", object.lastModified.toUTCString());
+    .header("etag", encoding && !object.etag.startsWith("W/") ? `W/${object.etag}` : object.etag);
+  // When storage last wrote the object (S3's LastModified, the file's mtime): the same for every
+  // replica and across restarts, and it moves only when a publish or a build writes the object again.
+  const lastModified = object.lastModified.getTime();
+  const known = Number.isFinite(lastModified) && lastModified > 0;
+  if (known) reply.header("last-modified", object.lastModified.toUTCString());
   if (compressible) reply.header("vary", "accept-encoding");
-  if (status === 200 && matchesEtag(request.headers["if-none-match"], object.etag))
+  if (status === 200 && notModified(request, object.etag, known ? lastModified : undefined))
     return reply.code(304).send();
   if (!encoding) return reply.code(status).send(object.body);
   const body = await compression.get(object.etag, encoding, object.body);
   return reply.code(status).header("content-encoding", encoding).send(body);
+}
+
+/**
+ * RFC 9110 §13.2.2: If-None-Match decides when it is sent; otherwise If-Modified-Since does, for
+ * GET and HEAD: not modified when the object was last written at or before that second (HTTP dates
+ * have no milliseconds). An If-Modified-Since that is not one HTTP-date is ignored.
+ */
+function notModified(request: FastifyRequest, etag: string, lastModified: number | undefined): boolean {
+  const ifNoneMatch = request.headers["if-none-match"];
+  if (ifNoneMatch !== undefined) return matchesEtag(ifNoneMatch, etag);
+  if (request.method !== "GET" && request.method !== "HEAD") return false;
+  const since = parseHttpDate(request.headers["if-modified-since"]);
+  return since !== undefined && lastModified !== undefined && Math.floor(lastModified / 1000) * 1000 <= since;
 }
 
 function matchesEtag(header: string | undefined, etag: string): boolean {

@@ -19,7 +19,10 @@ export interface RouteMatch {
  * after the request arrived (see `match`).
  */
 export class RouteTable {
+  /** Decoded path → storage key. */
   #routes = new Map<string, string>();
+  /** Decoded path → the route as the manifest spells it (percent-encoded): what a redirect names. */
+  #spellings = new Map<string, string>();
   /**
    * The manifest's `redirects`, by decoded path: old routes of renamed documents → their route now,
    * editors' redirects → their target. 301, or 302 for those in `temporaryRedirects`.
@@ -56,19 +59,37 @@ export class RouteTable {
     return this.#lookup(path);
   }
 
+  /** The route at decoded `path` as the manifest spells it (`/%C3%BCber-uns`); undefined for no route. */
+  spelling(path: string): string | undefined {
+    return this.#spellings.get(path);
+  }
+
   #lookup(path: string): RouteMatch | undefined {
-    const key = this.#routes.get(path);
-    if (key !== undefined) return { key };
-    const other = path.endsWith("/") ? path.slice(0, -1) : `${path}/`;
-    if (other && this.#routes.has(other)) return { key: this.#routes.get(other) as string, redirect: other };
-    const moved = this.#redirects.get(path) ?? (other ? this.#redirects.get(other) : undefined);
-    // A redirect is answered, its object never read (it is there for S3 website hosting).
-    if (moved !== undefined) return { key: "", redirect: moved.location, status: moved.status };
-    if (!this.empty) return undefined;
+    const found = this.#lookupAsSpelled(path);
+    if (found || !this.empty) return found;
     // No manifest (a site written by other means): folders with an index.html, no trailing slash.
     if (path === "/") return { key: "index.html" };
     if (path.endsWith("/")) return { key: `${path.slice(1)}index.html`, redirect: path.slice(0, -1) };
     return { key: `${path.slice(1)}/index.html` };
+  }
+
+  #lookupAsSpelled(path: string): RouteMatch | undefined {
+    const key = this.#routes.get(path);
+    if (key !== undefined) return { key };
+    const other = path.endsWith("/") ? path.slice(0, -1) : `${path}/`;
+    if (other && this.#routes.has(other))
+      return { key: this.#routes.get(other) as string, redirect: this.#spellings.get(other) ?? other };
+    const moved = this.#redirects.get(path) ?? (other ? this.#redirects.get(other) : undefined);
+    // A redirect is answered, its object never read (it is there for S3 website hosting).
+    if (moved !== undefined) return { key: "", redirect: moved.location, status: moved.status };
+    // Every address of the site is lower case (a uid is; editors' From paths are lowercased), so
+    // `/ABOUT` is a visitor's or a link's spelling of `/about`: 301 there, in one hop. A path that
+    // differs only in case from no route stays a 404.
+    const lower = path.toLowerCase();
+    if (lower === path) return undefined;
+    const folded = this.#lookupAsSpelled(lower);
+    if (!folded) return undefined;
+    return { ...folded, redirect: folded.redirect ?? this.#spellings.get(lower) ?? lower };
   }
 
   /** Whether anything is served: pages, or redirects. */
@@ -104,12 +125,12 @@ export class RouteTable {
         if (head?.etag === this.#etag && head !== undefined) return;
         const manifest = parseManifest((await this.store.get(MANIFEST_KEY))?.body);
         this.#etag = head?.etag;
-        this.#routes = new Map(
-          Object.entries(manifest?.routes ?? {})
-            .filter(([route]) => route.startsWith("/") && !/\.(xml|txt)$/.test(route))
-            // Routes are written percent-encoded (`/%C3%BCber-uns`); requests are matched decoded.
-            .map(([route, entry]) => [decodedRoute(route), entry.key]),
+        const pages = Object.entries(manifest?.routes ?? {}).filter(
+          ([route]) => route.startsWith("/") && !/\.(xml|txt)$/.test(route),
         );
+        // Routes are written percent-encoded (`/%C3%BCber-uns`); requests are matched decoded.
+        this.#routes = new Map(pages.map(([route, entry]) => [decodedRoute(route), entry.key]));
+        this.#spellings = new Map(pages.map(([route]) => [decodedRoute(route), route]));
         const temporary = new Set(manifest?.temporaryRedirects ?? []);
         this.#redirects = new Map(
           Object.entries(manifest?.redirects ?? {})

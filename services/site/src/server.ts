@@ -5,6 +5,7 @@ import { closeServer } from "#http/close-server.ts";
 import { edgeErrorOptions } from "#http/edge-errors.ts";
 // Request ids unique across restarts and replicas: an error page shows one to find its log line.
 import { newRequestId } from "#http/error-pages.ts";
+import { refuseInvalidHost } from "#http/host-header.ts";
 import { listeningUrl } from "#http/listening-url.ts";
 import { logOneLinePerRequest, quietRequests } from "#http/request-log.ts";
 import type { Logger } from "#logger";
@@ -41,6 +42,7 @@ export async function startSite(
     ...quietRequests(),
   });
   logOneLinePerRequest(app);
+  app.addHook("onRequest", refuseInvalidHost(SECURITY_HEADERS));
   try {
     await app.register(siteApp, { store, contact });
     await app.listen({ host: config.host, port: config.port });

@@ -5,6 +5,7 @@ import { closeServer } from "#http/close-server.ts";
 import { BARE_SECURITY_HEADERS, edgeErrorOptions } from "#http/edge-errors.ts";
 // Request ids unique across restarts and replicas: an error page shows one to find its log line.
 import { newRequestId } from "#http/error-pages.ts";
+import { refuseInvalidHost } from "#http/host-header.ts";
 import { listeningUrl } from "#http/listening-url.ts";
 import { quietRequests } from "#http/request-log.ts";
 import { type Logger, REDACTED_PATHS } from "#logger";
@@ -56,6 +57,7 @@ export async function startWebhook(
   app.addHook("onSend", async (_request, reply) => {
     reply.headers(BARE_SECURITY_HEADERS);
   });
+  app.addHook("onRequest", refuseInvalidHost(BARE_SECURITY_HEADERS));
   try {
     await app.register(webhookApp, {
       secret: config.webhookSecret,

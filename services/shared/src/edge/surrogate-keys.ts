@@ -4,8 +4,10 @@
  * purges by the same keys. One rule on both sides, here, so they cannot drift apart:
  *
  * - the **route key** of the request path: every spelling and query string of a URL is one key
- *   (`/about`, `/about/`, `/about?utm_source=x`, `/%61bout`), so purging a route reaches every copy
- *   the edge keeps of it — a URL purge would miss the copies cached under a query string;
+ *   (`/about`, `/about/`, `/about?utm_source=x`, `/%61bout`, `/ABOUT`, `/about/index.html`), so
+ *   purging a route reaches every copy the edge keeps of it, the 301s and 404s the site server
+ *   answers for those spellings included — a URL purge would miss the copies cached under a query
+ *   string;
  * - `404` on answers of the not-found page: when `404.html` changes, every cached 404 goes at once;
  * - `all` on everything: the site-wide key of a publish that rewrites most of the site.
  *
@@ -26,21 +28,24 @@ export const NOT_FOUND_KEY = "404";
 const MAX_KEY_LENGTH = 1024;
 
 /**
- * The surrogate key of a route or a request path: percent-decoded where it can be, one trailing
- * slash dropped (the root aside), each segment encoded again the one way `encodeURIComponent`
- * does. A route name that is not a path (`404`) is its own key. Never contains a space or a comma
- * (xkey's separators).
+ * The surrogate key of a route or a request path: percent-decoded where it can be, lower-cased
+ * (every route is: the site server answers another case with a 301 to it), a last `index.html`
+ * segment dropped (the stored key of the folder's page: a 301 to it too), one trailing slash
+ * dropped (the root aside), each segment encoded again the one way `encodeURIComponent` does. A
+ * route name that is not a path (`404`) is its own key. Never contains a space or a comma (xkey's
+ * separators).
  */
 export function routeKey(route: string): string {
   if (!route.startsWith("/")) return route;
   const path = route.split(/[?#]/, 1)[0] as string;
   const segments = path.split("/").map((segment) => {
     try {
-      return encodeURIComponent(decodeURIComponent(segment));
+      return encodeURIComponent(decodeURIComponent(segment).toLowerCase());
     } catch {
-      return encodeURIComponent(segment);
+      return encodeURIComponent(segment.toLowerCase());
     }
   });
+  if (segments.length > 1 && segments.at(-1) === "index.html") segments[segments.length - 1] = "";
   const key = segments.join("/");
   return key.length > 1 ? key.replace(/\/+$/, "") || "/" : key;
 }
