@@ -197,7 +197,7 @@ describe("a publish that fails at every attempt (storage full)", () => {
 describe("status and plan without Redis", () => {
   const withoutRedis = () => ({ ...config, redisUrl: "redis://127.0.0.1:1" });
 
-  it("status says in one line that Redis is unreachable, with what storage still tells", async () => {
+  it("status and plan say in one line that Redis is unreachable, status with what storage still tells", async () => {
     const error = await statusCommand(withoutRedis(), ROOT).then(
       () => undefined,
       (e: unknown) => e,
@@ -207,6 +207,11 @@ describe("status and plan without Redis", () => {
       /^Redis is unreachable at redis:\/\/127\.0\.0\.1:1.*REDIS_URL names it$/,
     );
     expect((error as UnreachableError).facts.join("\n")).toMatch(/^storage: +\d+ routes at ref \S+, built /);
+    const planned = await planCommand(withoutRedis(), ROOT, [ABOUT]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(planned).toBeInstanceOf(UnreachableError);
   });
 
   it("the commands exit 69 with one line and no stack trace", async () => {
