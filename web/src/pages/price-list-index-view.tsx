@@ -67,7 +67,7 @@ export function PriceListIndexView({
                       <a href={href}>{title}</a>
                     </h2>
                     <div className="price-index__description prose">
-                      <RichText field={list.data.description} />
+                      <RichText field={list.data.description} headings={{ parent: 2 }} />
                     </div>
                     {from ? (
                       <p className="price-index__from">
