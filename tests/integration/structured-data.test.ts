@@ -368,6 +368,44 @@ describe("the page's SEO fields: noindex and a canonical URL override", () => {
     expect(dependencies).toContain(`url:${faq.id}`);
   });
 
+  it("the sitemap lists only pages canonical to themselves: an override to another page or address leaves it out", async () => {
+    const faq = doc(ID.faq);
+    const toFaq = {
+      link_type: "Document",
+      id: faq.id,
+      type: "page",
+      uid: "faq",
+      url: "/faq",
+      lang: "en-us",
+      tags: [],
+      isBroken: false,
+    };
+    const listed = async (canonical_url: unknown) =>
+      (await render("/sitemap.xml", sourceWith(withData({ canonical_url })))).html.includes(
+        `<loc>${SITE_URL}/about</loc>`,
+      );
+    expect(await listed(toFaq)).toBe(false);
+    expect(await listed({ link_type: "Web", url: "https://partner.example/about-us" })).toBe(false);
+    // Canonical to itself, or an override the page ignores (broken, unsafe): listed.
+    expect(await listed({ link_type: "Web", url: `${SITE_URL}/about` })).toBe(true);
+    expect(await listed({ ...toFaq, id: ID.about, uid: "about", url: "/about" })).toBe(true);
+    expect(
+      await listed({
+        link_type: "Document",
+        id: "gone",
+        type: "broken_type",
+        isBroken: true,
+        tags: [],
+        lang: "en-us",
+      }),
+    ).toBe(true);
+    expect(await listed({ link_type: "Web", url: "javascript:alert(1)" })).toBe(true);
+    expect(await listed("https://not-a-link.example/")).toBe(true);
+    // Where the target is decides: the sitemap depends on it (its rename or removal re-renders it).
+    const { dependencies } = await render("/sitemap.xml", sourceWith(withData({ canonical_url: toFaq })));
+    expect(dependencies).toContain(`url:${faq.id}`);
+  });
+
   it("a canonical override to a web address: as given when http(s); refused when unsafe, a media file or broken", async () => {
     const web = await render(
       "/about",
