@@ -26,16 +26,17 @@ const ID = {
 /** Every demo route → the types its JSON-LD holds, in order (pages with none of these have no script). */
 const EXPECTED: Record<string, string[]> = {
   "/": ["LocalBusiness", "WebSite", "OfferCatalog"],
-  "/about": [],
-  "/services": [],
-  "/pricing": ["OfferCatalog", "OfferCatalog", "OfferCatalog"],
-  "/faq": ["FAQPage"],
-  "/contact": [],
-  "/privacy": [],
-  "/price-list/": ["BreadcrumbList"],
-  "/price-list/websites": ["BreadcrumbList", "OfferCatalog"],
-  "/price-list/care-plans": ["BreadcrumbList", "OfferCatalog"],
-  "/price-list/workshops": ["BreadcrumbList", "OfferCatalog"],
+  "/about": ["BreadcrumbList", "WebPage"],
+  "/services": ["BreadcrumbList", "WebPage"],
+  "/pricing": ["BreadcrumbList", "WebPage", "OfferCatalog", "OfferCatalog", "OfferCatalog"],
+  // An FAQPage is a WebPage: the page is not described twice.
+  "/faq": ["BreadcrumbList", "FAQPage"],
+  "/contact": ["BreadcrumbList", "WebPage"],
+  "/privacy": ["BreadcrumbList", "WebPage"],
+  "/price-list/": ["BreadcrumbList", "WebPage"],
+  "/price-list/websites": ["BreadcrumbList", "WebPage", "OfferCatalog"],
+  "/price-list/care-plans": ["BreadcrumbList", "WebPage", "OfferCatalog"],
+  "/price-list/workshops": ["BreadcrumbList", "WebPage", "OfferCatalog"],
 };
 
 let service: LocalPrismic;
@@ -140,6 +141,43 @@ describe("JSON-LD on every demo route", () => {
     });
     // As many as the page shows.
     expect(questions).toHaveLength((html.match(/<summary class="faq__question">/g) ?? []).length);
+  });
+
+  it("a plain page: where it sits (home › the page, by the title it shows) and the page itself", async () => {
+    const { html } = await render("/about");
+    const about = doc(ID.about).data as { meta_title?: string; meta_description?: string };
+    expect(ofType(html, "BreadcrumbList")).toEqual([
+      {
+        "@type": "BreadcrumbList",
+        itemListElement: [
+          { "@type": "ListItem", position: 1, name: "Home", item: `${SITE_URL}/` },
+          {
+            "@type": "ListItem",
+            position: 2,
+            name: /<h1[^>]*>([^<]*)<\/h1>/.exec(html)?.[1],
+            item: `${SITE_URL}/about`,
+          },
+        ],
+      },
+    ]);
+    expect(ofType(html, "WebPage")).toEqual([
+      {
+        "@type": "WebPage",
+        "@id": `${SITE_URL}/about#webpage`,
+        url: `${SITE_URL}/about`,
+        name: about.meta_title?.trim() || expect.any(String),
+        ...(about.meta_description ? { description: about.meta_description.trim() } : {}),
+        inLanguage: "en",
+        isPartOf: { "@id": `${SITE_URL}/#website` },
+      },
+    ]);
+    // Its title taken away: the heading it falls back to names it; still valid.
+    const untitled = await render(
+      "/about",
+      sourceWith({ ...doc(ID.about), data: { ...doc(ID.about).data, title: [], meta_title: null } }),
+    );
+    expect(jsonLd(untitled.html).flatMap(problemsOf)).toEqual([]);
+    expect(ofType(untitled.html, "WebPage")[0]?.name).toBe("About");
   });
 
   it("a price list: where it sits (breadcrumbs) and its rows as offers with price and currency", async () => {
