@@ -23,7 +23,7 @@ import { tempDir } from "../support/temp-dir.ts";
  * the demo's own pages too. HTML_VALIDITY_SEED changes the generated repository.
  */
 const SEED = Number(process.env.HTML_VALIDITY_SEED ?? 7);
-const PAGES = 60;
+const PAGES = 100;
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const VNU = join(ROOT, "node_modules/vnu-jar/build/dist/vnu.jar");
 const SITE_URL = "https://www.example.com";

@@ -673,7 +673,9 @@ describe("renderRoute: escaping and embeds, through the edit API", () => {
         expect(match[1]).toBe(` type="module" src="${assets.browser.entry}"`);
       else expect(match[1]).toMatch(/^ type="application\/(ld\+)?json"/);
     }
-    expect(html.match(/<script/g)?.length).toBe([...html.matchAll(/<script([^>]*)>([^<]*)<\/script>/g)].length);
+    expect(html.match(/<script/g)?.length).toBe(
+      [...html.matchAll(/<script([^>]*)>([^<]*)<\/script>/g)].length,
+    );
     // A provider that is not allow-listed becomes a link; YouTube and Vimeo become clean players.
     expect(html).toContain('<a href="https://evil.example/video" rel="noreferrer">A hostile embed</a>');
     expect(html).toMatch(
