@@ -10,7 +10,10 @@ export interface HeadingPlace {
   parent: number;
   /** The level of the heading just before the field, when deeper than `parent` (a section heading). */
   previous?: number;
-  /** The field may open with the page's `<h1>` (a hero leading a page: `heroLeadsPage`). */
+  /**
+   * The field may open with the page's `<h1>`: a hero leading a page whose first block is a
+   * Heading 1 (page-view.tsx then renders no other `<h1>`).
+   */
   leads?: boolean;
 }
 
@@ -35,16 +38,14 @@ export function outlineHeadings<T extends RichTextField | null | undefined>(
   let previous = Math.max(place.previous ?? place.parent, place.parent);
   if (!Array.isArray(field)) return { field, last: previous };
   let changed = false;
-  let first = true;
-  const blocks = field.map((block) => {
+  const blocks = field.map((block, index) => {
     const match = LEVEL.exec(block.type);
     if (!match) return block;
     const written = Number(match[1]);
     const level =
-      first && place.leads && written === 1
+      index === 0 && place.leads && written === 1
         ? 1
         : Math.min(6, Math.max(place.parent + 1, 2, Math.min(written, previous + 1)));
-    first = false;
     previous = level;
     if (level === written) return block;
     changed = true;
