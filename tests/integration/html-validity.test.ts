@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateRepository } from "#local-prismic/generate.ts";
 import { buildSiteAssets, type SiteAssets } from "#web/assets.ts";
 import { createMemorySource } from "#web/content/index.ts";
-import { renderRoute } from "#web/render.ts";
+import { type RenderMode, renderRoute } from "#web/render.ts";
 import { ERROR_PAGE_ROUTES, PRICE_LIST_INDEX_ROUTE, routeForDocument } from "#web/routes.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
@@ -20,7 +20,7 @@ import { tempDir } from "../support/temp-dir.ts";
  * the Nu Html Checker (vnu, the W3C's): no error, and no heading level skipped (the outline's
  * `<h1>` is the page title; what editors write below it is shifted or clamped at render). The
  * generated pages go through the real local content service (urls from its route resolver), and
- * the demo's own pages too. HTML_VALIDITY_SEED changes the generated repository.
+ * the demo's own pages too, in production and in preview. HTML_VALIDITY_SEED changes the generated repository.
  */
 const SEED = Number(process.env.HTML_VALIDITY_SEED ?? 7);
 const PAGES = 100;
@@ -46,7 +46,11 @@ interface VnuMessage {
   lastLine?: number;
 }
 
-async function renderAll(documents: PrismicDocument[], prefix: string): Promise<void> {
+async function renderAll(
+  documents: PrismicDocument[],
+  prefix: string,
+  mode: RenderMode = "production",
+): Promise<void> {
   const source = createMemorySource(documents);
   const paths = [
     ...documents.flatMap((doc) => routeForDocument(doc) ?? []),
@@ -58,7 +62,7 @@ async function renderAll(documents: PrismicDocument[], prefix: string): Promise<
       source,
       siteUrl: SITE_URL,
       assets,
-      mode: "production",
+      mode,
     });
     if (!contentType.startsWith("text/html")) continue;
     const name = `${prefix}-${routes.size}.html`;
@@ -96,6 +100,8 @@ beforeAll(async () => {
   demo = await startLocalPrismic();
   await renderAll(await documentsOf(generated), "generated");
   await renderAll(await documentsOf(demo), "demo");
+  // Preview renders through the same code, with editors' notes above the page.
+  await renderAll(await documentsOf(demo), "demo-preview", "preview");
 }, 120_000);
 afterAll(async () => {
   await generated?.stop();
