@@ -1,5 +1,5 @@
 import { asLink, isFilled, type PrismicDocument } from "@prismicio/client";
-import type { PageDocument } from "../content/index.ts";
+import type { PageDocument } from "../content/content-source.ts";
 import { absoluteWebUrl } from "./absolute-web-url.ts";
 import { absoluteUrl } from "./site-url.ts";
 
