@@ -431,6 +431,17 @@ interface SettingsDocumentData {
 	logo: prismic.ImageField<never>;
 	
 	/**
+	 * Default share image (for pages without their own) field in *Settings*
+	 *
+	 * - **Field Type**: Image
+	 * - **Placeholder**: *None*
+	 * - **API ID Path**: settings.share_image
+	 * - **Tab**: Main
+	 * - **Documentation**: https://prismic.io/docs/fields/image
+	 */
+	share_image: prismic.ImageField<never>;
+	
+	/**
 	 * Header navigation field in *Settings*
 	 *
 	 * - **Field Type**: Group

@@ -62,6 +62,7 @@ describe.skipIf(!hasChromium)("structured data in the browser", () => {
       "FAQPage",
       "LocalBusiness",
       "OfferCatalog",
+      "WebPage",
       "WebSite",
     ]);
     await page.close();

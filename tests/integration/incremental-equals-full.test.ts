@@ -488,13 +488,58 @@ describe("incremental ≡ full", () => {
     expect(await html("hide-me")).toContain(
       `<link rel="canonical" href="${SITE_URL}/canonical-target-moved"/>`,
     );
-    // Listed again.
+    // Indexed again, but still canonical to another page: not listed; without the override, listed again.
     await publish({ upsert: [{ ...hidden, data: { ...hidden.data, noindex: false } }] });
+    await expectEqualsFullBuild();
+    expect(await sitemap()).not.toContain("/hide-me<");
+    await publish({ upsert: [{ ...hidden, data: { ...page.data, noindex: false } }] });
     await expectEqualsFullBuild();
     expect(await sitemap()).toContain(`${SITE_URL}/hide-me</loc>`);
     await publish({ remove: [page.id, target.id] });
     await expectEqualsFullBuild();
   }, 120_000);
+
+  it("a page canonical to another address leaves the sitemap; canonical to itself, or its target gone, it is listed again", async () => {
+    const sitemap = async () => (await store.get("sitemap.xml"))?.body.toString("utf8") ?? "";
+    const listed = async () => (await sitemap()).includes(`${SITE_URL}/canonical-me</loc>`);
+    const html = async (uid: string) => (await store.get(`${uid}/index.html`))?.body.toString("utf8") ?? "";
+    const page = { ...demo(PAGE_IDS[2] as string), id: "CanonicalPage00001", uid: "canonical-me" };
+    const target = { ...demo(PAGE_IDS[3] as string), id: "CanonicalElse00001", uid: "canonical-else" };
+    await publish({ upsert: [page, target] });
+    await expectEqualsFullBuild();
+    expect(await listed()).toBe(true);
+    // Only the canonical field changes, on the same day: the lastmod day does not move, yet the
+    // sitemap must drop the page (planner: `routes:page` listings re-render when it changes).
+    const toTarget = { ...page, data: { ...page.data, canonical_url: documentLink(target) } };
+    await publish({ upsert: [toTarget] });
+    await expectEqualsFullBuild();
+    expect(await listed()).toBe(false);
+    expect(await html("canonical-me")).toContain(`<link rel="canonical" href="${SITE_URL}/canonical-else"/>`);
+    // The target unpublished: the override is broken, the page canonical to itself, listed again
+    // (the sitemap links to the target: `url:<id>`).
+    await publish({ remove: [target.id] });
+    await expectEqualsFullBuild();
+    expect(await listed()).toBe(true);
+    await publish({ upsert: [target] });
+    await expectEqualsFullBuild();
+    expect(await listed()).toBe(false);
+    // A web address: its own (listed), then another site's (not listed).
+    const toWeb = (url: string) => ({
+      ...page,
+      data: { ...page.data, canonical_url: { link_type: "Web", url } },
+    });
+    await publish({ upsert: [toWeb(`${SITE_URL}/canonical-me`)] });
+    await expectEqualsFullBuild();
+    expect(await listed()).toBe(true);
+    await publish({ upsert: [toWeb("https://partner.example/canonical")] });
+    await expectEqualsFullBuild();
+    expect(await listed()).toBe(false);
+    await publish({ upsert: [page] });
+    await expectEqualsFullBuild();
+    expect(await listed()).toBe(true);
+    await publish({ remove: [page.id, target.id] });
+    await expectEqualsFullBuild();
+  }, 180_000);
 
   it("an editor's redirect: created, its target renamed, made temporary, a page at its path, unpublished", async () => {
     const manifest = async () => parseManifest((await store.get(MANIFEST_KEY))?.body);

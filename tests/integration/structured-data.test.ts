@@ -26,16 +26,17 @@ const ID = {
 /** Every demo route → the types its JSON-LD holds, in order (pages with none of these have no script). */
 const EXPECTED: Record<string, string[]> = {
   "/": ["LocalBusiness", "WebSite", "OfferCatalog"],
-  "/about": [],
-  "/services": [],
-  "/pricing": ["OfferCatalog", "OfferCatalog", "OfferCatalog"],
-  "/faq": ["FAQPage"],
-  "/contact": [],
-  "/privacy": [],
-  "/price-list/": ["BreadcrumbList"],
-  "/price-list/websites": ["BreadcrumbList", "OfferCatalog"],
-  "/price-list/care-plans": ["BreadcrumbList", "OfferCatalog"],
-  "/price-list/workshops": ["BreadcrumbList", "OfferCatalog"],
+  "/about": ["BreadcrumbList", "WebPage"],
+  "/services": ["BreadcrumbList", "WebPage"],
+  "/pricing": ["BreadcrumbList", "WebPage", "OfferCatalog", "OfferCatalog", "OfferCatalog"],
+  // An FAQPage is a WebPage: the page is not described twice.
+  "/faq": ["BreadcrumbList", "FAQPage"],
+  "/contact": ["BreadcrumbList", "WebPage"],
+  "/privacy": ["BreadcrumbList", "WebPage"],
+  "/price-list/": ["BreadcrumbList", "WebPage"],
+  "/price-list/websites": ["BreadcrumbList", "WebPage", "OfferCatalog"],
+  "/price-list/care-plans": ["BreadcrumbList", "WebPage", "OfferCatalog"],
+  "/price-list/workshops": ["BreadcrumbList", "WebPage", "OfferCatalog"],
 };
 
 let service: LocalPrismic;
@@ -140,6 +141,43 @@ describe("JSON-LD on every demo route", () => {
     });
     // As many as the page shows.
     expect(questions).toHaveLength((html.match(/<summary class="faq__question">/g) ?? []).length);
+  });
+
+  it("a plain page: where it sits (home › the page, by the title it shows) and the page itself", async () => {
+    const { html } = await render("/about");
+    const about = doc(ID.about).data as { meta_title?: string; meta_description?: string };
+    expect(ofType(html, "BreadcrumbList")).toEqual([
+      {
+        "@type": "BreadcrumbList",
+        itemListElement: [
+          { "@type": "ListItem", position: 1, name: "Home", item: `${SITE_URL}/` },
+          {
+            "@type": "ListItem",
+            position: 2,
+            name: /<h1[^>]*>([^<]*)<\/h1>/.exec(html)?.[1],
+            item: `${SITE_URL}/about`,
+          },
+        ],
+      },
+    ]);
+    expect(ofType(html, "WebPage")).toEqual([
+      {
+        "@type": "WebPage",
+        "@id": `${SITE_URL}/about#webpage`,
+        url: `${SITE_URL}/about`,
+        name: about.meta_title?.trim() || expect.any(String),
+        ...(about.meta_description ? { description: about.meta_description.trim() } : {}),
+        inLanguage: "en",
+        isPartOf: { "@id": `${SITE_URL}/#website` },
+      },
+    ]);
+    // Its title taken away: the heading it falls back to names it; still valid.
+    const untitled = await render(
+      "/about",
+      sourceWith({ ...doc(ID.about), data: { ...doc(ID.about).data, title: [], meta_title: null } }),
+    );
+    expect(jsonLd(untitled.html).flatMap(problemsOf)).toEqual([]);
+    expect(ofType(untitled.html, "WebPage")[0]?.name).toBe("About");
   });
 
   it("a price list: where it sits (breadcrumbs) and its rows as offers with price and currency", async () => {
@@ -365,6 +403,44 @@ describe("the page's SEO fields: noindex and a canonical URL override", () => {
     expect(canonicalOf(html)).toBe(`${SITE_URL}/faq`);
     expect(html).toContain(`<meta property="og:url" content="${SITE_URL}/faq"/>`);
     // The override links to the document: its rename re-renders this page.
+    expect(dependencies).toContain(`url:${faq.id}`);
+  });
+
+  it("the sitemap lists only pages canonical to themselves: an override to another page or address leaves it out", async () => {
+    const faq = doc(ID.faq);
+    const toFaq = {
+      link_type: "Document",
+      id: faq.id,
+      type: "page",
+      uid: "faq",
+      url: "/faq",
+      lang: "en-us",
+      tags: [],
+      isBroken: false,
+    };
+    const listed = async (canonical_url: unknown) =>
+      (await render("/sitemap.xml", sourceWith(withData({ canonical_url })))).html.includes(
+        `<loc>${SITE_URL}/about</loc>`,
+      );
+    expect(await listed(toFaq)).toBe(false);
+    expect(await listed({ link_type: "Web", url: "https://partner.example/about-us" })).toBe(false);
+    // Canonical to itself, or an override the page ignores (broken, unsafe): listed.
+    expect(await listed({ link_type: "Web", url: `${SITE_URL}/about` })).toBe(true);
+    expect(await listed({ ...toFaq, id: ID.about, uid: "about", url: "/about" })).toBe(true);
+    expect(
+      await listed({
+        link_type: "Document",
+        id: "gone",
+        type: "broken_type",
+        isBroken: true,
+        tags: [],
+        lang: "en-us",
+      }),
+    ).toBe(true);
+    expect(await listed({ link_type: "Web", url: "javascript:alert(1)" })).toBe(true);
+    expect(await listed("https://not-a-link.example/")).toBe(true);
+    // Where the target is decides: the sitemap depends on it (its rename or removal re-renders it).
+    const { dependencies } = await render("/sitemap.xml", sourceWith(withData({ canonical_url: toFaq })));
     expect(dependencies).toContain(`url:${faq.id}`);
   });
 

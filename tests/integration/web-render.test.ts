@@ -666,12 +666,16 @@ describe("renderRoute: escaping and embeds, through the edit API", () => {
     expect(html).not.toContain("onload");
     expect(html).not.toContain("srcdoc");
     expect(html).not.toContain("evil.example/x");
-    // The only scripts are the bundle's entry (from /assets/js/) and JSON island props: nothing inline runs.
-    for (const match of html.matchAll(/<script([^>]*)>/g)) {
+    // The only scripts are the bundle's entry (from /assets/js/), JSON island props and the page's
+    // JSON-LD (data blocks, with no `<` inside to end them): nothing inline runs.
+    for (const match of html.matchAll(/<script([^>]*)>([^<]*)<\/script>/g)) {
       if (match[1]?.startsWith(' type="module"'))
         expect(match[1]).toBe(` type="module" src="${assets.browser.entry}"`);
-      else expect(match[1]).toMatch(/^ type="application\/json"/);
+      else expect(match[1]).toMatch(/^ type="application\/(ld\+)?json"/);
     }
+    expect(html.match(/<script/g)?.length).toBe(
+      [...html.matchAll(/<script([^>]*)>([^<]*)<\/script>/g)].length,
+    );
     // A provider that is not allow-listed becomes a link; YouTube and Vimeo become clean players.
     expect(html).toContain('<a href="https://evil.example/video" rel="noreferrer">A hostile embed</a>');
     expect(html).toMatch(
@@ -929,14 +933,44 @@ describe("renderRoute: sources, determinism, failures", () => {
     expect(textOf(html)).toContain("When you send the contact form");
   });
 
-  it("puts only image URLs the site's filter accepts into og:image (meta image and hero alike)", async () => {
+  it("every demo route has a share image: its own, or the site's default from settings; without one in settings, none", async () => {
+    const ogImage = (html: string) => elements(html, "meta").find((m) => m.property === "og:image")?.content;
+    const settings = documents.find((doc) => doc.id === ID.settings) as PrismicDocument;
+    const fallback = (settings.data.share_image as { url: string }).url;
+    for (const path of Object.keys(DEMO_ROUTES)) {
+      const { html } = await render(path);
+      expect(ogImage(html), path).toMatch(/^https?:\/\/[^"]+\.(jpg|png)$/);
+      expect(html, path).toContain('<meta name="twitter:card" content="summary_large_image"/>');
+    }
+    expect(ogImage((await render("/about")).html)).toBe(fallback);
+    expect(ogImage((await render("/price-list/websites")).html)).toBe(fallback);
+    // Settings published before the field existed: no og:image where the route has none of its own.
+    const { share_image: _absent, ...data } = settings.data;
+    const before = createMemorySource([
+      ...documents.filter((doc) => doc.id !== ID.settings),
+      { ...settings, data },
+    ]);
+    for (const path of ["/about", "/price-list/", "/price-list/websites"]) {
+      const { html, status } = await render(path, before);
+      expect(status, path).toBe(200);
+      expect(ogImage(html), path).toBeUndefined();
+      expect(html, path).toContain('<meta name="twitter:card" content="summary"/>');
+    }
+    // The home page keeps its own (its hero's).
+    expect(ogImage((await render("/", before)).html)).toContain("hero-studio.jpg");
+  });
+
+  it("puts only image URLs the site's filter accepts into og:image (meta image, hero and the site's default alike)", async () => {
     const home = documents.find((doc) => doc.id === ID.home) as PrismicDocument;
-    const withImages = (meta: string | undefined, hero: string) => {
+    const settings = documents.find((doc) => doc.id === ID.settings) as PrismicDocument;
+    const image = (url: string) => ({ url, alt: "x", dimensions: { width: 1200, height: 630 } });
+    const withImages = (meta: string | undefined, hero: string, fallback?: string) => {
       const page = structuredClone(home);
-      const image = (url: string) => ({ url, alt: "x", dimensions: { width: 1200, height: 630 } });
       page.data.meta_image = meta === undefined ? {} : image(meta);
       (page.data.slices[0].primary as { image: unknown }).image = image(hero);
-      return createMemorySource([...documents.filter((doc) => doc.id !== ID.home), page]);
+      const site = { ...settings, data: { ...settings.data, share_image: fallback ? image(fallback) : {} } };
+      const others = documents.filter((doc) => doc.id !== ID.home && doc.id !== ID.settings);
+      return createMemorySource([...others, page, site]);
     };
     const ogImage = async (source: ContentSource) =>
       elements((await render("/", source)).html, "meta").find((m) => m.property === "og:image")?.content;
@@ -951,13 +985,17 @@ describe("renderRoute: sources, determinism, failures", () => {
     ]) {
       // A hostile meta image is left out: the hero's image (safe) is shared instead.
       expect(await ogImage(withImages(hostile, safe)), hostile).toBe(safe);
-      // A hostile hero image, with no meta image: no og:image at all.
+      // A hostile hero image, with no meta image and no default share image: no og:image at all.
       expect(await ogImage(withImages(undefined, hostile)), hostile).toBeUndefined();
-      const { html } = await render("/", withImages(hostile, hostile));
+      // With the site's default (safe), that is shared; a hostile default is left out too.
+      expect(await ogImage(withImages(undefined, hostile, safe)), hostile).toBe(safe);
+      expect(await ogImage(withImages(undefined, hostile, hostile)), hostile).toBeUndefined();
+      const { html } = await render("/", withImages(hostile, hostile, hostile));
       expect(html).not.toMatch(/javascript:|data:image|evil\.example/i);
       expect(html).toContain('<meta name="twitter:card" content="summary"/>');
     }
     // A site path is made absolute: share previews need the whole address.
+    expect(await ogImage(withImages(undefined, "", "/assets/site.jpg"))).toBe(`${SITE_URL}/assets/site.jpg`);
     expect(await ogImage(withImages("/assets/share.jpg", safe))).toBe(`${SITE_URL}/assets/share.jpg`);
   });
 });

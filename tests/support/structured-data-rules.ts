@@ -7,6 +7,9 @@
  *   a name and an absolute url, and every URL absolute http(s).
  * - LocalBusiness, …/structured-data/local-business: required `address` (PostalAddress) and `name`.
  * - WebSite (site names), …/appearance/site-names: `name` and `url`, on the home page.
+ * - WebPage: no Google rich result reads it and schema.org (schema.org/WebPage) requires nothing;
+ *   we hold our own node to what it claims: a `name` and an absolute `url`, and `isPartOf` naming
+ *   the site's WebSite by `@id` when given.
  * - BreadcrumbList, …/structured-data/breadcrumb: `itemListElement`, each ListItem with `position`
  *   (counting from 1), `name`, and `item` (the page's URL; optional on the last).
  * - FAQPage, …/structured-data/faqpage: `mainEntity`, each Question with `name` and
@@ -64,6 +67,13 @@ export function problemsOf(node: Node): string[] {
       need(text(node.name), "name");
       need(url(node.url), "url (absolute)");
       break;
+    case "WebPage": {
+      need(text(node.name), "name");
+      need(url(node.url), "url (absolute)");
+      const site = node.isPartOf as Node | undefined;
+      if (site !== undefined) need(url(site["@id"]), "isPartOf @id (absolute)");
+      break;
+    }
     case "BreadcrumbList": {
       const items = node.itemListElement as Node[] | undefined;
       need(Array.isArray(items) && items.length > 0, "itemListElement");

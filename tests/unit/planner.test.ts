@@ -120,6 +120,32 @@ describe("planner: a page the navigation links to (url: dependents)", () => {
     expect(result.why.get("/sitemap.xml")).toBe("lists page: about was hidden from search engines (noindex)");
   });
 
+  it("a canonical override set, pointed elsewhere or removed the same day: the sitemap, which lists only pages canonical to themselves", () => {
+    const toFaq = { document: "faq" };
+    const set = plan(["about"], { about: { ...fetched("about", "/about"), canonical: toFaq } });
+    expect(set.render).toEqual(["/about", "/sitemap.xml"]);
+    expect(set.why.get("/sitemap.xml")).toBe("lists page: about changed its canonical URL");
+    const withCanonical = (canonical: KnownDocument["canonical"]) =>
+      new Map(Object.entries({ ...KNOWN, about: { ...(KNOWN.about as KnownDocument), canonical } }));
+    const planFrom = (before: KnownDocument["canonical"], now: FetchedDocument["canonical"]) =>
+      [
+        ...planPublish({
+          changedIds: ["about"],
+          fetched: new Map([
+            ["about", { ...fetched("about", "/about"), ...(now ? { canonical: now } : {}) }],
+          ]),
+          known: withCanonical(before),
+          dependents: (dep) => DEPENDENTS[dep] ?? [],
+        }).render.keys(),
+      ].sort();
+    expect(planFrom(toFaq, undefined)).toEqual(["/about", "/sitemap.xml"]);
+    expect(planFrom(toFaq, { web: "https://partner.example/" })).toEqual(["/about", "/sitemap.xml"]);
+    expect(planFrom(toFaq, { document: "home" })).toEqual(["/about", "/sitemap.xml"]);
+    // Unchanged: the page alone.
+    expect(planFrom(toFaq, { document: "faq" })).toEqual(["/about"]);
+    expect(planFrom(undefined, undefined)).toEqual(["/about"]);
+  });
+
   it("noindex removed the same day: the sitemap lists it again; unchanged noindex: not the sitemap", () => {
     const hidden = { ...KNOWN, about: { ...(KNOWN.about as KnownDocument), noindex: true } };
     const listed = planPublish({

@@ -37,7 +37,11 @@ export default function Carousel({
         ...slideImage(item.image),
         ...slideLink(item.link),
         ...(isFilled.richText(item.caption)
-          ? { captionHtml: renderToStaticMarkup(<RichText field={item.caption} />) }
+          ? {
+              captionHtml: renderToStaticMarkup(
+                <RichText field={item.caption} headings={{ parent: heading ? 2 : 1 }} />,
+              ),
+            }
           : {}),
       }),
     ),

@@ -55,7 +55,7 @@ export default function ContactForm({
             </h2>
           ) : null}
           <div className="prose">
-            <RichText field={p.intro} />
+            <RichText field={p.intro} headings={{ parent: heading ? 2 : 1 }} />
           </div>
         </div>
         <Island

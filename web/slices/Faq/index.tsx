@@ -18,7 +18,7 @@ export default function Faq({ slice }: SliceComponentProps<FaqSlice, SliceContex
             <details className="faq__item" key={`${i}-${item.question}`}>
               <summary className="faq__question">{item.question}</summary>
               <div className="faq__answer prose">
-                <RichText field={item.answer} />
+                <RichText field={item.answer} headings={{ parent: heading ? 2 : 1 }} />
               </div>
             </details>
           ))}

@@ -4,6 +4,7 @@ import type { ReactNode } from "react";
 import type { HeroSlice } from "../../prismicio-types.d.ts";
 import { AppLink } from "../../src/components/app-link.tsx";
 import { ContentImage } from "../../src/components/content-image.tsx";
+import { outlineHeadings } from "../../src/components/heading-outline.ts";
 import { RichText, richTextComponents } from "../../src/components/rich-text.tsx";
 import type { SliceContext } from "../../src/slice-context.ts";
 
@@ -12,6 +13,9 @@ const headingComponents = richTextComponents({
   heading2: ({ children }) => <h2 className="hero__heading">{children}</h2>,
 });
 
+/** The heading field is outlined above; a leading `<h1>` must survive the rich text's own pass. */
+const LEADING = { parent: 0, leads: true } as const;
+
 /** The opening section: eyebrow, heading, a sentence or two, up to two calls to action, a wide image. */
 export default function Hero({
   slice,
@@ -19,15 +23,17 @@ export default function Hero({
   context,
 }: SliceComponentProps<HeroSlice, SliceContext>): ReactNode {
   const p = slice.primary;
+  // A Heading 1 in the page's first slice is the page's `<h1>` (page-view.tsx); anywhere else a section's.
+  const heading = outlineHeadings(p.heading, { parent: 1, leads: index === 0 });
   return (
     <section className="slice hero" data-slice-type={slice.slice_type} data-slice-variation={slice.variation}>
       <div className="container hero__inner">
         <div className="hero__text">
           {p.eyebrow ? <p className="eyebrow">{p.eyebrow}</p> : null}
-          <RichText field={p.heading} components={headingComponents} />
+          <RichText field={heading.field} components={headingComponents} headings={LEADING} />
           {isFilled.richText(p.body) ? (
             <div className="hero__body">
-              <RichText field={p.body} />
+              <RichText field={p.body} headings={{ parent: 1, previous: heading.last }} />
             </div>
           ) : null}
           <CallsToAction

@@ -47,7 +47,7 @@ export default function PriceListTable({
           </h2>
           {showDescription && isFilled.richText(priceList.data.description) ? (
             <div className="price-section__description prose">
-              <RichText field={priceList.data.description} />
+              <RichText field={priceList.data.description} headings={{ parent: 2 }} />
             </div>
           ) : null}
         </div>

@@ -5,6 +5,7 @@ import { isSafeImageSrc } from "../lib/safe-href.ts";
 import { AppLink } from "./app-link.tsx";
 import { ContentImage } from "./content-image.tsx";
 import { Embed } from "./embed.tsx";
+import { type HeadingPlace, outlineHeadings } from "./heading-outline.ts";
 import { limitSpans } from "./limit-spans.ts";
 
 /** Rich text runs in the content column: at most about 720 px wide. */
@@ -28,19 +29,27 @@ export const baseRichTextComponents: RichTextComponents = {
   embed: ({ node }) => <Embed oembed={node.oembed} />,
 };
 
+/** Under the page's `<h1>`, with no heading before: where most fields sit. */
+const UNDER_TITLE: HeadingPlace = { parent: 1 };
+
 /**
- * Rich text with the site's link and embed rules. Pass extra components
- * (e.g. heading classes) as a constant made with `richTextComponents()`, not
- * an object literal per render.
+ * Rich text with the site's link and embed rules, its headings clamped into the page's outline
+ * (`headings`: where the field sits; by default right under the page title). Pass extra components
+ * (e.g. heading classes) as a constant made with `richTextComponents()`, not an object literal per
+ * render.
  */
 export function RichText({
   field,
   components = baseRichTextComponents,
+  headings = UNDER_TITLE,
 }: {
   field: RichTextField | null | undefined;
   components?: RichTextComponents;
+  headings?: HeadingPlace;
 }): ReactNode {
-  return <PrismicRichText field={limitSpans(field)} components={components} />;
+  return (
+    <PrismicRichText field={outlineHeadings(limitSpans(field), headings).field} components={components} />
+  );
 }
 
 export function richTextComponents(extra: RichTextComponents): RichTextComponents {

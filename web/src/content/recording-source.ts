@@ -1,5 +1,6 @@
 import type { PrismicDocument } from "@prismicio/client";
 import { yearDependency } from "../lib/copyright-year.ts";
+import { canonicalTargetOf } from "../lib/page-seo.ts";
 import type { ContentSource } from "./content-source.ts";
 import { documentLinks } from "./document-links.ts";
 import { normalizeDocument } from "./normalize.ts";
@@ -32,6 +33,7 @@ export interface RecordingSource {
  *     With it, `sees:<id>:<route>`: where the link pointed when the render ran ("" when broken),
  *     since that can differ from what the index knows of the target (a webhook not arrived yet: the
  *     publish read a newer ref); the planner re-renders the linking routes that saw anything else.
+ *     The sitemap (`routesOnly`) links only to the targets of pages' canonical overrides.
  *   - `type:<type>` (`routes:<type>` for the sitemap, `routesOnly`): a listing
  *     of every document of the type. Its members are not `doc:` dependencies:
  *     the planner re-renders a listing when a member joins, leaves, moves or
@@ -50,8 +52,10 @@ export function recordingSource(source: ContentSource, options: RecordingOptions
   const types = new Set<string>();
   const other = new Set<string>();
   const links = (doc: PrismicDocument) => {
-    if (routesOnly) return;
-    const found = documentLinks(doc);
+    // The sitemap shows no link, but leaves out a page canonical to another document: where that
+    // document is (or that it is gone) decides, so the override's target is linked.
+    const found = routesOnly ? canonicalLinks(doc) : documentLinks(doc);
+    if (!found) return;
     for (const id of found.shown) shown.add(id);
     for (const [id, route] of found.pointsTo) linked.set(id, route);
   };
@@ -92,6 +96,13 @@ export function recordingSource(source: ContentSource, options: RecordingOptions
         ...other,
       ].sort(),
   };
+}
+
+function canonicalLinks(doc: PrismicDocument) {
+  const target = canonicalTargetOf(doc);
+  if (!target || !("document" in target)) return undefined;
+  const { canonical_url } = doc.data as { canonical_url?: unknown };
+  return documentLinks({ data: { canonical_url } } as unknown as PrismicDocument);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { PrismicDocument } from "@prismicio/client";
 import { recordingSource } from "../content/index.ts";
-import { noindexOf } from "../lib/page-seo.ts";
+import { listedInSitemap, noindexOf } from "../lib/page-seo.ts";
 import { absoluteUrl } from "../lib/site-url.ts";
 import { sitemapDate } from "../lib/sitemap-date.ts";
 import type { RenderContext, RenderResult } from "../render-context.ts";
@@ -24,10 +24,10 @@ const XML_ESCAPES: Record<string, string> = {
 /**
  * `/sitemap.xml`: every page and price list route and the price list index,
  * sorted by path, each with its `lastmod` day (`sitemapDate`); pages the editors
- * marked `noindex` are left out. It depends on `routes:page` and
- * `routes:price_list` only: the planner re-renders it when a document joins,
- * leaves, moves, changes its lastmod day or turns `noindex` on or off. Not on
- * what those documents link to.
+ * marked `noindex` or made canonical to another address are left out. It depends on `routes:page`
+ * and `routes:price_list`: the planner re-renders it when a document joins, leaves, moves, changes
+ * its lastmod day, turns `noindex` on or off or changes its canonical override; and on the targets
+ * of canonical overrides (`url:<id>`: moved or gone, they decide). Not on other links.
  *
  * Above `ctx.sitemapUrlLimit` URLs (50,000, the protocol's limit) `/sitemap.xml` is a sitemap index
  * of `/sitemap-1.xml` … `/sitemap-N.xml`, consecutive slices of the same sorted list; the result's
@@ -52,7 +52,6 @@ async function render(ctx: RenderContext, part?: number): Promise<RenderResult |
   ]);
   const entries = new Map<string, string | undefined>();
   const add = (doc: PrismicDocument) => {
-    // A page hidden from search engines is not offered to them either.
     if (noindexOf(doc)) return;
     const path = routeForDocument(doc);
     if (path === null) {
@@ -62,6 +61,8 @@ async function render(ctx: RenderContext, part?: number): Promise<RenderResult |
       );
       return;
     }
+    // A page hidden from search engines (above), or canonical to another address, is not offered to them.
+    if (!listedInSitemap(doc, path, ctx.siteUrl)) return;
     entries.set(path, sitemapDate(doc.last_publication_date));
   };
   for (const doc of pages) add(doc);

@@ -81,15 +81,31 @@ export function pageTitleOf(page: PageDocument, brand: string): string {
   return page.data.meta_title?.trim() || pageHeading(page, brand).text;
 }
 
-/** meta_image when set, otherwise the first hero's image: what a shared link shows. */
-export function shareImageOf(page: PageDocument): MetaImage | undefined {
+/**
+ * What a shared link to a page shows: its meta_image when set, otherwise the first hero's image,
+ * otherwise the site's default share image (`siteShareImage`).
+ */
+export function shareImageOf(page: PageDocument, settings: SettingsDocument): MetaImage | undefined {
   const meta = metaImage(page.data.meta_image);
   if (meta) return meta;
   for (const slice of page.data.slices) {
     // A hero of a variation no component renders is not on the page (and its fields are unknown).
-    if (slice.slice_type === "hero" && variationOf(slice)) return metaImage(slice.primary.image);
+    if (slice.slice_type === "hero" && variationOf(slice)) {
+      const hero = metaImage(slice.primary.image);
+      if (hero) return hero;
+      break;
+    }
   }
-  return undefined;
+  return siteShareImage(settings);
+}
+
+/**
+ * The settings' default share image, for routes without an image of their own (price lists, pages
+ * without a meta image or hero). Absent (settings published before the field existed) or refused
+ * by the image filter: no og:image.
+ */
+export function siteShareImage(settings: SettingsDocument): MetaImage | undefined {
+  return metaImage(settings.data.share_image);
 }
 
 /** An image for share previews: only a URL that passes the site's image filter (safe-href.ts) reaches og:image. */

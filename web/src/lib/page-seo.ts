@@ -1,6 +1,7 @@
 import { asLink, isFilled, type PrismicDocument } from "@prismicio/client";
-import type { PageDocument } from "../content/index.ts";
+import type { PageDocument } from "../content/content-source.ts";
 import { absoluteWebUrl } from "./absolute-web-url.ts";
+import { absoluteUrl } from "./site-url.ts";
 
 /**
  * The page's own SEO switches (customtypes/page: `noindex`, `canonical_url`). Pages published
@@ -24,4 +25,35 @@ export function canonicalOverrideOf(page: PageDocument, siteUrl: string): string
   if (!isFilled.link(field) || (field.link_type !== "Document" && field.link_type !== "Web"))
     return undefined;
   return absoluteWebUrl(siteUrl, asLink(field));
+}
+
+/**
+ * Where a page's canonical override points, as the dependency index keeps it for the sitemap: the
+ * target document's id (its route is looked up when the sitemap is rendered, so a rename or an
+ * unpublished target is seen) or the web address. Undefined when the field could not override.
+ */
+export type CanonicalTarget = { document: string } | { web: string };
+
+export function canonicalTargetOf(doc: PrismicDocument): CanonicalTarget | undefined {
+  if (doc.type !== "page") return undefined;
+  const field = (doc.data as { canonical_url?: unknown } | undefined)?.canonical_url;
+  // Read as the API sent it (the sitemap reads documents unnormalised): anything but a link object is empty.
+  if (typeof field !== "object" || field === null) return undefined;
+  const link = field as { link_type?: unknown; id?: unknown; url?: unknown };
+  if (link.link_type === "Document" && typeof link.id === "string" && link.id) return { document: link.id };
+  if (link.link_type === "Web" && typeof link.url === "string" && link.url.trim()) return { web: link.url };
+  return undefined;
+}
+
+/**
+ * Whether the sitemap offers a page to search engines: not `noindex`, and canonical to itself (an
+ * override naming another address says that address is the one to index; listing both would
+ * send search engines conflicting signals). Anything but a page is listed.
+ */
+export function listedInSitemap(doc: PrismicDocument, path: string, siteUrl: string): boolean {
+  if (doc.type !== "page") return true;
+  if (noindexOf(doc)) return false;
+  if (!canonicalTargetOf(doc)) return true;
+  const canonical = canonicalOverrideOf(doc as PageDocument, siteUrl);
+  return canonical === undefined || canonical === absoluteUrl(siteUrl, path);
 }

@@ -44,7 +44,7 @@ export function PageView({
         description: page.data.meta_description?.trim() || undefined,
         canonicalPath: view.path,
         ...(canonicalUrl ? { canonicalUrl } : {}),
-        image: shareImageOf(page),
+        image: shareImageOf(page, view.settings),
         noindex: view.mode === "preview" || noindexOf(page),
       }}
       structuredData={pageGraph({

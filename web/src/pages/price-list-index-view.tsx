@@ -4,7 +4,7 @@ import { lowestPrice } from "../components/price-table.tsx";
 import { RichText } from "../components/rich-text.tsx";
 import { SiteLayout } from "../components/site-layout.tsx";
 import type { PriceListDocument } from "../content/index.ts";
-import { brandOf, documentTitle, priceListHeading } from "../lib/page-meta.ts";
+import { brandOf, documentTitle, priceListHeading, siteShareImage } from "../lib/page-meta.ts";
 import { isSafeHref } from "../lib/safe-href.ts";
 import { routeForDocument } from "../routes.ts";
 import { priceListIndexGraph } from "../structured-data/route-graph.ts";
@@ -41,6 +41,7 @@ export function PriceListIndexView({
         shareTitle: TITLE,
         description: cards.length > 0 ? `Prices: ${cards.map((c) => c.title).join(", ")}.` : undefined,
         canonicalPath: view.path,
+        image: siteShareImage(view.settings),
         noindex: view.mode === "preview",
       }}
       structuredData={priceListIndexGraph(view.siteUrl)}
@@ -67,7 +68,7 @@ export function PriceListIndexView({
                       <a href={href}>{title}</a>
                     </h2>
                     <div className="price-index__description prose">
-                      <RichText field={list.data.description} />
+                      <RichText field={list.data.description} headings={{ parent: 2 }} />
                     </div>
                     {from ? (
                       <p className="price-index__from">

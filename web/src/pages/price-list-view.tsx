@@ -5,7 +5,7 @@ import { PriceTable } from "../components/price-table.tsx";
 import { RichText } from "../components/rich-text.tsx";
 import { SiteLayout } from "../components/site-layout.tsx";
 import type { PriceListDocument } from "../content/index.ts";
-import { brandOf, documentTitle, priceListHeading, summary } from "../lib/page-meta.ts";
+import { brandOf, documentTitle, priceListHeading, siteShareImage, summary } from "../lib/page-meta.ts";
 import { PRICE_LIST_INDEX_ROUTE } from "../routes.ts";
 import { priceListGraph } from "../structured-data/route-graph.ts";
 import { editorNotes } from "./editor-notes.ts";
@@ -29,6 +29,7 @@ export function PriceListView({
         shareTitle: title,
         description: summary(priceList.data.description),
         canonicalPath: view.path,
+        image: siteShareImage(view.settings),
         noindex: view.mode === "preview",
       }}
       structuredData={priceListGraph({ priceList, siteUrl: view.siteUrl, path: view.path })}

@@ -1,6 +1,6 @@
 import type { PrismicDocument } from "@prismicio/client";
 import { sha256 } from "#storage/content-hash.ts";
-import { noindexOf } from "#web/lib/page-seo.ts";
+import { canonicalTargetOf, noindexOf } from "#web/lib/page-seo.ts";
 
 /**
  * A short hash of what a document's own publications set: its data, uid, tags and dates. Left out
@@ -82,9 +82,14 @@ function isDocumentLink(value: unknown): value is { id: string } {
 
 /**
  * What listings read of a document: its identity, route and dates, and whether the sitemap lists
- * it (a page's `noindex`), without its content.
+ * it (a page's `noindex` and canonical override), without its content.
  */
 export function stub(doc: PrismicDocument): PrismicDocument {
-  const data = noindexOf(doc) ? { noindex: true } : {};
+  const data = {
+    ...(noindexOf(doc) ? { noindex: true } : {}),
+    ...(canonicalTargetOf(doc)
+      ? { canonical_url: (doc.data as { canonical_url?: unknown }).canonical_url }
+      : {}),
+  };
   return { ...doc, data, alternate_languages: [], linked_documents: [] };
 }

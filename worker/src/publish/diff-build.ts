@@ -1,5 +1,5 @@
 import type { PrismicDocument } from "@prismicio/client";
-import { noindexOf } from "#web/lib/page-seo.ts";
+import { type CanonicalTarget, canonicalTargetOf, noindexOf } from "#web/lib/page-seo.ts";
 import { REDIRECT_TYPE, redirectRuleOf } from "#web/redirects/redirect-rules.ts";
 import { routeForDocument } from "#web/routes.ts";
 import { documentHash } from "../build/document-hash.ts";
@@ -143,6 +143,13 @@ export function indexed(doc: PrismicDocument, hash = documentHash(doc)): Indexed
     last_publication_date: doc.last_publication_date,
     hash,
     ...(noindexOf(doc) ? { noindex: true } : {}),
+    ...withCanonical(doc),
     ...(doc.type === REDIRECT_TYPE ? { redirect: redirectRuleOf(doc) } : {}),
   };
+}
+
+/** A page's canonical override as the index keeps it (`canonical`), when it has one. */
+export function withCanonical(doc: PrismicDocument): { canonical?: CanonicalTarget } {
+  const canonical = canonicalTargetOf(doc);
+  return canonical ? { canonical } : {};
 }

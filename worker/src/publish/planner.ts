@@ -3,7 +3,7 @@
  * Pure — no I/O — so every case is a table test (tests/unit/planner.test.ts).
  */
 import type { PrismicDocument } from "@prismicio/client";
-import { noindexOf } from "#web/lib/page-seo.ts";
+import { type CanonicalTarget, canonicalTargetOf, noindexOf } from "#web/lib/page-seo.ts";
 import { sitemapDate } from "#web/lib/sitemap-date.ts";
 import { REDIRECT_TYPE, type RedirectRule, redirectRuleOf } from "#web/redirects/redirect-rules.ts";
 import { routeForDocument } from "#web/routes.ts";
@@ -18,6 +18,8 @@ export interface KnownDocument {
   hash?: string;
   /** A page the editors hid from search engines (`noindexOf`): not in the sitemap. Absent: false. */
   noindex?: boolean;
+  /** A page's canonical override (`canonicalTargetOf`): not in the sitemap when it names another address. Absent: none. */
+  canonical?: CanonicalTarget;
   /** A `redirect` document's rule (#web/redirects): where it redirects from and to. */
   redirect?: RedirectRule;
 }
@@ -33,6 +35,8 @@ export interface FetchedDocument {
   hash?: string;
   /** `noindexOf` the document: the sitemap leaves it out. */
   noindex?: boolean;
+  /** `canonicalTargetOf` the document: the sitemap leaves it out when it names another address. */
+  canonical?: CanonicalTarget;
   /** A `redirect` document's rule. */
   redirect?: RedirectRule;
 }
@@ -40,6 +44,7 @@ export interface FetchedDocument {
 /** A document the content API returned, as the planner compares it (`hash`: its `documentHash`). */
 export function fetchedDocument(doc: PrismicDocument, hash: string): FetchedDocument {
   const { id, type, last_publication_date } = doc;
+  const canonical = canonicalTargetOf(doc);
   return {
     id,
     type,
@@ -47,6 +52,7 @@ export function fetchedDocument(doc: PrismicDocument, hash: string): FetchedDocu
     last_publication_date,
     hash,
     ...(noindexOf(doc) ? { noindex: true } : {}),
+    ...(canonical ? { canonical } : {}),
     ...(doc.type === REDIRECT_TYPE ? { redirect: redirectRuleOf(doc) } : {}),
   };
 }
@@ -86,7 +92,7 @@ export interface Plan {
  * Renders, for each changed id: its own route; every route that showed it (`doc:`); every route that
  * linked to it (`url:`) only when its route changed (renamed, unpublished, first published, unsafe
  * uid) or its type did; and the listings of its type when it joined, left or moved, or a field they
- * show changed (its content for `type:`, its lastmod day or `noindex` for `routes:`). A content-only edit of a
+ * show changed (its content for `type:`, its lastmod day, `noindex` or canonical override for `routes:`). A content-only edit of a
  * page the navigation links to renders that page alone.
  */
 export function planPublish(input: PlanInput): Plan {
@@ -141,10 +147,13 @@ export function planPublish(input: PlanInput): Plan {
       addRender(route, `links to ${id}, shown elsewhere than ${now?.route ?? "gone"} when rendered`);
     // Listings: a member joining, leaving or moving, or a field they show changing. `type:` listings
     // show their members' content (the price-list index), `routes:` listings their routes,
-    // lastmod days and whether they are listed at all (`noindex`: the sitemap).
+    // lastmod days and whether they are listed at all (`noindex`, the canonical override: the sitemap).
     const listings: [string, string | undefined][] = [
       ["type", moved ?? contentChange(before, now)],
-      ["routes", moved ?? noindexChange(before, now) ?? dateChange(before, now)],
+      [
+        "routes",
+        moved ?? noindexChange(before, now) ?? canonicalChange(before, now) ?? dateChange(before, now),
+      ],
     ];
     for (const [kind, change] of listings) {
       if (!change) continue;
@@ -193,6 +202,21 @@ function noindexChange(
   const is = now.noindex === true;
   if (was === is) return undefined;
   return is ? "was hidden from search engines (noindex)" : "was listed again (noindex removed)";
+}
+
+/**
+ * A page's canonical override set, removed or pointed elsewhere: the sitemap lists a page only when
+ * it is canonical to itself. Compared as the index keeps it (target id or web address): where a
+ * target document moves is its own change (`url:<id>`, which the sitemap records).
+ */
+function canonicalChange(
+  before: KnownDocument | undefined,
+  now: FetchedDocument | undefined,
+): string | undefined {
+  if (!before || !now) return undefined;
+  const was = JSON.stringify(before.canonical ?? null);
+  const is = JSON.stringify(now.canonical ?? null);
+  return was === is ? undefined : "changed its canonical URL";
 }
 
 /** The sitemap's `<lastmod>` is a day (`sitemapDate`): it changes on a document's first publication of a day. */

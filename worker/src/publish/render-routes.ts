@@ -5,6 +5,7 @@ import { observeRender, observeRenderMs } from "#metrics/metrics.ts";
 import { sha256 } from "#storage";
 import { createFragmentCache } from "#web/components/shared-markup.tsx";
 import { type ContentSource, createClientSource } from "#web/content/index.ts";
+import type { CanonicalTarget } from "#web/lib/page-seo.ts";
 import { renderRoute } from "#web/render.ts";
 import { isSitemapRoute, keyForRoute, NOT_FOUND_ROUTE } from "#web/routes.ts";
 import { stub } from "../build/document-hash.ts";
@@ -314,9 +315,32 @@ function listingStubs(docs: ReadonlyMap<string, IndexedDocument>, type: string):
         lang: doc.lang,
         alternate_languages: [],
         // What the sitemap reads beyond routes and dates: whether the page is listed at all.
-        data: doc.noindex ? { noindex: true } : {},
+        data: {
+          ...(doc.noindex ? { noindex: true } : {}),
+          ...(doc.canonical ? { canonical_url: canonicalLink(doc.canonical, docs) } : {}),
+        },
       } as PrismicDocument),
     );
   }
   return stubs;
+}
+
+/**
+ * A canonical override as the content API would send it at this state of the index: a link to a
+ * document carries the target's route now (broken when it is gone or has none), so the sitemap
+ * decides as a full build reading the API does.
+ */
+function canonicalLink(target: CanonicalTarget, docs: ReadonlyMap<string, IndexedDocument>): unknown {
+  if ("web" in target) return { link_type: "Web", url: target.web };
+  const doc = docs.get(target.document);
+  if (!doc?.route) return { link_type: "Document", id: target.document, isBroken: true };
+  return {
+    link_type: "Document",
+    id: target.document,
+    type: doc.type,
+    uid: doc.uid,
+    lang: doc.lang,
+    url: doc.route,
+    isBroken: false,
+  };
 }
