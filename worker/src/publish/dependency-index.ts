@@ -11,8 +11,9 @@ import type { KnownDocument } from "./planner.ts";
  * 3: links recorded as `url:<id>` (not `doc:`), listings as `type:<type>` without their members.
  * 4: with each link, where it pointed when rendered (`sees:<id>:<route>`).
  * 5: editors' redirects (`redirect` documents) in `docs`, their rules in `redirects`.
+ * 6: a page's canonical override (`canonical`) in `docs`, for the sitemap.
  */
-export const INDEX_VERSION = "5";
+export const INDEX_VERSION = "6";
 
 /**
  * `prior` in one round trip. KEYS: the documents' hash, the routes' hash. ARGV[1] is the prefix of the
