@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { surrogateKeys } from "#edge";
+import { routeKey, surrogateKeys } from "#edge";
 import { homeAliasTarget } from "#manifest/home-alias.ts";
 import { CACHE_CONTROL } from "#manifest/manifest.ts";
 import { healthRoutes } from "#ops/health-routes.ts";
@@ -66,7 +66,13 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
 
   app.get("/*", async (request, reply) => {
     // A redirect like any other: kept by the edge, purged by its route key (`/home`) or `all`.
-    if (homeAliasTarget(request.url)) return redirect(request, reply, "/");
+    if (homeAliasTarget(request.url)) {
+      // The home page's uid renamed leaves `/` a redirect: `/home` goes straight where it goes, in
+      // one hop, and is purged with `/` (its route key) at the edge.
+      const home = await routes.match("/");
+      const [location, status] = home?.redirect ? [home.redirect, home.status] : ["/", undefined];
+      return redirect(request, reply, location, status, "/");
+    }
     const path = decodePath(request);
     if (path === undefined) return notFound(request, reply);
     const extension = /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase();
@@ -82,11 +88,19 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
    * the edge like a page (its route's key purges it when the redirect changes or goes, or the route
    * becomes a page again); browsers revalidate it.
    */
-  function redirect(request: FastifyRequest, reply: FastifyReply, location: string, status: 301 | 302 = 301) {
+  function redirect(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    location: string,
+    status: 301 | 302 = 301,
+    /** The route whose change also changes this answer (its key is added). */
+    dependsOn?: string,
+  ) {
     const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?") + 1) : "";
+    const keys = surrogateKeys(request.url);
     return reply
       .header("cache-control", CACHE_CONTROL.html)
-      .header("surrogate-key", surrogateKeys(request.url))
+      .header("surrogate-key", dependsOn ? `${routeKey(dependsOn)} ${keys}` : keys)
       .redirect(withQuery(location, query), status);
   }
 
