@@ -2,8 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { routeKey, surrogateKeys } from "#edge";
 import { homeAliasTarget } from "#manifest/home-alias.ts";
 import { CACHE_CONTROL } from "#manifest/manifest.ts";
+import { watchContactQueue } from "#metrics/contact-metrics.ts";
 import { healthRoutes } from "#ops/health-routes.ts";
-import type { ReadinessChecks } from "#ops/readiness.ts";
+import { degradable, type ReadinessChecks } from "#ops/readiness.ts";
 import { assertSafeKey, contentTypeFor, type SiteStore, type StoredObject } from "#storage";
 import { CompressionCache, chooseEncoding, isCompressible } from "./compression.ts";
 import { contactRoutes } from "./contact.ts";
@@ -58,10 +59,16 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
   // Storage failures thrown by the handlers below reach the error handler this installs (500/503 pages).
   const errors = siteErrorPages(app, store);
   const notFound = errors.notFound;
-  if (options.contact)
+  if (options.contact) {
     await app.register(contactRoutes, { queue: options.contact, store, onServerError: errors.failed });
+    const contact = options.contact;
+    if (contact.ping) {
+      const unwatch = watchContactQueue(() => contact.ping?.() ?? Promise.resolve());
+      app.addHook("onClose", async () => unwatch());
+    }
+  }
 
-  // `/_pressroom/healthz` and `/readyz` (storage, Redis): see siteReadiness.
+  // `/_pressroom/healthz` and `/readyz` (storage; the contact queue, degradable): see siteReadiness.
   healthRoutes(app, siteReadiness(store, options.contact));
 
   app.get("/*", async (request, reply) => {
@@ -134,11 +141,15 @@ export function withQuery(location: string, query: string): string {
   return `${base}${base.includes("?") ? "&" : "?"}${query}${fragment}`;
 }
 
-/** The site is ready when storage answers (a missing key is an answer) and, with the contact form, Redis does. */
+/**
+ * The site is ready when storage answers (a missing key is an answer). The contact form's queue
+ * (Redis) is reported apart, degradable: without it the form answers 503 "try again", while every
+ * page is still served, so a load balancer following readiness must keep the site in.
+ */
 export function siteReadiness(store: SiteStore, contact: ContactQueue | undefined): ReadinessChecks {
   return {
     storage: () => store.head("index.html"),
-    ...(contact?.ping ? { redis: () => (contact.ping as () => Promise<void>)() } : {}),
+    ...(contact?.ping ? { "contact-queue": degradable(() => (contact.ping as () => Promise<void>)()) } : {}),
   };
 }
 

@@ -57,3 +57,33 @@ export function watchContactDelivery(redis: Redis, prefix: string): () => void {
     watched.delete(entry);
   };
 }
+
+/** The site servers' contact queues of this process (one per site app), pinged at each scrape. */
+const queues = new Set<() => Promise<void>>();
+
+export const contactQueueUp = new Gauge({
+  name: "pressroom_contact_queue_up",
+  help: "1 when the site server's contact queue (Redis) answers, 0 when it does not: the contact form answers 503 while pages are served and readiness stays ready (degraded). Checked at each scrape.",
+  registers: [registry],
+  async collect() {
+    this.reset();
+    if (queues.size === 0) return;
+    const up = await Promise.all(
+      [...queues].map((ping) =>
+        withTimeout(ping()).then(
+          () => 1,
+          () => 0,
+        ),
+      ),
+    );
+    this.set(Math.min(...up));
+  },
+});
+
+/** Reports whether `ping` (a contact queue's) answers, at each scrape, until the returned function is called. */
+export function watchContactQueue(ping: () => Promise<void>): () => void {
+  queues.add(ping);
+  return () => {
+    queues.delete(ping);
+  };
+}
