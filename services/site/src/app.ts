@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { routeKey, surrogateKeys } from "#edge";
+import { surrogateKeys } from "#edge";
 import { homeAliasTarget } from "#manifest/home-alias.ts";
 import { CACHE_CONTROL } from "#manifest/manifest.ts";
 import { watchContactQueue } from "#metrics/contact-metrics.ts";
@@ -104,10 +104,9 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
     dependsOn?: string,
   ) {
     const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?") + 1) : "";
-    const keys = surrogateKeys(request.url);
     return reply
       .header("cache-control", CACHE_CONTROL.html)
-      .header("surrogate-key", dependsOn ? `${routeKey(dependsOn)} ${keys}` : keys)
+      .header("surrogate-key", surrogateKeys(request.url, { alsoRoutes: dependsOn ? [dependsOn] : [] }))
       .redirect(withQuery(location, query), status);
   }
 
