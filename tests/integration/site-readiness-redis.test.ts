@@ -3,7 +3,8 @@
  * health check, infra/healthcheck.mjs) following `/_pressroom/readyz` must keep serving the static
  * site. A real `redis-server` on its own port is killed: readyz stays 200 and says `degraded`
  * with the contact queue `failed`, pages are served, the form answers 503, the metric
- * `pressroom_contact_queue_up` is 0; Redis back, all is `ok` again. Storage stays required.
+ * `pressroom_contact_queue_up{queue="pressroom-contact"}` is 0; Redis back, all is `ok` again.
+ * Storage stays required: without it nothing can be served, and readyz answers 503.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -65,7 +66,7 @@ const healthcheck = async (url: string) => {
 };
 const contactQueueUp = async () => {
   const text = await (await fetch(`${site.opsUrl}/_pressroom/metrics`)).text();
-  return /^pressroom_contact_queue_up (\d+)$/m.exec(text)?.[1];
+  return /^pressroom_contact_queue_up\{queue="pressroom-contact"\} (\d+)$/m.exec(text)?.[1];
 };
 const post = () =>
   fetch(`${site.url}/api/contact`, {
@@ -113,4 +114,35 @@ describe("the site server's readiness without the contact form's Redis", () => {
     expect((await readyz(site.opsUrl as string)).body.status).toBe("ok");
     expect(await contactQueueUp()).toBe("1");
   }, 30_000);
+
+  it("is unavailable (503) when storage fails, whatever Redis does", async () => {
+    const broken = Object.assign(createMemoryStore(), {
+      head: async () => {
+        throw new Error("storage unreachable");
+      },
+    });
+    const other = await startSite(
+      {
+        host: "127.0.0.1",
+        port: 0,
+        logLevel: "silent",
+        storage: { url: "memory:", s3Endpoint: undefined, s3Region: "us-east-1" },
+        siteUrl: "https://www.example.com",
+        redisUrl: redis.url,
+        queuePrefix: `test-site-readiness-${process.pid}`,
+        contactRateLimit: 5,
+        trustProxy: false,
+      },
+      logger,
+      broken,
+    );
+    try {
+      expect(await readyz(other.url)).toEqual({
+        status: 503,
+        body: { status: "unavailable", checks: { storage: "failed", "contact-queue": "ok" } },
+      });
+    } finally {
+      await other.close();
+    }
+  });
 });
