@@ -30,7 +30,8 @@ export function healthRoutes(app: FastifyInstance, checks: ReadinessChecks): voi
       return reply.send({ status: "degraded", checks: readiness.checks });
     }
     if (readiness.ready) return reply.send({ status: "ok", checks: readiness.checks });
-    request.log.warn({ checks: readiness.errors }, "not ready");
+    const limit = warnings.take("not-ready");
+    if (limit) request.log.warn({ checks: readiness.errors, suppressed: limit.suppressed }, "not ready");
     return reply
       .code(503)
       .header("retry-after", "10")
