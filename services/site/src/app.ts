@@ -72,10 +72,10 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
   healthRoutes(app, siteReadiness(store, options.contact));
 
   app.get("/*", async (request, reply) => {
-    // A redirect like any other: kept by the edge, purged by its route key (`/home`) or `all`.
+    // A redirect like any other, kept by the edge, purged by its route key (`/home`), `/`'s or `all`.
     if (homeAliasTarget(request.url)) {
       // The home page's uid renamed leaves `/` a redirect: `/home` goes straight where it goes, in
-      // one hop, and is purged with `/` (its route key) at the edge.
+      // one hop (and a publish that changes `/` purges `/home` with it).
       const home = await routes.match("/");
       const [location, status] = home?.redirect ? [home.redirect, home.status] : ["/", undefined];
       return redirect(request, reply, location, status, "/");
