@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import { loadConfig, type ProcessName } from "#config";
 import { ConfigError, UnreachableError } from "#errors";
 import { createLogger, type Logger } from "#logger";
+import { routeStrayOutput } from "#ops/stray-output.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -160,23 +161,29 @@ function formatSummary(s: import("#worker/build/full-build.ts").BuildSummary): s
   return [...lines, ...s.javascript.lines].join("\n");
 }
 
-/** Each long-running process: its configuration, logger and start, imported only when it runs. */
+/**
+ * Each long-running process: its configuration, logger and start, imported only when it runs.
+ * From its logger on, what libraries print goes through it: every line is JSON (stray-output.ts).
+ */
 const servers: Record<string, (env: Env) => Promise<{ logger: Logger; close: () => Promise<void> }>> = {
   async site(env) {
     const config = loadConfig(COMMAND_CONFIG["serve site"], env);
     const logger = createLogger({ name: "site", level: config.logLevel });
+    routeStrayOutput(logger);
     const { startSite } = await import("#site/server.ts");
     return { logger, close: (await startSite(config, logger)).close };
   },
   async webhook(env) {
     const config = loadConfig(COMMAND_CONFIG["serve webhook"], env);
     const logger = createLogger({ name: "webhook", level: config.logLevel });
+    routeStrayOutput(logger);
     const { startWebhook } = await import("#webhook/server.ts");
     return { logger, close: (await startWebhook(config, logger)).close };
   },
   async worker(env) {
     const config = loadConfig(COMMAND_CONFIG["serve worker"], env);
     const logger = createLogger({ name: "worker", level: config.logLevel });
+    routeStrayOutput(logger);
     const { startWorker } = await import("#worker/worker.ts");
     const running = await startWorker(config, logger, { rootDir: ROOT_DIR });
     if (!config.ops) return { logger, close: running.close };
@@ -196,6 +203,7 @@ const servers: Record<string, (env: Env) => Promise<{ logger: Logger; close: () 
   async preview(env) {
     const config = loadConfig(COMMAND_CONFIG["serve preview"], env);
     const logger = createLogger({ name: "preview", level: config.logLevel });
+    routeStrayOutput(logger);
     const { startPreview } = await import("#preview/server.ts");
     return { logger, close: (await startPreview(config, logger)).close };
   },

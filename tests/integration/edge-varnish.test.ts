@@ -713,6 +713,10 @@ describe.skipIf(!hasVarnish)(
       expect(home.status).toBe(301);
       expect(home.headers.get("x-cache")).toBe("hit");
       expect(home.headers.get("cache-control")).toBe("public, max-age=0, must-revalidate");
+      // It goes where `/` goes (a redirect once the home page's uid is renamed): purging `/` reaches it.
+      await execFileAsync(process.execPath, [`${ROOT}bin/pressroom.js`, "purge", "/"], { env });
+      expect((await edge("/home")).headers.get("x-cache")).toBe("miss");
+      expect((await edge("/home")).headers.get("x-cache")).toBe("hit");
       await addPendingPurges(redis, PREFIX, ["/faq-v2"], { at: Date.now(), edge: "test", error: "owed" });
       const all = await execFileAsync(process.execPath, [`${ROOT}bin/pressroom.js`, "purge", "--all"], {
         env,

@@ -1,10 +1,24 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { Redis } from "ioredis";
+import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "#config";
+import { redisKeys } from "#jobs/catalog.ts";
+import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
+import { createSiteStore } from "#storage";
+import { buildSiteAssets } from "#web/assets.ts";
 import { statusCommand } from "#worker/inspect.ts";
+import type { PublishContext } from "#worker/publish/context.ts";
+import { diffBuild } from "#worker/publish/diff-build.ts";
+import { publish } from "#worker/publish/publish.ts";
+import { localContentClient } from "../support/content-client.ts";
+import { publishUnderEarlierModel } from "../support/earlier-model.ts";
+import { expectEqualsFullBuild, siteObjects } from "../support/full-build-reference.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { demoDoc, previewFixture, putDraft } from "../support/preview-fixture.ts";
+import { removeKeysUnder } from "../support/redis-keys.ts";
+import { tempDir } from "../support/temp-dir.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const ABOUT = "Z9nWuhEAACMAx1Cc";
@@ -92,4 +106,74 @@ describe("the preview of a document whose uid cannot be a route", () => {
       await preview.app.close();
     }
   });
+});
+
+describe("a uid that looks like another, or holds what no one sees", () => {
+  it("is refused by the publish: no page, the old one gone, and `pressroom status` says why", async () => {
+    const SITE_URL = "https://www.example.com";
+    const prefix = `refused-lookalike-${process.pid}-${Date.now()}`;
+    const first = await startLocalPrismic();
+    const dir = await tempDir("refused-lookalike");
+    const store = createSiteStore({
+      url: `file://${dir.path}`,
+      s3Endpoint: undefined,
+      s3Region: "us-east-1",
+    });
+    const redis = new Redis({ maxRetriesPerRequest: null });
+    let service = first;
+    try {
+      const ctx: PublishContext = {
+        client: localContentClient(first.endpoint),
+        store,
+        redis,
+        queuePrefix: prefix,
+        siteUrl: SITE_URL,
+        assets: (await buildSiteAssets()).assets,
+        logger: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
+      };
+      await diffBuild(ctx, await ctx.client.fetchMasterRef());
+      expect(await store.head("about/index.html")).toBeDefined();
+
+      // Prismic accepts both: "about" with a Cyrillic а, and a price list's uid ending in a Hangul filler.
+      const lookalike = "\u0430bout";
+      const invisible = "websites\u3164";
+      service = await publishUnderEarlierModel(first, [ABOUT, WEBSITES], (doc) => {
+        doc.uid = doc.id === ABOUT ? lookalike : invisible;
+        doc.slugs = [doc.uid];
+      });
+      services.push(service);
+      ctx.client = localContentClient(service.endpoint);
+      await redis.sadd(redisKeys(prefix).pendingIds, ABOUT, WEBSITES);
+      expect((await publish(ctx)).mode).toBe("incremental");
+
+      const keys = [...(await siteObjects(store)).keys()];
+      expect(keys.filter((key) => key.includes(lookalike) || key.includes(invisible))).toEqual([]);
+      expect(keys).not.toContain("about/index.html");
+      expect(keys).not.toContain("price-list/websites/index.html");
+      const routes = Object.keys(parseManifest((await store.get(MANIFEST_KEY))?.body)?.routes ?? {});
+      expect(routes.filter((route) => route.includes("bout") || route.includes("websites"))).toEqual([]);
+      await expectEqualsFullBuild(store, service.endpoint, service.store.masterRef, SITE_URL);
+
+      const status = await statusCommand(
+        loadConfig("publisher", {
+          PRISMIC_ENDPOINT: service.endpoint,
+          REDIS_URL: "redis://127.0.0.1:6379",
+          QUEUE_PREFIX: prefix,
+        }),
+        ROOT,
+      );
+      expect(status).toContain("refused documents:   2, fix their uid in Prismic and publish again:");
+      expect(status).toContain(
+        `page ${ABOUT} gets no page: uid "${lookalike}" mixes Latin letters with Cyrillic ones (\u0430), which can look the same: write it in one script`,
+      );
+      expect(status).toContain(
+        `price_list ${WEBSITES} gets no page: uid "${invisible}" holds an invisible character (U+3164)`,
+      );
+    } finally {
+      await removeKeysUnder(redis, prefix);
+      await redis.quit();
+      await store.close();
+      await dir.remove();
+    }
+  }, 120_000);
 });

@@ -90,8 +90,9 @@ describe("the site server behind an edge", () => {
       const moved = await get(path);
       expect(moved.status, path).toBe(301);
       expect(moved.headers.get("location"), path).toBe(path.includes("?") ? "/?utm_source=newsletter" : "/");
-      // Without its keys, a copy the edge kept could outlive `pressroom purge --all`.
-      expect(moved.headers.get("surrogate-key"), path).toBe("/home all");
+      // Without its keys, a copy the edge kept could outlive `pressroom purge --all`; with `/`'s, a
+      // publish that makes `/` a redirect (the home page's uid renamed) purges it too.
+      expect(moved.headers.get("surrogate-key"), path).toBe("/home / all");
       expect(moved.headers.get("cache-control"), path).toBe(CACHE_CONTROL.html);
     }
   });

@@ -10,6 +10,8 @@ export interface PressroomProcess {
   messages: string[];
   /** Every JSON log line so far, parsed (a line that is not JSON: `{msg: line}`). */
   records: Record<string, unknown>[];
+  /** Every line as written, with its stream (stderr's only with `captureStderr`). */
+  lines: { stream: "stdout" | "stderr"; text: string }[];
   /** Resolves with the first log line whose `msg` matches, from before or after the call. */
   waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray>;
   /** SIGTERM (or `signal`), then waits for the exit. */
@@ -19,20 +21,27 @@ export interface PressroomProcess {
 }
 
 /** `node bin/pressroom.js <args>` as its own OS process, as a container runs it; JSON logs on stdout. */
-export function startPressroom(args: string[], env: Record<string, string>): PressroomProcess {
+export function startPressroom(
+  args: string[],
+  env: Record<string, string>,
+  /** `captureStderr`: read stderr too (into `lines` and `records`) instead of passing it through. */
+  options: { captureStderr?: boolean } = {},
+): PressroomProcess {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { ...process.env, LOG_LEVEL: "info", ...env },
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", "pipe", options.captureStderr ? "pipe" : "inherit"],
   });
   const messages: string[] = [];
   const records: Record<string, unknown>[] = [];
+  const written: { stream: "stdout" | "stderr"; text: string }[] = [];
   const waiters = new Set<() => void>();
-  let buffered = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    buffered += chunk.toString("utf8");
-    const lines = buffered.split("\n");
-    buffered = lines.pop() ?? "";
+  const buffered = { stdout: "", stderr: "" };
+  const read = (stream: "stdout" | "stderr") => (chunk: Buffer) => {
+    buffered[stream] += chunk.toString("utf8");
+    const lines = buffered[stream].split("\n");
+    buffered[stream] = lines.pop() ?? "";
     for (const line of lines) {
+      written.push({ stream, text: line });
       try {
         const record = JSON.parse(line) as Record<string, unknown>;
         records.push(record);
@@ -43,13 +52,16 @@ export function startPressroom(args: string[], env: Record<string, string>): Pre
       }
     }
     for (const wake of waiters) wake();
-  });
+  };
+  child.stdout?.on("data", read("stdout"));
+  child.stderr?.on("data", read("stderr"));
   const exited = once(child, "exit");
   return {
     child,
     pid: child.pid as number,
     messages,
     records,
+    lines: written,
     waitFor(pattern, timeoutMs) {
       return new Promise((resolve, reject) => {
         const check = () => {

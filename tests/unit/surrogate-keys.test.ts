@@ -42,6 +42,9 @@ describe("routeKey", () => {
     expect(surrogateKeys("/careers", { notFound: true })).toBe("/careers 404 all");
     // A hostile URL's key would overflow the edge's header limit: it goes by 404 and all only.
     expect(surrogateKeys(`/${"a".repeat(5_000)}`, { notFound: true })).toBe("404 all");
+    // An answer that depends on another route (`/home` goes where `/` goes) is purged by its key too.
+    expect(surrogateKeys("/home/?x=1", { alsoRoutes: ["/"] })).toBe("/home / all");
+    expect(surrogateKeys("/", { alsoRoutes: ["/"] })).toBe("/ all");
   });
 
   it("purges each route's key once, whatever the spelling the worker has", () => {

@@ -271,6 +271,48 @@ describe("uidProblem: the one rule the edit API, the build and the preview serve
     else expect(found).toMatch(problem);
   });
 
+  it.each<[string, string, RegExp | undefined]>([
+    // Invisible: default-ignorable characters a browser shows as nothing (a letter or mark to the regex).
+    ["a Hangul filler alone", "\u3164", /invisible character \(U\+3164\)/],
+    ["a Hangul filler inside", "about\u3164", /invisible character \(U\+3164\)/],
+    ["a choseong filler", "\u115f-x", /invisible character \(U\+115F\)/],
+    ["a halfwidth filler", "\uffa0", /invisible character \(U\+FFA0\)/],
+    ["a combining grapheme joiner", "ab\u034fc", /invisible character \(U\+034F\)/],
+    ["a variation selector", "about\ufe0f", /invisible character \(U\+FE0F\)/],
+    ["a Mongolian variation selector", "a\u180bb", /invisible character \(U\+180B\)/],
+    ["a Khmer inherent vowel", "\u17b4ab", /invisible character \(U\+17B4\)/],
+    ["a zero-width space", "ab\u200bc", /cannot be a path segment|invisible/],
+    ["a zero-width joiner", "ab\u200dc", /cannot be a path segment|invisible/],
+    ["a soft hyphen", "ab\u00adc", /cannot be a path segment|invisible/],
+    ["a word joiner", "ab\u2060c", /cannot be a path segment|invisible/],
+    // Mixed scripts: Latin with a script whose letters look like Latin ones.
+    ["about with a Cyrillic а", "\u0430bout", /mixes Latin letters with Cyrillic ones \(а\)/],
+    ["pricing with a Cyrillic і", "pr\u0456cing", /mixes Latin letters with Cyrillic ones/],
+    ["a Greek ο among Latin", "bl\u03bfg", /mixes Latin letters with Greek ones \(ο\)/],
+    ["an Armenian օ among Latin", "l\u0585go", /mixes Latin letters with Armenian ones/],
+    // One script, or scripts no one confuses: valid, whatever the site's language.
+    ["all Cyrillic", "о-нас", undefined],
+    ["all Cyrillic with digits", "москва-2024", undefined],
+    ["all Greek", "σχετικά-με-εμάς", undefined],
+    ["all Armenian", "մեր-մասին", undefined],
+    ["Latin with accents", "café-crème", undefined],
+    ["Japanese with Latin", "会社-about", undefined],
+    ["Korean", "회사-소개", undefined],
+    ["Arabic", "من-نحن", undefined],
+    ["Hindi with a combining sign", "हमारे-बारे-में", undefined],
+  ])("%s (%o)", (_name, uid, problem) => {
+    const found = uidProblem("page", uid);
+    if (problem === undefined) expect(found).toBeUndefined();
+    else expect(found).toMatch(problem);
+  });
+
+  it("a uid refused for how it looks is no route, and no path reaches it", () => {
+    expect(routeForDocument({ type: "page", uid: "\u0430bout" })).toBeNull();
+    expect(parseRoute(`/${encodeURIComponent("\u0430bout")}`)).toEqual({ kind: "not-found" });
+    expect(parseRoute(`/${encodeURIComponent("about\u3164")}`)).toEqual({ kind: "not-found" });
+    expect(parseRoute(`/${encodeURIComponent("о-нас")}`)).toEqual({ kind: "page", uid: "о-нас" });
+  });
+
   it("is why routeForDocument gives no route, and says nothing for documents without routes", () => {
     expect(routeProblem({ type: "page", uid: "healthz" })).toMatch(/reserved/);
     expect(routeForDocument({ type: "page", uid: "healthz" })).toBeNull();

@@ -8,7 +8,9 @@
  * characters, except hyphens (-) and underscores (_)"), with leading, trailing and doubled dashes
  * or underscores. Letters outside ASCII (`café`, `über-uns`) are lowercase letters too: they are
  * accepted and percent-encoded in paths (`/caf%C3%A9`) while the storage key holds the uid itself
- * (`café/index.html`), which is what S3 website hosting looks up for that request.
+ * (`café/index.html`), which is what S3 website hosting looks up for that request. A uid must also
+ * look like itself: no invisible character, and no Latin letters mixed with lookalike ones of
+ * another script (`аbout` with a Cyrillic а); a uid wholly in one script is fine.
  */
 
 export const MAX_UID_LENGTH = 100;
@@ -56,9 +58,47 @@ export function uidProblem(type: string, uid: unknown): string | undefined {
   if (!UID_CHARACTERS.test(uid)) {
     return `uid ${shown} cannot be a path segment: use lowercase letters, digits, "-" and "_" only`;
   }
+  const invisible = INVISIBLE.exec(uid)?.[0];
+  if (invisible !== undefined) {
+    const code = (invisible.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0");
+    return `uid ${shown} holds an invisible character (U+${code}): an address must show every character it has; remove it`;
+  }
   // Two spellings of one text (é as one code point or as e + accent) must not be two routes.
   if (uid.normalize("NFC") !== uid) return `uid ${shown} is not in Unicode normal form (NFC)`;
+  const mixed = mixedScript(uid);
+  if (mixed) return `uid ${shown} ${mixed}: write it in one script`;
   return reserved(type, uid);
+}
+
+/**
+ * Characters browsers draw as nothing (Unicode's default-ignorable code points: the Hangul fillers,
+ * which count as letters, variation selectors and the grapheme joiner, which count as marks): a
+ * uid holding one looks like another uid, or like nothing at all.
+ */
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
+
+/**
+ * Scripts with letters drawn like Latin ones (Cyrillic а, е, о, р, с, і; Greek ο, ν; Armenian օ, ո;
+ * Cherokee): `аbout` with a Cyrillic а looks like `about` and would be another page. A uid wholly
+ * in one of them is fine (`о-нас`), and so is Latin beside a script no one takes for it (`会社-about`).
+ */
+const LOOKALIKE_SCRIPTS = [
+  ["Cyrillic", /\p{Script=Cyrillic}/gu],
+  ["Greek", /\p{Script=Greek}/gu],
+  ["Armenian", /\p{Script=Armenian}/gu],
+  ["Cherokee", /\p{Script=Cherokee}/gu],
+] as const;
+const LATIN = /\p{Script=Latin}/u;
+
+/** How `uid` mixes Latin letters with a script whose letters look like them, or undefined. */
+function mixedScript(uid: string): string | undefined {
+  if (!LATIN.test(uid)) return undefined;
+  for (const [script, letters] of LOOKALIKE_SCRIPTS) {
+    const found = uid.match(letters);
+    if (found)
+      return `mixes Latin letters with ${script} ones (${[...new Set(found)].join(", ")}), which can look the same`;
+  }
+  return undefined;
 }
 
 function reserved(type: string, uid: string): string | undefined {

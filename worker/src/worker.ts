@@ -17,6 +17,7 @@ import {
 } from "#jobs/catalog.ts";
 import type { Logger } from "#logger";
 import { createSiteStore } from "#storage";
+import { WarnLimiter } from "#warn-limiter";
 import { buildSiteAssets } from "#web/assets.ts";
 import { idleRenderPool } from "./build/idle-render-pool.ts";
 import { sharedDocumentsCache } from "./build/list-documents.ts";
@@ -93,6 +94,21 @@ export async function startWorker(
     if (redisDown) logger.info("Redis connection back");
     redisDown = false;
   });
+  // Every BullMQ queue, worker and event stream re-emits its connection's errors, at each reconnect
+  // attempt; one without a listener prints them raw (console.error). Logged here instead, the
+  // first of a kind a minute (the outage itself is said once, above).
+  const queueErrors = new WarnLimiter();
+  const logErrors = <T extends { on(event: "error", listener: (error: Error) => void): unknown }>(
+    emitter: T,
+    queue: string,
+  ): T => {
+    emitter.on("error", (error) => {
+      const code = (error as NodeJS.ErrnoException).code;
+      const limit = queueErrors.take(code ?? error.message.replace(/\d+/g, "#").slice(0, 200));
+      if (limit) logger.warn({ err: error, queue, suppressed: limit.suppressed }, "queue worker error");
+    });
+    return emitter;
+  };
   // Aborted first thing at close: every content request and wait ends, so the job in hand does too.
   const shutdown = new AbortController();
   const lock = { ttlMs: config.lockMs ?? DEFAULT_LOCK_MS, signal: shutdown.signal };
@@ -121,7 +137,10 @@ export async function startWorker(
   };
   // The edge in front of the site (issue 21): purged after every publish, owed purges sent again.
   const edge = createEdgePurger(config.edge?.purgeUrl, { logger });
-  const edgeQueue = new Queue(EDGE_QUEUE_NAME, { connection, prefix: config.queuePrefix });
+  const edgeQueue = logErrors(
+    new Queue(EDGE_QUEUE_NAME, { connection, prefix: config.queuePrefix }),
+    EDGE_QUEUE_NAME,
+  );
   if (edge) {
     context.edge = edge;
     context.schedulePurge = () => schedulePurge(edgeQueue);
@@ -142,14 +161,17 @@ export async function startWorker(
   const lockKey = keys.publishLock;
   // Large fan-outs: child jobs on the render queue, rendered by every worker process (this one too,
   // by a second BullMQ worker, so that a lone process does not wait for itself).
-  const renderQueue = new Queue(RENDER_QUEUE_NAME, { connection, prefix: config.queuePrefix });
+  const renderQueue = logErrors(
+    new Queue(RENDER_QUEUE_NAME, { connection, prefix: config.queuePrefix }),
+    RENDER_QUEUE_NAME,
+  );
   // QueueEvents blocks on its connection: it gets its own, closed with it.
   const eventsConnection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
   eventsConnection.on("error", () => undefined); // said once by the main connection
-  const renderEvents = new QueueEvents(RENDER_QUEUE_NAME, {
-    connection: eventsConnection,
-    prefix: config.queuePrefix,
-  });
+  const renderEvents = logErrors(
+    new QueueEvents(RENDER_QUEUE_NAME, { connection: eventsConnection, prefix: config.queuePrefix }),
+    RENDER_QUEUE_NAME,
+  );
   await renderEvents.waitUntilReady();
   const renderSpec = jobCatalog["render-batch"];
   context.fanOut = async (ref, batches, documents, generation, keep) => {
@@ -202,6 +224,7 @@ export async function startWorker(
       ...jobLocks,
     },
   );
+  logErrors(renderWorker, RENDER_QUEUE_NAME);
   const assetKeys = built.files.map((file) => file.key);
 
   const processor = async (job: Job) => {
@@ -260,7 +283,7 @@ export async function startWorker(
       ...jobLocks,
     });
     // BullMQ's own errors (a lock lost to a stall, Redis away) go to the log, not to stderr.
-    w.on("error", (error) => logger.warn({ err: error, queue: name }, "queue worker error"));
+    logErrors(w, name);
     w.on("failed", (job, error) => {
       if (shutdown.signal.aborted)
         logger.info({ jobId: job?.id, job: job?.name }, "job interrupted by the shutdown; it is retried");
@@ -297,11 +320,18 @@ export async function startWorker(
       },
     },
   );
+  logErrors(edgeWorker, EDGE_QUEUE_NAME);
   const indexSize = () => connection.hlen(`${config.queuePrefix}:index:routes`);
 
-  const queue = new Queue(QUEUE_NAME, { connection, prefix: config.queuePrefix });
-  const contactQueue = new Queue(CONTACT_QUEUE_NAME, { connection, prefix: config.queuePrefix });
-  const reconcileQueue = new Queue(RECONCILE_QUEUE_NAME, { connection, prefix: config.queuePrefix });
+  const queue = logErrors(new Queue(QUEUE_NAME, { connection, prefix: config.queuePrefix }), QUEUE_NAME);
+  const contactQueue = logErrors(
+    new Queue(CONTACT_QUEUE_NAME, { connection, prefix: config.queuePrefix }),
+    CONTACT_QUEUE_NAME,
+  );
+  const reconcileQueue = logErrors(
+    new Queue(RECONCILE_QUEUE_NAME, { connection, prefix: config.queuePrefix }),
+    RECONCILE_QUEUE_NAME,
+  );
   // Older code scheduled reconcile on the main queue.
   await queue.removeJobScheduler("reconcile");
   // The schedule lives in Redis: registered at start, and again whenever Redis lost its data.

@@ -3,8 +3,9 @@ import { surrogateKeys } from "#edge";
 import { parseHttpDate } from "#http/http-date.ts";
 import { homeAliasTarget } from "#manifest/home-alias.ts";
 import { CACHE_CONTROL } from "#manifest/manifest.ts";
+import { watchContactQueue } from "#metrics/contact-metrics.ts";
 import { healthRoutes } from "#ops/health-routes.ts";
-import type { ReadinessChecks } from "#ops/readiness.ts";
+import { degradable, type ReadinessChecks } from "#ops/readiness.ts";
 import { assertSafeKey, contentTypeFor, type SiteStore, type StoredObject } from "#storage";
 import { CompressionCache, chooseEncoding, isCompressible } from "./compression.ts";
 import { contactRoutes } from "./contact.ts";
@@ -59,15 +60,27 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
   // Storage failures thrown by the handlers below reach the error handler this installs (500/503 pages).
   const errors = siteErrorPages(app, store);
   const notFound = errors.notFound;
-  if (options.contact)
+  if (options.contact) {
     await app.register(contactRoutes, { queue: options.contact, store, onServerError: errors.failed });
+    const contact = options.contact;
+    if (contact.ping) {
+      const unwatch = watchContactQueue(() => contact.ping?.() ?? Promise.resolve());
+      app.addHook("onClose", async () => unwatch());
+    }
+  }
 
-  // `/_pressroom/healthz` and `/readyz` (storage, Redis): see siteReadiness.
+  // `/_pressroom/healthz` and `/readyz` (storage; the contact queue, degradable): see siteReadiness.
   healthRoutes(app, siteReadiness(store, options.contact));
 
   app.get("/*", async (request, reply) => {
-    // A redirect like any other: kept by the edge, purged by its route key (`/home`) or `all`.
-    if (homeAliasTarget(request.url)) return redirect(request, reply, "/");
+    // A redirect like any other, kept by the edge, purged by its route key (`/home`), `/`'s or `all`.
+    if (homeAliasTarget(request.url)) {
+      // The home page's uid renamed leaves `/` a redirect: `/home` goes straight where it goes, in
+      // one hop (and a publish that changes `/` purges `/home` with it).
+      const home = await routes.match("/");
+      const [location, status] = home?.redirect ? [home.redirect, home.status] : ["/", undefined];
+      return redirect(request, reply, location, status, "/");
+    }
     const path = decodePath(request);
     if (path === undefined) return notFound(request, reply);
     const extension = /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase();
@@ -84,11 +97,18 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
    * the edge like a page (its route's key purges it when the redirect changes or goes, or the route
    * becomes a page again); browsers revalidate it.
    */
-  function redirect(request: FastifyRequest, reply: FastifyReply, location: string, status: 301 | 302 = 301) {
+  function redirect(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    location: string,
+    status: 301 | 302 = 301,
+    /** The route whose change also changes this answer (its key is added). */
+    dependsOn?: string,
+  ) {
     const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?") + 1) : "";
     return reply
       .header("cache-control", CACHE_CONTROL.html)
-      .header("surrogate-key", surrogateKeys(request.url))
+      .header("surrogate-key", surrogateKeys(request.url, { alsoRoutes: dependsOn ? [dependsOn] : [] }))
       .redirect(withQuery(location, query), status);
   }
 
@@ -143,11 +163,15 @@ export function withQuery(location: string, query: string): string {
   return `${base}${base.includes("?") ? "&" : "?"}${query}${fragment}`;
 }
 
-/** The site is ready when storage answers (a missing key is an answer) and, with the contact form, Redis does. */
+/**
+ * The site is ready when storage answers (a missing key is an answer). The contact form's queue
+ * (Redis) is reported apart, degradable: without it the form answers 503 "try again", while every
+ * page is still served, so a load balancer following readiness must keep the site in.
+ */
 export function siteReadiness(store: SiteStore, contact: ContactQueue | undefined): ReadinessChecks {
   return {
     storage: () => store.head("index.html"),
-    ...(contact?.ping ? { redis: () => (contact.ping as () => Promise<void>)() } : {}),
+    ...(contact?.ping ? { "contact-queue": degradable(() => (contact.ping as () => Promise<void>)()) } : {}),
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { pino } from "pino";
+import { routeStrayOutput } from "#ops/stray-output.ts";
 import { renderBatch, renderOwnRoutes, type SharedContent } from "./render-batch.ts";
 import { batchOfAnswers, documentsOfAnswers } from "./search-answers.ts";
 
@@ -19,6 +20,8 @@ export interface BatchRequest {
 
 const { logLevel } = workerData as { logLevel: string };
 const logger = pino({ name: "render", level: logLevel });
+// What a library prints here (React's warnings) reaches the process's stderr raw: a log line instead.
+routeStrayOutput(logger);
 /** What every batch shares: the pool's first message (render-pool.ts `begin`), before any batch. */
 let shared: SharedContent | undefined;
 

@@ -50,11 +50,17 @@ export function routeKey(route: string): string {
   return key.length > 1 ? key.replace(/\/+$/, "") || "/" : key;
 }
 
-/** The `Surrogate-Key` value of an answer at `path`: its route key, `404` when it is the not-found page, `all`. */
-export function surrogateKeys(path: string, options: { notFound?: boolean } = {}): string {
-  const key = routeKey(path);
+/**
+ * The `Surrogate-Key` value of an answer at `path`: its route key, the keys of `alsoRoutes` (routes
+ * whose change changes this answer too), `404` when it is the not-found page, `all`.
+ */
+export function surrogateKeys(
+  path: string,
+  options: { notFound?: boolean; alsoRoutes?: readonly string[] } = {},
+): string {
+  const keys = [path, ...(options.alsoRoutes ?? [])].map(routeKey);
   return [
-    ...(key.length <= MAX_KEY_LENGTH ? [key] : []),
+    ...new Set(keys.filter((key) => key.length <= MAX_KEY_LENGTH)),
     ...(options.notFound ? [NOT_FOUND_KEY] : []),
     SITE_WIDE_KEY,
   ].join(" ");

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { Gauge } from "prom-client";
 import { readUndelivered, type UndeliveredMessage } from "../contact/undelivered.ts";
+import { CONTACT_QUEUE_NAME } from "../jobs/catalog.ts";
 import { withTimeout } from "./queue-metrics.ts";
 import { registry } from "./registry.ts";
 
@@ -56,5 +57,38 @@ export function watchContactDelivery(redis: Redis, prefix: string): () => void {
   watched.add(entry);
   return () => {
     watched.delete(entry);
+  };
+}
+
+/** The site servers' contact queues of this process (one per site app), pinged at each scrape. */
+const queues = new Set<() => Promise<void>>();
+
+/**
+ * Labelled (queue: the contact queue's name) so that a process without a site server (a worker, the
+ * webhook receiver) exports no sample at all rather than a 0 that would read as "down".
+ */
+export const contactQueueUp = new Gauge({
+  name: "pressroom_contact_queue_up",
+  help: "1 when the site server's contact queue (Redis) answers, 0 when it does not: the contact form answers 503 while pages are served and readiness stays ready (degraded). Checked at each scrape; site servers only.",
+  labelNames: ["queue"] as const,
+  registers: [registry],
+  async collect() {
+    this.reset();
+    if (queues.size === 0) return;
+    const answers = [...queues].map((ping) =>
+      withTimeout(ping()).then(
+        () => 1,
+        () => 0,
+      ),
+    );
+    this.set({ queue: CONTACT_QUEUE_NAME }, Math.min(...(await Promise.all(answers))));
+  },
+});
+
+/** Reports whether `ping` (a contact queue's) answers, at each scrape, until the returned function is called. */
+export function watchContactQueue(ping: () => Promise<void>): () => void {
+  queues.add(ping);
+  return () => {
+    queues.delete(ping);
   };
 }
