@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import { Redis } from "ioredis";
+import { freePort } from "./free-port.ts";
 import { tempDir } from "./temp-dir.ts";
 
 /**
@@ -17,14 +17,6 @@ export interface OwnRedis {
   /** Starts it again on the same port, empty. */
   restart(): Promise<void>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return typeof address === "object" && address ? address.port : 0;
 }
 
 export async function startOwnRedis(): Promise<OwnRedis> {

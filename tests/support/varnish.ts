@@ -2,8 +2,8 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { join } from "node:path";
+import { freePort } from "./free-port.ts";
 import { tempDir } from "./temp-dir.ts";
 
 export const VARNISHD = "/usr/sbin/varnishd";
@@ -47,15 +47,6 @@ export function testVcl(backend: { host: string; port: number }, purgers: readon
   if (!purgers.every((a) => vcl.includes(`"${a}";`)))
     throw new Error("infra/varnish/default.vcl: acl purgers { … } not found");
   return vcl;
-}
-
-/** A free TCP port on loopback (bound, then released for varnishd to take). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**
