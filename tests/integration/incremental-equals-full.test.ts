@@ -20,6 +20,7 @@ import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { startWebhook } from "#webhook/server.ts";
 import { type RunningWorker, startWorker } from "#worker/worker.ts";
+import { contentConfig } from "../support/content-client.ts";
 import { expectEqualsFullBuild as expectStoreEqualsFullBuild } from "../support/full-build-reference.ts";
 import { type HttpFixture, startHttpFixture } from "../support/http-fixture.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
@@ -135,15 +136,7 @@ beforeAll(async () => {
 
   const config: PublisherConfig = {
     logLevel: "silent",
-    prismic: {
-      repository: "demo",
-      endpoint: content.endpoint,
-      accessToken: undefined,
-      timeoutMs: 10_000,
-      cacheTtlMs: 5_000,
-      cacheMaxEntries: 1_000,
-      rateLimitRetries: 3,
-    },
+    prismic: contentConfig(content.endpoint),
     redisUrl: "redis://127.0.0.1:6379",
     queuePrefix: PREFIX,
     storage: { url: "s3://site/www", s3Endpoint: s3.endpoint, s3Region: "us-east-1" },
@@ -298,6 +291,7 @@ describe("incremental ≡ full", () => {
           live.set(doc.id, doc);
           await publish({ upsert: [doc] });
         }
+        // As below: sometimes let the pipeline catch up.
         if (random() < 0.15) await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 200)));
         continue;
       }
