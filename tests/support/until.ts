@@ -14,10 +14,10 @@ export interface UntilOptions {
  * Asks `check` until it answers something other than `undefined` or `false`, and returns that answer:
  * a condition (`() => Promise<boolean>`) or a read (`() => Promise<T | undefined>`). After
  * `timeoutMs` it throws `timed out after <ms> ms waiting for <what>`, so a failure names what never
- * happened.
+ * happened; `what` may be a function, asked at the timeout, to name the state the wait ended in.
  */
 export async function until<T>(
-  what: string,
+  what: string | (() => string),
   check: () => T | undefined | false | Promise<T | undefined | false>,
   { timeoutMs = 10_000, intervalMs = 50, ignoreErrors = false }: UntilOptions = {},
 ): Promise<Exclude<T, undefined | false>> {
@@ -36,7 +36,8 @@ export async function until<T>(
     if (Date.now() > deadline) {
       const cause =
         lastError === undefined ? "" : ` (last error: ${String((lastError as Error)?.message ?? lastError)})`;
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${cause}`);
+      const named = typeof what === "function" ? what() : what;
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${named}${cause}`);
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
