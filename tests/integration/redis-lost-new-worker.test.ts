@@ -60,17 +60,16 @@ async function startRedis(): Promise<ChildProcess> {
     retryStrategy: () => null,
   });
   probe.on("error", () => undefined);
-  for (let attempt = 0; attempt < 100; attempt++) {
-    try {
+  await until(
+    "redis-server to answer",
+    async () => {
       await probe.connect();
-      await probe.ping();
-      probe.disconnect();
-      return child;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-  throw new Error("redis-server did not start");
+      return (await probe.ping()) === "PONG";
+    },
+    { timeoutMs: 5_000, ignoreErrors: true },
+  );
+  probe.disconnect();
+  return child;
 }
 
 function startWorker(): PressroomProcess {
