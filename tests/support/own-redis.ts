@@ -3,6 +3,7 @@ import { once } from "node:events";
 import { Redis } from "ioredis";
 import { freePort } from "./free-port.ts";
 import { tempDir } from "./temp-dir.ts";
+import { until } from "./until.ts";
 
 /**
  * A private `redis-server` on a free loopback port, for tests that kill it or lose its data
@@ -34,16 +35,14 @@ export async function startOwnRedis(): Promise<OwnRedis> {
     // ioredis prints it as an "Unhandled error event".
     probe.on("error", () => {});
     try {
-      for (let attempt = 0; ; attempt++) {
-        try {
+      await until(
+        "redis-server to answer",
+        async () => {
           await probe.connect();
-          await probe.ping();
-          return;
-        } catch (error) {
-          if (attempt > 200) throw error;
-          await new Promise((resolve) => setTimeout(resolve, 25));
-        }
-      }
+          return (await probe.ping()) === "PONG";
+        },
+        { timeoutMs: 5_000, intervalMs: 25, ignoreErrors: true },
+      );
     } finally {
       probe.disconnect();
     }
