@@ -26,9 +26,10 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { sha256 } from "#storage";
+import { freePort } from "../support/free-port.ts";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
-import { freePort, hasVarnish, startVarnish, type Varnish } from "../support/varnish.ts";
+import { hasVarnish, startVarnish, type Varnish } from "../support/varnish.ts";
 import { startPressroom, stopAll } from "./processes.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;

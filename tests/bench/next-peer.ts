@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { contentRoutes } from "#content/routes.ts";
+import { freePort } from "../support/free-port.ts";
 
 /**
  * The Next 16 peer of `npm run bench:edit-live`: the app in tests/bench/next-peer/, installed at
@@ -69,14 +69,6 @@ export async function installNextPeer(dir: string): Promise<string> {
   return (
     JSON.parse(readFileSync(join(dir, "node_modules/next/package.json"), "utf8")) as { version: string }
   ).version;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return typeof address === "object" && address ? address.port : 0;
 }
 
 export interface NextPeerOptions {

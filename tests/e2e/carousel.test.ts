@@ -481,7 +481,7 @@ describe.skipIf(!hasChromium)("the carousel island", () => {
     };
     // A quick flick of 40 px (Swiper's own rule would take any quick swipe): the slide stays.
     await drag(40);
-    await page.waitForTimeout(600);
+    await page.waitForTimeout(600); // longer than a slide's 300 ms transition: it must not have moved
     expect(await active(page)).toBe("1 of 4");
     // A slow drag of 60 px (Swiper's own rule would want half a slide, 300+ px): the next slide.
     await drag(60, { holdMs: 400 });

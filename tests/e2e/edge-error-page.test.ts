@@ -6,7 +6,8 @@
  * docs/screenshots/edge-503-*.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, hasVarnish, startVarnish, type Varnish } from "../support/varnish.ts";
+import { freePort } from "../support/free-port.ts";
+import { hasVarnish, startVarnish, type Varnish } from "../support/varnish.ts";
 import { hasChromium, launchChromium } from "./support/browser.ts";
 
 const SHOTS = new URL("../../docs/screenshots/", import.meta.url).pathname;

@@ -207,14 +207,14 @@ describe.skipIf(!hasChromium)("the JavaScript a visitor's browser fetches", () =
       expect(await page.evaluate(() => localStorage.getItem("pressroom:consent")), path).toBe(stored);
       expect(await notice.isVisible(), path).toBe(false);
       expect(await page.evaluate(() => document.activeElement?.id), path).toBe("main");
-      await page.waitForTimeout(500);
+      await page.waitForTimeout(500); // time for a fetch the click would start: none may come
       expect(scripts.length, path).toBe(fetched);
       // The next page (a full load) shows no notice, and no React either.
       if (index === 0) {
         const next = await context.newPage();
         const after = recordScripts(next);
         await next.goto(`${site.url}/privacy`, { waitUntil: "load" });
-        await next.waitForTimeout(1000);
+        await next.waitForTimeout(1000); // time for a notice or React to come, had they been going to
         expect(await next.getByRole("complementary", { name: "Cookie notice" }).isVisible()).toBe(false);
         expect(after.map((s) => s.url).filter(isReact)).toEqual([]);
       }

@@ -20,6 +20,7 @@ import { ensureGeneratedRepository } from "../support/generated-repository.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { until } from "../support/until.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PAGES = 600;
@@ -51,14 +52,6 @@ function startWorkerProcess(): ChildProcess {
   });
   workers.push(child);
   return child;
-}
-
-async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 async function editSettings(holder: string) {
@@ -113,18 +106,18 @@ describe("a worker killed mid fan-out, then a newer publish", () => {
   it("never lets the killed batch write older pages: storage ends equal to a full build", async () => {
     const first = startWorkerProcess();
     await until(
-      async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
-      300_000,
       "the first build",
+      async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
+      { timeoutMs: 300_000, intervalMs: 10 },
     );
 
     await editSettings("Edition A LLC");
     // Kill while A's fan-out is part written: one batch done, the next one in hand.
     await until(
+      "A's fan-out to be under way",
       async () =>
         (await redis.zcard(renderKey("completed"))) >= 1 && (await redis.llen(renderKey("active"))) >= 1,
-      120_000,
-      "A's fan-out to be under way",
+      { timeoutMs: 120_000, intervalMs: 10 },
     );
     first.kill("SIGKILL");
     await once(first, "exit");
@@ -133,20 +126,20 @@ describe("a worker killed mid fan-out, then a newer publish", () => {
     const second = startWorkerProcess();
     try {
       await until(
-        async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
-        240_000,
         "B to be published",
+        async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
+        { timeoutMs: 240_000, intervalMs: 10 },
       );
       // BullMQ hands the killed batch out again after one or two stalled checks (every 4 s since
       // issue 20's WORKER_LOCK_MS; 30 s before, and the wait is kept that generous): wait until it
       // has run (or been dropped) and nothing is left on the render queue.
       const killedAt = Date.now();
       await until(
+        "the killed batch to be handed out again",
         async () =>
           Date.now() - killedAt > 75_000 &&
           (await redis.llen(renderKey("active"))) + (await redis.llen(renderKey("wait"))) === 0,
-        240_000,
-        "the killed batch to be handed out again",
+        { timeoutMs: 240_000, intervalMs: 10 },
       );
     } finally {
       second.kill("SIGTERM");

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUILD_SEMI_SPACE_MB } from "#heap-growth";
 import { runPressroom, startPressroom } from "../support/pressroom-process.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { until } from "../support/until.ts";
 
 let silent: Server;
 let endpoint = "";
@@ -82,19 +83,11 @@ function running(pid: number): boolean {
   }
 }
 
-async function until<T>(what: string, check: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = check();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 const buildChild = (pid: number) =>
-  until("the build started again", () =>
-    childrenOf(pid).find(({ args }) => args.some((arg) => arg.endsWith("bin/pressroom.js"))),
+  until(
+    "the build started again",
+    () => childrenOf(pid).find(({ args }) => args.some((arg) => arg.endsWith("bin/pressroom.js"))),
+    { timeoutMs: 15_000 },
   );
 
 describe("pressroom build as a process", () => {
@@ -109,7 +102,7 @@ describe("pressroom build as a process", () => {
     command.child.kill("SIGTERM");
     // The command ends as the build ends: by the signal it was sent.
     expect(await exited).toBe("SIGTERM");
-    await until("the build to end", () => (running(child.pid) ? undefined : true));
+    await until("the build to end", () => (running(child.pid) ? undefined : true), { timeoutMs: 15_000 });
   }, 30_000);
 
   it("a SIGKILL, which it cannot pass on, stops the build it started", async () => {
@@ -117,13 +110,15 @@ describe("pressroom build as a process", () => {
     const command = startPressroom(["build"], env());
     const child = await buildChild(command.pid);
     // The build is under way: it has asked the content API for the master ref.
-    await until("the build to ask for content", () => (connections > asked ? true : undefined));
+    await until("the build to ask for content", () => (connections > asked ? true : undefined), {
+      timeoutMs: 15_000,
+    });
     command.child.kill("SIGKILL");
     await until(
       "the build to end after its command was killed",
       () => (running(child.pid) ? undefined : true),
       // Well within the content client's 10 s timeout, after which the build would end anyway.
-      3_000,
+      { timeoutMs: 3_000 },
     );
   }, 30_000);
 

@@ -22,13 +22,14 @@ import { fullBuild } from "#worker/build/full-build.ts";
 import { statusCommand } from "#worker/inspect.ts";
 import { onRouteFailed, type RouteFailure } from "#worker/publish/route-failures.ts";
 import { type RunningWorker, startWorker } from "#worker/worker.ts";
-import { localContentClient } from "../support/content-client.ts";
+import { contentConfig, localContentClient } from "../support/content-client.ts";
 import { siteObjects } from "../support/full-build-reference.ts";
 import { type HttpFixture, startHttpFixture } from "../support/http-fixture.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { runPressroom } from "../support/pressroom-process.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { until } from "../support/until.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const DEMO = `${ROOT}services/local-prismic/demo/documents/`;
@@ -50,14 +51,6 @@ let config: PublisherConfig;
 let breakIt = false;
 let apiDown = false;
 
-async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 async function publishTitles(titles: Record<string, string>) {
   const upsert = Object.entries(titles).map(([id, title]) => {
     const doc = demo(id);
@@ -70,11 +63,11 @@ async function publishTitles(titles: Record<string, string>) {
   });
   expect(answer.status).toBe(200);
   await until(
+    "the publish to commit",
     async () =>
       (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef &&
       (await redis.scard(`${PREFIX}:processing-ids`)) + (await redis.scard(`${PREFIX}:pending-ids`)) === 0,
-    90_000,
-    "the publish to commit",
+    { timeoutMs: 90_000 },
   );
 }
 
@@ -121,15 +114,7 @@ beforeAll(async () => {
   });
   config = {
     logLevel: "silent",
-    prismic: {
-      repository: "demo",
-      endpoint: content.endpoint.replace(content.url, proxy.url),
-      accessToken: undefined,
-      timeoutMs: 10_000,
-      cacheTtlMs: 0,
-      cacheMaxEntries: 1_000,
-      rateLimitRetries: 3,
-    },
+    prismic: contentConfig(content.endpoint.replace(content.url, proxy.url), { cacheTtlMs: 0 }),
     redisUrl: "redis://127.0.0.1:6379",
     queuePrefix: PREFIX,
     storage: { url: `file://${site.path}`, s3Endpoint: undefined, s3Region: "us-east-1" },
@@ -138,9 +123,9 @@ beforeAll(async () => {
   worker = await startWorker(config, logger, { rootDir: ROOT, reconcileEveryMs: 3_600_000 });
   store = createSiteStore(config.storage);
   await until(
-    async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
-    60_000,
     "the first build",
+    async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
+    { timeoutMs: 60_000 },
   );
 }, 90_000);
 

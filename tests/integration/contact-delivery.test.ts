@@ -12,7 +12,6 @@ import { watchContactDelivery } from "#metrics/contact-metrics.ts";
 import { registry } from "#metrics/registry.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import {
-  type ContactArchive,
   contactArchiveKey,
   type DeliverContactContext,
   deliverContact,
@@ -23,6 +22,7 @@ import { statusCommand } from "#worker/inspect.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { type SmtpSink, startSmtpSink } from "../support/smtp-sink.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { until } from "../support/until.ts";
 
 /**
  * Where a contact message goes when there is no mail server (issue 23 §4): the embedded default
@@ -65,16 +65,6 @@ async function send(payload = message(), options: { attempts?: number; backoffMs
   return payload;
 }
 
-async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last value ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 const undelivered = () => readUndelivered(redis, prefix);
 const metricsText = () => registry.metrics();
 
@@ -107,10 +97,10 @@ describe("contact messages without a mail server", () => {
   it("the embedded default writes each message to the outbox as an .eml file and archives it as delivered", async () => {
     ctx = { ...ctx, smtpUrl: undefined, outbox: outbox.path, to: undefined };
     const sent = await send();
-    const archive = await until(
-      () => readArchive(store, contactArchiveKey(sent)),
-      (a): a is ContactArchive => a?.delivered !== undefined,
-    );
+    const archive = await until("the message to be archived as delivered", async () => {
+      const found = await readArchive(store, contactArchiveKey(sent));
+      return found?.delivered !== undefined ? found : undefined;
+    });
     const files = (await readdir(outbox.path)).filter((name) => name.endsWith(".eml"));
     expect(files).toEqual([expect.stringMatching(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT.*-${sent.id}\\.eml$`))]);
     const eml = await readFile(join(outbox.path, files[0] as string), "utf8");
@@ -129,7 +119,10 @@ describe("contact messages without a mail server", () => {
   it("with neither a mail server nor an outbox: undelivered, given up, shown by pressroom status and the metrics", async () => {
     ctx = { ...ctx, smtpUrl: undefined, outbox: undefined };
     const sent = await send();
-    const [stuck] = await until(undelivered, (list) => list.some((m) => m.id === sent.id));
+    const [stuck] = await until("the message in the undelivered list", async () => {
+      const list = await undelivered();
+      return list.some((m) => m.id === sent.id) ? list : undefined;
+    });
     expect(stuck).toMatchObject({ id: sent.id, receivedAt: sent.receivedAt, attempts: 1, givenUp: true });
     expect(stuck?.error).toMatch(/SMTP_URL is not set/);
     // Still archived: nothing accepted is lost.
@@ -167,12 +160,17 @@ describe("contact messages without a mail server", () => {
   it("a mail server that refuses: retrying while it does, off the list once the mail is accepted", async () => {
     ctx = { ...ctx, smtpUrl: "smtp://127.0.0.1:1", to: "sales@example.com", outbox: outbox.path };
     const sent = await send(message(), { attempts: 5, backoffMs: 300 });
-    const [retrying] = await until(undelivered, (list) => list.some((m) => m.id === sent.id));
+    const [retrying] = await until("the message in the undelivered list", async () => {
+      const list = await undelivered();
+      return list.some((m) => m.id === sent.id) ? list : undefined;
+    });
     expect(retrying).toMatchObject({ id: sent.id, attempts: 1, givenUp: false });
     // The SMTP server comes back (the outbox is not used while SMTP_URL is set).
     ctx = { ...ctx, smtpUrl: smtp.url };
     await smtp.waitFor(`x-pressroom-contact-id: ${sent.id}`, 10_000);
-    await until(undelivered, (list) => !list.some((m) => m.id === sent.id));
+    await until("the message gone from the undelivered list", async () =>
+      (await undelivered()).every((m) => m.id !== sent.id),
+    );
     expect((await readdir(outbox.path)).filter((name) => name.includes(sent.id))).toEqual([]);
   });
 });

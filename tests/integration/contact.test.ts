@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { createServer } from "node:net";
 import { Queue, UnrecoverableError, Worker } from "bullmq";
 import Fastify, { type FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
@@ -11,6 +10,7 @@ import { siteApp } from "#site/app.ts";
 import { type ContactQueue, createContactQueue } from "#site/contact-queue.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { contactArchiveKey, deliverContact } from "#worker/contact/deliver.ts";
+import { freePort } from "../support/free-port.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { type SmtpSink, startSmtpSink } from "../support/smtp-sink.ts";
 
@@ -72,14 +72,6 @@ async function jobCount(): Promise<number> {
 }
 
 const mailFor = (id: string, timeoutMs = 10_000) => smtp.waitFor(`x-pressroom-contact-id: ${id}`, timeoutMs);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return typeof address === "object" && address ? address.port : 0;
-}
 
 beforeAll(async () => {
   smtp = await startSmtpSink();

@@ -20,6 +20,7 @@ import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.t
 import { type PressroomProcess, startPressroom } from "../support/pressroom-process.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { until } from "../support/until.ts";
 import { untilWorkerSettled } from "../support/worker-settled.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -43,16 +44,6 @@ let env: Record<string, string>;
 
 const keys = redisKeys(PREFIX);
 const hhmmss = (epochMs: number) => new Date(epochMs).toISOString().slice(11, 19);
-
-async function until<T>(read: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 async function editServices(metaTitle: string): Promise<string> {
   const doc = content.store.masterDocuments.find((d) => d.id === SERVICES);
@@ -126,12 +117,12 @@ describe("the content API asks for a long wait (429, Retry-After: 3600)", () => 
     const jobId = `publish-${ref}`;
     // The job failed its first attempt and waits, delayed, for its retry.
     const job = await until(
+      "the publish to fail and wait for its retry",
       async () => {
         const found = await queue.getJob(jobId);
         return found && found.attemptsMade >= 1 && (await found.getState()) === "delayed" ? found : undefined;
       },
-      15_000,
-      "the publish to fail and wait for its retry",
+      { timeoutMs: 15_000 },
     );
     expect(job.failedReason).toMatch(/Unexpected status code \[429\].*wait until/);
     const untilMs = limitedAt + 3_600_000;
@@ -165,10 +156,10 @@ describe("the content API asks for a long wait (429, Retry-After: 3600)", () => 
     const waits = worker.messages.filter((m) => m === "content API rate limit, retrying").length;
     await editServices("Services, rate limited again");
     await until(
+      "the worker to wait on the 429",
       async () =>
         worker.messages.filter((m) => m === "content API rate limit, retrying").length > waits || undefined,
-      15_000,
-      "the worker to wait on the 429",
+      { timeoutMs: 15_000 },
     );
     expect(await redis.exists(keys.publishLock)).toBe(1);
     const signalled = performance.now();
@@ -191,11 +182,9 @@ describe("the content API asks for a long wait (429, Retry-After: 3600)", () => 
         (answer) => answer.status,
         () => "no answer",
       );
-      await until(
-        async () => (proxy.requests.length > asked ? true : undefined),
-        10_000,
-        "the page's request",
-      );
+      await until("the page's request", async () => (proxy.requests.length > asked ? true : undefined), {
+        timeoutMs: 10_000,
+      });
       const signalled = performance.now();
       await preview.stop("SIGTERM");
       const seconds = (performance.now() - signalled) / 1000;

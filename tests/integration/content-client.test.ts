@@ -6,6 +6,7 @@ import { createContentClient, loadContentSchema, type RateLimitWait } from "#con
 import { ContentApiError, ContentQueryError, ContentTimeoutError, RateLimitedError } from "#errors";
 import { createLogger } from "#logger";
 import { contentApiWait } from "#metrics/metrics.ts";
+import { contentConfig } from "../support/content-client.ts";
 import { type HttpFixture, type RecordedRequest, startHttpFixture } from "../support/http-fixture.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -58,16 +59,7 @@ async function api(
 }
 
 function config(endpoint: string, overrides: Partial<PrismicConfig> = {}): PrismicConfig {
-  return {
-    repository: "demo",
-    endpoint: `${endpoint}/api/v2`,
-    accessToken: undefined,
-    timeoutMs: 2_000,
-    cacheTtlMs: 5_000,
-    cacheMaxEntries: 1_000,
-    rateLimitRetries: 3,
-    ...overrides,
-  };
+  return contentConfig(`${endpoint}/api/v2`, { timeoutMs: 2_000, ...overrides });
 }
 
 const searches = (fixture: HttpFixture) =>
@@ -80,7 +72,7 @@ describe("content client: response cache", () => {
     await client.get({ ref: "MASTERREF0000001", filters: [prismic.filter.at("document.type", "page")] });
     await client.get({ ref: "MASTERREF0000001", filters: [prismic.filter.at("document.type", "page")] });
     expect(searches(fixture)).toHaveLength(1);
-    await new Promise((resolve) => setTimeout(resolve, 350));
+    await new Promise((resolve) => setTimeout(resolve, 350)); // past the 300 ms lifetime on purpose
     await client.get({ ref: "MASTERREF0000001", filters: [prismic.filter.at("document.type", "page")] });
     expect(searches(fixture)).toHaveLength(2);
   });

@@ -35,9 +35,11 @@ import { startWebhook } from "#webhook/server.ts";
 import { statusCommand } from "#worker/inspect.ts";
 import { addPendingPurges } from "#worker/publish/pending-purges.ts";
 import { type RunningWorker, startWorker } from "#worker/worker.ts";
+import { contentConfig } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { until } from "../support/until.ts";
 import { hasVarnish, startVarnish, type Varnish } from "../support/varnish.ts";
 import { untilWorkerSettled } from "../support/worker-settled.ts";
 
@@ -85,14 +87,6 @@ let redis: Redis;
 let store: SiteStore;
 let config: PublisherConfig;
 
-async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
 /** Publishes in the content service (which calls the webhook) and waits for the publish to end. */
 async function published(upsert: Doc[], remove: string[] = []) {
   const answer = await fetch(`${content.url}/admin/publish`, {
@@ -103,12 +97,12 @@ async function published(upsert: Doc[], remove: string[] = []) {
   expect(answer.status).toBe(200);
   let summary: { ref?: string; edge?: { liveAt?: number; deferred: boolean }; startedAt?: number } = {};
   await until(
+    "the publish to end",
     async () => {
       summary = JSON.parse((await redis.get(redisKeys(PREFIX).lastPublish)) ?? "{}");
       return summary.ref === content.store.masterRef;
     },
-    60_000,
-    "the publish to end",
+    { timeoutMs: 60_000 },
   );
   return summary as Required<typeof summary> & { timings: Record<string, number> };
 }
@@ -247,15 +241,7 @@ describe.skipIf(!hasVarnish)(
       });
       config = {
         logLevel: "silent",
-        prismic: {
-          repository: "demo",
-          endpoint: content.endpoint,
-          accessToken: undefined,
-          timeoutMs: 10_000,
-          cacheTtlMs: 0,
-          cacheMaxEntries: 1_000,
-          rateLimitRetries: 3,
-        },
+        prismic: contentConfig(content.endpoint, { cacheTtlMs: 0 }),
         redisUrl: "redis://127.0.0.1:6379",
         queuePrefix: PREFIX,
         storage,
@@ -326,7 +312,9 @@ describe.skipIf(!hasVarnish)(
         }
       }
       // varnishd adds up its threads' counters now and then, not at once.
-      await until(async () => backendRequests() >= before + 9, 5_000, "varnishstat to count 9 fetches");
+      await until("varnishstat to count 9 fetches", async () => backendRequests() >= before + 9, {
+        timeoutMs: 5_000,
+      });
       expect(backendRequests()).toBe(before + 9);
     });
 
@@ -348,7 +336,9 @@ describe.skipIf(!hasVarnish)(
           // The origin answers once the other 19 wait on the fetch in flight (busy_sleep); without
           // coalescing they never do, and 2 s is ample for them all to reach the site server.
           const waiting = () => (front.counters().busy_sleep ?? 0) - (counted.busy_sleep ?? 0);
-          await until(async () => waiting() >= 19, 2_000, "19 visitors waiting").catch(() => undefined);
+          await until("19 visitors waiting", async () => waiting() >= 19, { timeoutMs: 2_000 }).catch(
+            () => undefined,
+          );
           origin.release();
           const answers = await Promise.all(reads);
           const count = (state: string) => answers.filter((a) => a.headers.get("x-cache") === state).length;
@@ -356,9 +346,9 @@ describe.skipIf(!hasVarnish)(
           for (const answer of answers) expect(await answer.text(), when).toBe(expected);
           expect(origin.seen.slice(seen), when).toEqual([path]);
           await until(
-            async () => (front.counters().backend_req ?? 0) > (counted.backend_req ?? 0),
-            5_000,
             "varnishstat to count the fetch",
+            async () => (front.counters().backend_req ?? 0) > (counted.backend_req ?? 0),
+            { timeoutMs: 5_000 },
           );
           expect((front.counters().backend_req ?? 0) - (counted.backend_req ?? 0), when).toBe(1);
         }
@@ -586,12 +576,12 @@ describe.skipIf(!hasVarnish)(
       site = await startSite(siteConfig, logger);
       // Varnish holds a refused backend off for a quarter of a second (backend_remote_error_holddown).
       await until(
+        "the edge to fetch the new page once the site server is back",
         async () =>
           (await (await edge("/services")).text()).includes(
             "<title>Services, published while the site server is down",
           ),
-        5_000,
-        "the edge to fetch the new page once the site server is back",
+        { timeoutMs: 5_000 },
       );
     });
 
@@ -638,7 +628,9 @@ describe.skipIf(!hasVarnish)(
       } finally {
         varnish.resume();
       }
-      await until(async () => (await owed()) === 0, 60_000, "the owed purge to be acknowledged");
+      await until("the owed purge to be acknowledged", async () => (await owed()) === 0, {
+        timeoutMs: 60_000,
+      });
       // The frozen edge kept every copy: exactly the pages the publish changed are fetched again.
       const changed = await changedSince(before);
       expect(changed).toContain("/pricing");
@@ -672,7 +664,9 @@ describe.skipIf(!hasVarnish)(
         purgers: ["127.0.0.1"],
         port,
       });
-      await until(async () => (await owed()) === 0, 90_000, "the owed purge to be acknowledged");
+      await until("the owed purge to be acknowledged", async () => (await owed()) === 0, {
+        timeoutMs: 90_000,
+      });
       expect(await (await edge("/privacy")).text()).toContain(
         "<title>Privacy, published while the edge was stopped",
       );

@@ -45,7 +45,7 @@ describe("a fail-fast queue closed as it starts", () => {
       logger,
     });
     await producer.close();
-    await pause(200);
+    await pause(200); // as above: a late rejection would be reported within this time
     expect(unhandled.map(String)).toEqual([]);
   });
 });

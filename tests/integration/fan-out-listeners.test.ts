@@ -10,9 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublisherConfig } from "#config";
 import { startWebhook } from "#webhook/server.ts";
 import { type RunningWorker, startWorker } from "#worker/worker.ts";
+import { contentConfig } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { until } from "../support/until.ts";
 import { untilWorkerSettled } from "../support/worker-settled.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -28,14 +30,6 @@ let webhook: Awaited<ReturnType<typeof startWebhook>>;
 let worker: RunningWorker;
 let site: { path: string; remove: () => Promise<void> };
 let redis: Redis;
-
-async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 beforeAll(async () => {
   site = await tempDir("listeners-site");
@@ -55,15 +49,7 @@ beforeAll(async () => {
   content = await startLocalPrismic({ webhookUrl: `${webhook.url}/webhooks/prismic`, webhookSecret: SECRET });
   const config: PublisherConfig = {
     logLevel: "silent",
-    prismic: {
-      repository: "demo",
-      endpoint: content.endpoint,
-      accessToken: undefined,
-      timeoutMs: 10_000,
-      cacheTtlMs: 5_000,
-      cacheMaxEntries: 1_000,
-      rateLimitRetries: 3,
-    },
+    prismic: contentConfig(content.endpoint),
     redisUrl: "redis://127.0.0.1:6379",
     queuePrefix: PREFIX,
     storage: { url: `file://${site.path}`, s3Endpoint: undefined, s3Region: "us-east-1" },
@@ -105,9 +91,9 @@ describe("a fan-out into more than 10 child jobs", () => {
       });
       expect(answer.status).toBe(200);
       await until(
-        async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
-        90_000,
         "the fan-out publish",
+        async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
+        { timeoutMs: 90_000 },
       );
       const last = JSON.parse((await redis.get(`${PREFIX}:last-publish`)) ?? "{}") as { batches?: number };
       expect(last.batches).toBeGreaterThan(10);

@@ -11,6 +11,7 @@ import { localContentClient } from "../support/content-client.ts";
 import { DEMO_REDIRECTS, DEMO_TEMPORARY_REDIRECTS } from "../support/demo-redirects.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { until } from "../support/until.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const ABOUT = "Z9nWuhEAACMAx1Cc";
@@ -199,7 +200,10 @@ describe("full build", () => {
     const stored = await keys();
     const before = threads();
     await expect(failing()).rejects.toThrow();
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await until("the failed build's threads to leave /proc", () => threads() === before, {
+      timeoutMs: 500,
+      intervalMs: 20,
+    });
     expect(threads()).toBe(before);
     expect(await keys()).toEqual(stored);
   });

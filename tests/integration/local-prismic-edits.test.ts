@@ -368,7 +368,7 @@ describe("edit API: drafts and preview tokens", () => {
       `/admin/drafts/${ABOUT}`,
       retitled(demoDoc(ABOUT), "Soon gone"),
     );
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await new Promise((resolve) => setTimeout(resolve, 250)); // past the token's 200 ms lifetime
     const answer = await fetch(`${service.endpoint}/documents/search?ref=${encodeURIComponent(body.token)}`);
     expect(answer.status).toBe(404);
     // The body Prismic sends (prismic-client's recorded PreviewTokenExpiredError body): the OAuth

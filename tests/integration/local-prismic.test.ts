@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import * as prismic from "@prismicio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { contentRoutes, createContentClient, loadContentSchema } from "#content";
+import { contentRoutes } from "#content";
 import { ContentApiError } from "#errors";
+import { localContentClient } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -208,18 +209,11 @@ describe("local content service: reading through @prismicio/client", () => {
   });
 
   it("gives the product's content client status-carrying errors for the same answers", async () => {
-    const ours = createContentClient(
-      {
-        repository: "demo",
-        endpoint: service.endpoint,
-        accessToken: undefined,
-        timeoutMs: 5_000,
-        cacheTtlMs: 5_000,
-        cacheMaxEntries: 100,
-        rateLimitRetries: 0,
-      },
-      { schema: loadContentSchema(ROOT) },
-    );
+    const ours = localContentClient(service.endpoint, {
+      timeoutMs: 5_000,
+      cacheTtlMs: 5_000,
+      cacheMaxEntries: 100,
+    });
     const error = (await ours.get({ ref: "NoSuchRef0000001" }).catch((e: unknown) => e)) as ContentApiError;
     expect(error).toBeInstanceOf(ContentApiError);
     expect(error.status).toBe(404);

@@ -17,6 +17,7 @@ import { createMemoryStore } from "#storage/memory-store.ts";
 import { type RunningWebhook, startWebhook } from "#webhook/server.ts";
 import { startWorkerOps, type WorkerOps } from "#worker/ops/worker-ops.ts";
 import { type RunningWorker, startWorker } from "#worker/worker.ts";
+import { contentConfig } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
@@ -60,15 +61,7 @@ beforeAll(async () => {
   content = await startLocalPrismic({ webhookUrl: `${webhook.url}/webhooks/prismic`, webhookSecret: SECRET });
   const config: WorkerConfig = {
     logLevel: "silent",
-    prismic: {
-      repository: "demo",
-      endpoint: content.endpoint,
-      accessToken: undefined,
-      timeoutMs: 10_000,
-      cacheTtlMs: 5_000,
-      cacheMaxEntries: 1_000,
-      rateLimitRetries: 3,
-    },
+    prismic: contentConfig(content.endpoint),
     redisUrl: "redis://127.0.0.1:6379",
     queuePrefix: PREFIX,
     storage: { url: `file://${siteDir.path}`, s3Endpoint: undefined, s3Region: "us-east-1" },

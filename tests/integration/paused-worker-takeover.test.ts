@@ -21,6 +21,7 @@ import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.t
 import { type PressroomProcess, startPressroom } from "../support/pressroom-process.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { until } from "../support/until.ts";
 import { untilWorkerSettled } from "../support/worker-settled.ts";
 
 const PREFIX = `test-fault-paused-${process.pid}-${Date.now()}`;
@@ -84,16 +85,6 @@ function startWorker(proxy: HoldingProxy): PressroomProcess {
   });
   workers.push(worker);
   return worker;
-}
-
-async function until<T>(read: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 async function editServices(metaTitle: string): Promise<string> {
@@ -160,9 +151,9 @@ describe("a worker paused (SIGSTOP) while it holds a publish", () => {
     const first = await editServices("Services, edition 1");
     // Whichever worker took the publish now waits on its proxy, between its fetch and its writes.
     const holder = await until(
-      async () => proxies.findIndex((proxy) => proxy.held !== undefined) + 1 || undefined,
-      15_000,
       "a worker to take the publish",
+      async () => proxies.findIndex((proxy) => proxy.held !== undefined) + 1 || undefined,
+      { timeoutMs: 15_000, intervalMs: 20 },
     );
     for (const proxy of proxies) proxy.armed = false;
     const [paused, taker] = holder === 1 ? [workers[0], workers[1]] : [workers[1], workers[0]];
@@ -180,12 +171,12 @@ describe("a worker paused (SIGSTOP) while it holds a publish", () => {
     // No new delivery: the taker gets the job only from BullMQ's stalled check, and the publish
     // only once the paused holder's lock expired.
     const takeover = await until(
+      "another worker to publish the paused worker's ids",
       async () => {
         const last = await lastPublish();
         return last?.ref === first && last.by.endsWith(`:${taker.pid}`) ? last : undefined;
       },
-      40_000,
-      "another worker to publish the paused worker's ids",
+      { timeoutMs: 40_000, intervalMs: 20 },
     );
     const startedAfter = (takeover.startedAt - pausedAt) / 1000;
     const liveAfter = (Date.parse(takeover.at) - pausedAt) / 1000;
@@ -196,11 +187,10 @@ describe("a worker paused (SIGSTOP) while it holds a publish", () => {
 
     // A newer publish while the holder is still paused.
     const second = await editServices("Services, edition 2");
-    await until(
-      async () => ((await lastPublish())?.ref === second ? true : undefined),
-      20_000,
-      "the newer publish",
-    );
+    await until("the newer publish", async () => ((await lastPublish())?.ref === second ? true : undefined), {
+      timeoutMs: 20_000,
+      intervalMs: 20,
+    });
     expect((await store.get("services/index.html"))?.body.toString()).toContain("Services, edition 2");
 
     // Resumed, the paused worker gets the answer it asked for before the pause (edition 1) and goes

@@ -1,9 +1,9 @@
-import { createServer } from "node:net";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { ERROR_PAGE_FAILED_AS_WELL } from "#http/error-pages.ts";
 import { type RunningPreview, startPreview } from "#preview/server.ts";
+import { freePort } from "../support/free-port.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { prismicConfig, SITE_URL } from "../support/preview-fixture.ts";
 
@@ -13,15 +13,6 @@ afterAll(async () => {
   await preview?.close();
   await content?.stop();
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (typeof address !== "object" || !address) throw new Error("no port");
-  return address.port;
-}
 
 describe("preview server while the content API is down", () => {
   it("logs it, starts anyway, answers 503 pages, and recovers once the API is back", async () => {

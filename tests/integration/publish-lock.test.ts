@@ -96,7 +96,7 @@ describe("withLockWhilePending", () => {
       order.push("waiter");
       return redis.smembers(pendingIds);
     });
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    await new Promise((resolve) => setTimeout(resolve, 120)); // the holder's publish lasts a while
     order.push("holder done");
     releaseHolder();
     expect((await waiter)?.sort()).toEqual(["doc-b", "doc-c"]);

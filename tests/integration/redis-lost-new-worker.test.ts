@@ -8,14 +8,15 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSiteStore, type SiteStore } from "#storage";
+import { freePort } from "../support/free-port.ts";
 import { expectEqualsFullBuild, siteObjects } from "../support/full-build-reference.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { type PressroomProcess, startPressroom } from "../support/pressroom-process.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { until } from "../support/until.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const SECRET = "redis-lost-test-webhook-secret";
@@ -59,28 +60,16 @@ async function startRedis(): Promise<ChildProcess> {
     retryStrategy: () => null,
   });
   probe.on("error", () => undefined);
-  for (let attempt = 0; attempt < 100; attempt++) {
-    try {
+  await until(
+    "redis-server to answer",
+    async () => {
       await probe.connect();
-      await probe.ping();
-      probe.disconnect();
-      return child;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-  throw new Error("redis-server did not start");
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
+      return (await probe.ping()) === "PONG";
+    },
+    { timeoutMs: 5_000, ignoreErrors: true },
+  );
+  probe.disconnect();
+  return child;
 }
 
 function startWorker(): PressroomProcess {
@@ -102,14 +91,6 @@ async function indexRef(): Promise<string | null> {
     return await redis.hget(`${PREFIX}:index:meta`, "ref");
   } finally {
     redis.disconnect();
-  }
-}
-
-async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
@@ -151,9 +132,17 @@ afterAll(async () => {
 describe("Redis lost with everything in it", () => {
   it("costs nothing the site needs: an empty Redis and a worker rebuild it, the lost edit included", async () => {
     const first = startWorker();
-    await until(async () => (await indexRef()) === content.store.masterRef, 90_000, "the first build");
+    await until("the first build", async () => (await indexRef()) === content.store.masterRef, {
+      timeoutMs: 90_000,
+      intervalMs: 100,
+      ignoreErrors: true,
+    });
     await publishTitle("Services, before the loss");
-    await until(async () => (await indexRef()) === content.store.masterRef, 60_000, "the first publish");
+    await until("the first publish", async () => (await indexRef()) === content.store.masterRef, {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+      ignoreErrors: true,
+    });
 
     // Redis dies, and the worker with it (a machine lost); an edit is published meanwhile.
     redisServer?.kill("SIGKILL");
@@ -164,7 +153,11 @@ describe("Redis lost with everything in it", () => {
     redisServer = await startRedis();
     expect(await indexRef()).toBeNull();
     startWorker();
-    await until(async () => (await indexRef()) === content.store.masterRef, 90_000, "the rebuild");
+    await until("the rebuild", async () => (await indexRef()) === content.store.masterRef, {
+      timeoutMs: 90_000,
+      intervalMs: 100,
+      ignoreErrors: true,
+    });
 
     await expectEqualsFullBuild(store, content.endpoint, content.store.masterRef, SITE_URL);
     const page = Buffer.from(

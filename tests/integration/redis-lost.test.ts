@@ -19,11 +19,13 @@ import { type ContactQueue, createContactQueue } from "#site/contact-queue.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { startWebhook } from "#webhook/server.ts";
 import { type RunningWorker, startWorker } from "#worker/worker.ts";
+import { contentConfig } from "../support/content-client.ts";
 import { expectEqualsFullBuild } from "../support/full-build-reference.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { type OwnRedis, startOwnRedis } from "../support/own-redis.ts";
 import { type SmtpSink, startSmtpSink } from "../support/smtp-sink.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { until } from "../support/until.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PREFIX = "test-redis-lost";
@@ -45,16 +47,6 @@ let smtp: SmtpSink;
 let contactQueue: ContactQueue;
 let app: FastifyInstance;
 
-async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const met = await condition().catch(() => false);
-    if (met) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 beforeAll(async () => {
   own = await startOwnRedis();
   redis = new Redis(own.url, { maxRetriesPerRequest: null });
@@ -75,15 +67,7 @@ beforeAll(async () => {
   content = await startLocalPrismic({ webhookUrl: `${webhook.url}/webhooks/prismic`, webhookSecret: SECRET });
   const config: PublisherConfig = {
     logLevel: "silent",
-    prismic: {
-      repository: "demo",
-      endpoint: content.endpoint,
-      accessToken: undefined,
-      timeoutMs: 10_000,
-      cacheTtlMs: 5_000,
-      cacheMaxEntries: 1_000,
-      rateLimitRetries: 3,
-    },
+    prismic: contentConfig(content.endpoint),
     redisUrl: own.url,
     queuePrefix: PREFIX,
     storage: { url: `file://${site.path}`, s3Endpoint: undefined, s3Region: "us-east-1" },
@@ -103,9 +87,9 @@ beforeAll(async () => {
   await app.register(siteApp, { store, contact: contactQueue, manifestRefreshMs: 0 });
   await app.ready();
   await until(
-    async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
-    60_000,
     "the first build",
+    async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
+    { timeoutMs: 60_000, ignoreErrors: true },
   );
 }, 90_000);
 
@@ -133,9 +117,9 @@ describe("Redis killed mid fan-out and restarted empty", () => {
     });
     expect(answer.status).toBe(200);
     await until(
-      async () => (await redis.llen(`${PREFIX}:${RENDER_QUEUE_NAME}:wait`)) > 0,
-      30_000,
       "the fan-out's child jobs",
+      async () => (await redis.llen(`${PREFIX}:${RENDER_QUEUE_NAME}:wait`)) > 0,
+      { timeoutMs: 30_000, ignoreErrors: true },
     );
     const posted = await app.inject({
       method: "POST",
@@ -160,9 +144,9 @@ describe("Redis killed mid fan-out and restarted empty", () => {
 
     await smtp.waitFor(`x-pressroom-contact-id: ${id}`, 90_000);
     await until(
-      async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
-      90_000,
       "reconcile's diff build after the loss",
+      async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
+      { timeoutMs: 90_000, ignoreErrors: true },
     );
     const queue = new Queue(RECONCILE_QUEUE_NAME, { connection: redis, prefix: PREFIX });
     try {

@@ -18,10 +18,12 @@ import { startWebhook } from "#webhook/server.ts";
 import { statusCommand } from "#worker/inspect.ts";
 import { onRouteFailed, type RouteFailure } from "#worker/publish/route-failures.ts";
 import { type RunningWorker, startWorker } from "#worker/worker.ts";
+import { contentConfig } from "../support/content-client.ts";
 import { type HttpFixture, startHttpFixture } from "../support/http-fixture.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { until } from "../support/until.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const DEMO = `${ROOT}services/local-prismic/demo/documents/`;
@@ -42,14 +44,6 @@ let store: SiteStore;
 let config: PublisherConfig;
 let breakIt = false;
 
-async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 async function publishTitles(titles: Record<string, string>) {
   const upsert = Object.entries(titles).map(([id, title]) => {
     const doc = demo(id);
@@ -62,11 +56,11 @@ async function publishTitles(titles: Record<string, string>) {
   });
   expect(answer.status).toBe(200);
   await until(
+    "the publish to commit",
     async () =>
       (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef &&
       (await redis.scard(`${PREFIX}:processing-ids`)) + (await redis.scard(`${PREFIX}:pending-ids`)) === 0,
-    60_000,
-    "the publish to commit",
+    { timeoutMs: 60_000 },
   );
 }
 
@@ -109,15 +103,7 @@ beforeAll(async () => {
   });
   config = {
     logLevel: "silent",
-    prismic: {
-      repository: "demo",
-      endpoint: content.endpoint.replace(content.url, proxy.url),
-      accessToken: undefined,
-      timeoutMs: 10_000,
-      cacheTtlMs: 0,
-      cacheMaxEntries: 1_000,
-      rateLimitRetries: 3,
-    },
+    prismic: contentConfig(content.endpoint.replace(content.url, proxy.url), { cacheTtlMs: 0 }),
     redisUrl: "redis://127.0.0.1:6379",
     queuePrefix: PREFIX,
     storage: { url: `file://${site.path}`, s3Endpoint: undefined, s3Region: "us-east-1" },
@@ -126,9 +112,9 @@ beforeAll(async () => {
   worker = await startWorker(config, logger, { rootDir: ROOT, reconcileEveryMs: 3_600_000 });
   store = createSiteStore(config.storage);
   await until(
-    async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
-    60_000,
     "the first build",
+    async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
+    { timeoutMs: 60_000 },
   );
 }, 90_000);
 

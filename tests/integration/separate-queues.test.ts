@@ -16,10 +16,12 @@ import { type ContactQueue, createContactQueue } from "#site/contact-queue.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { startWebhook } from "#webhook/server.ts";
 import { type RunningWorker, startWorker } from "#worker/worker.ts";
+import { contentConfig } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { type SmtpSink, startSmtpSink } from "../support/smtp-sink.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { until } from "../support/until.ts";
 import { closeWorkerHoldingFanOut, untilWorkerSettled } from "../support/worker-settled.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -41,14 +43,6 @@ let smtp: SmtpSink;
 let contactQueue: ContactQueue;
 let app: FastifyInstance;
 
-async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 beforeAll(async () => {
   redis = new Redis({ maxRetriesPerRequest: null });
   site = await tempDir("queues-site");
@@ -68,15 +62,7 @@ beforeAll(async () => {
   content = await startLocalPrismic({ webhookUrl: `${webhook.url}/webhooks/prismic`, webhookSecret: SECRET });
   const config: PublisherConfig = {
     logLevel: "silent",
-    prismic: {
-      repository: "demo",
-      endpoint: content.endpoint,
-      accessToken: undefined,
-      timeoutMs: 10_000,
-      cacheTtlMs: 5_000,
-      cacheMaxEntries: 1_000,
-      rateLimitRetries: 3,
-    },
+    prismic: contentConfig(content.endpoint),
     redisUrl: "redis://127.0.0.1:6379",
     queuePrefix: PREFIX,
     storage: { url: `file://${site.path}`, s3Endpoint: undefined, s3Region: "us-east-1" },
@@ -128,9 +114,9 @@ describe("contact messages on their own queue", () => {
     });
     expect(answer.status).toBe(200);
     await until(
-      async () => (await redis.llen(`${PREFIX}:${RENDER_QUEUE_NAME}:wait`)) > 0,
-      30_000,
       "the long publish's child jobs",
+      async () => (await redis.llen(`${PREFIX}:${RENDER_QUEUE_NAME}:wait`)) > 0,
+      { timeoutMs: 30_000 },
     );
     // The same publish delivered again and again (Prismic's retries, a replaying proxy).
     for (let i = 0; i < 20; i++) {

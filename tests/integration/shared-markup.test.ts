@@ -7,7 +7,6 @@
 import type { PrismicDocument } from "@prismicio/client";
 import { createElement as h } from "react";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createContentClient, loadContentSchema } from "#content";
 import { buildSiteAssets, type SiteAssets } from "#web/assets.ts";
 import { ContactFormView } from "#web/browser/islands/contact-form.tsx";
 import { countryOptions } from "#web/browser/phone.ts";
@@ -16,9 +15,9 @@ import { createMemorySource } from "#web/content/index.ts";
 import { renderRoute } from "#web/render.ts";
 import { renderHtml } from "#web/render-html.tsx";
 import { listDocuments } from "#worker/build/list-documents.ts";
+import { localContentClient } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
 const SITE_URL = "https://www.northwind.example";
 const ROUTES = [
   "/",
@@ -43,18 +42,7 @@ let documents: PrismicDocument[];
 
 beforeAll(async () => {
   service = await startLocalPrismic();
-  const client = createContentClient(
-    {
-      repository: "demo",
-      endpoint: service.endpoint,
-      accessToken: undefined,
-      timeoutMs: 5_000,
-      cacheTtlMs: 0,
-      cacheMaxEntries: 100,
-      rateLimitRetries: 0,
-    },
-    { schema: loadContentSchema(ROOT) },
-  );
+  const client = localContentClient(service.endpoint, { timeoutMs: 5_000, cacheMaxEntries: 100 });
   // Every document as the API returns them (urls filled by the route resolver).
   documents = await listDocuments(client, await client.fetchMasterRef(), []);
   assets = (await buildSiteAssets()).assets;

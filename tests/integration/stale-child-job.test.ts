@@ -14,9 +14,11 @@ import { createSiteStore, type SiteStore } from "#storage";
 import { startWebhook } from "#webhook/server.ts";
 import { claimWrite, claimWrites, nextGeneration } from "#worker/publish/generation.ts";
 import { type RunningWorker, startWorker } from "#worker/worker.ts";
+import { contentConfig } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { until } from "../support/until.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PREFIX = `test-stale-${process.pid}-${Date.now()}`;
@@ -33,14 +35,6 @@ let worker: RunningWorker;
 let site: { path: string; remove: () => Promise<void> };
 let redis: Redis;
 let store: SiteStore;
-
-async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const home = async () => (await store.get("index.html"))?.body.toString() ?? "";
 const indexRef = () => redis.hget(`${PREFIX}:index:meta`, "ref");
@@ -63,15 +57,7 @@ beforeAll(async () => {
   content = await startLocalPrismic({ webhookUrl: `${webhook.url}/webhooks/prismic`, webhookSecret: SECRET });
   const config: PublisherConfig = {
     logLevel: "silent",
-    prismic: {
-      repository: "demo",
-      endpoint: content.endpoint,
-      accessToken: undefined,
-      timeoutMs: 10_000,
-      cacheTtlMs: 5_000,
-      cacheMaxEntries: 1_000,
-      rateLimitRetries: 3,
-    },
+    prismic: contentConfig(content.endpoint),
     redisUrl: "redis://127.0.0.1:6379",
     queuePrefix: PREFIX,
     storage: { url: `file://${site.path}`, s3Endpoint: undefined, s3Region: "us-east-1" },
@@ -79,7 +65,10 @@ beforeAll(async () => {
   };
   worker = await startWorker(config, logger, { rootDir: ROOT, fanOutThreshold: 4 });
   store = createSiteStore(config.storage);
-  await until(async () => (await indexRef()) === content.store.masterRef, 60_000, "the first build");
+  await until("the first build", async () => (await indexRef()) === content.store.masterRef, {
+    timeoutMs: 60_000,
+    intervalMs: 20,
+  });
 }, 90_000);
 
 afterAll(async () => {
@@ -104,7 +93,10 @@ describe("a child job of a superseded publish", () => {
       }),
     });
     expect(answer.status).toBe(200);
-    await until(async () => (await indexRef()) === content.store.masterRef, 60_000, "the newer publish");
+    await until("the newer publish", async () => (await indexRef()) === content.store.masterRef, {
+      timeoutMs: 60_000,
+      intervalMs: 20,
+    });
     expect(await home()).toContain("Newer Edition LLC");
 
     // What a killed worker leaves behind: a child job of the earlier publish, at its ref, retried now.

@@ -8,6 +8,7 @@ import { loadConfig } from "#config";
 import type { Logger } from "#logger";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { until } from "../support/until.ts";
 
 /**
  * `npm start` (pressroom start) as a newcomer runs it, with no mail server: every process in one,
@@ -78,15 +79,11 @@ describe("pressroom start without a mail server", () => {
     expect(response.status).toBe(202);
     const { id } = (await response.json()) as { id: string };
     const outbox = `${dir.path}/outbox`;
-    const deadline = Date.now() + 15_000;
-    let files: string[] = [];
-    while (Date.now() < deadline) {
-      files = await readdir(outbox).catch(() => []);
-      if (files.some((name) => name.endsWith(`${id}.eml`))) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    const file = files.find((name) => name.endsWith(`${id}.eml`));
-    expect(file).toBeDefined();
-    expect(await readFile(join(outbox, file as string), "utf8")).toContain("Hello from the start test");
+    const file = await until(
+      "the message in the outbox",
+      async () => (await readdir(outbox).catch(() => [])).find((name) => name.endsWith(`${id}.eml`)),
+      { timeoutMs: 15_000, intervalMs: 100 },
+    );
+    expect(await readFile(join(outbox, file), "utf8")).toContain("Hello from the start test");
   }, 60_000);
 });

@@ -27,6 +27,7 @@ import { type PressroomProcess, startPressroom } from "../support/pressroom-proc
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { type S3Server, startS3rver } from "../support/s3rver.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { until } from "../support/until.ts";
 import { hasVarnish, startVarnish, type Varnish } from "../support/varnish.ts";
 
 const RUN = process.env.PRESSROOM_TOPOLOGY !== "0";
@@ -120,14 +121,6 @@ afterAll(async () => {
   await s3Dir?.remove();
 });
 
-async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 describe.skipIf(!RUN)("the compose topology as OS processes", () => {
   it("survives a worker SIGKILLed mid-fan-out: the other finishes, the bucket equals a full build, the site serves it", async () => {
     const site = start(["serve", "site"], {});
@@ -148,9 +141,9 @@ describe.skipIf(!RUN)("the compose topology as OS processes", () => {
 
     // A worker's first reconcile finds no index: a diff build of every route.
     await until(
-      async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
-      120_000,
       "the first build",
+      async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
+      { timeoutMs: 120_000 },
     );
 
     // The edge keeps the home page and a page of the repository (any one) before the publish.
@@ -187,17 +180,19 @@ describe.skipIf(!RUN)("the compose topology as OS processes", () => {
     const helper = workers.find((w) => w !== publisher) as PressroomProcess;
     const renderQueue = new Queue(RENDER_QUEUE_NAME, { connection: redis, prefix: PREFIX });
     try {
-      await until(async () => (await renderQueue.getActiveCount()) >= 2, 60_000, "both workers to render");
+      await until("both workers to render", async () => (await renderQueue.getActiveCount()) >= 2, {
+        timeoutMs: 60_000,
+      });
       await helper.stop("SIGKILL");
       expect(helper.child.signalCode).toBe("SIGKILL");
 
       const keys = redisKeys(PREFIX);
       await until(
+        "the surviving worker to finish the publish",
         async () =>
           (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef &&
           (await redis.scard(keys.processingIds)) + (await redis.scard(keys.pendingIds)) === 0,
-        150_000,
-        "the surviving worker to finish the publish",
+        { timeoutMs: 150_000 },
       );
       // Every batch completed (the killed worker's one by the survivor, after BullMQ's stalled check).
       const counts = await renderQueue.getJobCounts("completed", "failed", "active", "waiting");

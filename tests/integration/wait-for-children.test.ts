@@ -24,7 +24,7 @@ beforeAll(async () => {
   worker = new Worker(
     NAME,
     async (job) => {
-      if (job.data.slow) await new Promise((resolve) => setTimeout(resolve, 300));
+      if (job.data.slow) await new Promise((resolve) => setTimeout(resolve, 300)); // finishes last
       return { routes: job.data.routes as string[] };
     },
     { connection: connection.duplicate(), prefix: PREFIX, concurrency: 4 },

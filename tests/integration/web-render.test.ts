@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { PrismicDocument } from "@prismicio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ContentClient, createContentClient, loadContentSchema } from "#content";
+import type { ContentClient } from "#content";
 import { withRequestId } from "#http/error-pages.ts";
 import { buildSiteAssets, bundleSiteAssets, type SiteAssets } from "#web/assets.ts";
 import {
@@ -11,6 +11,7 @@ import {
   documentNotices,
 } from "#web/content/index.ts";
 import { RenderError, type RenderMode, renderRoute, renderRouteWithClient } from "#web/render.ts";
+import { localContentClient } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -98,17 +99,10 @@ const islandProps = (html: string, id: string) => {
 };
 
 function makeClient(service: LocalPrismic, fetchImpl?: typeof fetch): ContentClient {
-  return createContentClient(
-    {
-      repository: "demo",
-      endpoint: service.endpoint,
-      accessToken: undefined,
-      timeoutMs: 5_000,
-      cacheTtlMs: 0,
-      cacheMaxEntries: 100,
-      rateLimitRetries: 0,
-    },
-    { schema: loadContentSchema(ROOT), ...(fetchImpl ? { fetch: fetchImpl } : {}) },
+  return localContentClient(
+    service.endpoint,
+    { timeoutMs: 5_000, cacheMaxEntries: 100 },
+    fetchImpl ? { fetch: fetchImpl } : {},
   );
 }
 

@@ -17,10 +17,12 @@ import { deliveriesWithoutDocuments } from "#metrics/metrics.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { startWebhook } from "#webhook/server.ts";
 import { type RunningWorker, startWorker } from "#worker/worker.ts";
+import { contentConfig } from "../support/content-client.ts";
 import { expectEqualsFullBuild } from "../support/full-build-reference.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { until } from "../support/until.ts";
 import { documentPublished, masterRefWithoutDocuments } from "../support/webhook-bodies.ts";
 import { untilWorkerSettled } from "../support/worker-settled.ts";
 
@@ -65,17 +67,19 @@ const keys = redisKeys(PREFIX);
 /** Nothing left to take, and the index at the master ref. */
 async function untilPublished(timeoutMs: number): Promise<number> {
   const started = Date.now();
-  for (;;) {
-    const pending =
-      (await redis.scard(keys.pendingIds)) +
-      (await redis.scard(keys.processingIds)) +
-      (await redis.scard(keys.pendingRefs)) +
-      (await redis.scard(keys.processingRefs));
-    if (pending === 0 && (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef)
-      return Date.now() - started;
-    if (Date.now() - started > timeoutMs) throw new Error(`not published within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await until(
+    "nothing left to take and the index at the master ref",
+    async () => {
+      const pending =
+        (await redis.scard(keys.pendingIds)) +
+        (await redis.scard(keys.processingIds)) +
+        (await redis.scard(keys.pendingRefs)) +
+        (await redis.scard(keys.processingRefs));
+      return pending === 0 && (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef;
+    },
+    { timeoutMs },
+  );
+  return Date.now() - started;
 }
 
 beforeAll(async () => {
@@ -96,15 +100,7 @@ beforeAll(async () => {
   content = await startLocalPrismic();
   config = {
     logLevel: "silent",
-    prismic: {
-      repository: "demo",
-      endpoint: content.endpoint,
-      accessToken: undefined,
-      timeoutMs: 10_000,
-      cacheTtlMs: 0,
-      cacheMaxEntries: 1_000,
-      rateLimitRetries: 3,
-    },
+    prismic: contentConfig(content.endpoint, { cacheTtlMs: 0 }),
     redisUrl: "redis://127.0.0.1:6379",
     queuePrefix: PREFIX,
     storage: { url: `file://${site.path}`, s3Endpoint: undefined, s3Region: "us-east-1" },

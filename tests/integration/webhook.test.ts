@@ -1,4 +1,4 @@
-import { createServer, type Socket } from "node:net";
+import type { Socket } from "node:net";
 import { PassThrough } from "node:stream";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -9,6 +9,7 @@ import { createLogger } from "#logger";
 import { webhookDeliveries } from "#metrics/metrics.ts";
 import { BODY_LIMIT } from "#webhook/app.ts";
 import { type RunningWebhook, startWebhook } from "#webhook/server.ts";
+import { freePort } from "../support/free-port.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { type TcpProxy, tcpProxy } from "../support/tcp-proxy.ts";
 import {
@@ -403,15 +404,6 @@ describe("webhook receiver: health and outages", () => {
     }
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject()));
-    });
-  });
-}
 
 describe("webhook receiver: error answers for browsers and JSON clients", () => {
   it("answers a browser with an HTML error page and everyone else with JSON, neither with internals", async () => {

@@ -16,6 +16,7 @@ import { expectEqualsFullBuild, siteObjects } from "../support/full-build-refere
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { until } from "../support/until.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PREFIX = `test-kill-${process.pid}-${Date.now()}`;
@@ -44,14 +45,6 @@ function startWorkerProcess(): ChildProcess {
     },
     stdio: ["ignore", "ignore", "inherit"],
   });
-}
-
-async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 beforeAll(async () => {
@@ -87,9 +80,9 @@ describe("a worker killed mid-publish", () => {
     const keys = redisKeys(PREFIX);
     const first = startWorkerProcess();
     await until(
-      async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
-      30_000,
       "the first build",
+      async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
+      { timeoutMs: 30_000, intervalMs: 5 },
     );
 
     // A settings change re-renders every route; kill the worker while that publish holds the ids.
@@ -102,11 +95,10 @@ describe("a worker killed mid-publish", () => {
       }),
     });
     expect(answer.status).toBe(200);
-    await until(
-      async () => (await redis.scard(keys.processingIds)) > 0,
-      10_000,
-      "the publish to take the ids",
-    );
+    await until("the publish to take the ids", async () => (await redis.scard(keys.processingIds)) > 0, {
+      timeoutMs: 10_000,
+      intervalMs: 5,
+    });
     first.kill("SIGKILL");
     await once(first, "exit");
     expect(await redis.scard(keys.processingIds)).toBeGreaterThan(0);
@@ -115,11 +107,11 @@ describe("a worker killed mid-publish", () => {
     try {
       // The dead worker's lock expires (30 s) and its job is retried or reconciled.
       await until(
+        "the second worker to finish the publish",
         async () =>
           (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef &&
           (await redis.scard(keys.processingIds)) + (await redis.scard(keys.pendingIds)) === 0,
-        90_000,
-        "the second worker to finish the publish",
+        { timeoutMs: 90_000, intervalMs: 5 },
       );
     } finally {
       second.kill("SIGTERM");

@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import { Redis } from "ioredis";
+import { freePort } from "./free-port.ts";
 import { tempDir } from "./temp-dir.ts";
+import { until } from "./until.ts";
 
 /**
  * A private `redis-server` on a free loopback port, for tests that kill it or lose its data
@@ -17,14 +18,6 @@ export interface OwnRedis {
   /** Starts it again on the same port, empty. */
   restart(): Promise<void>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return typeof address === "object" && address ? address.port : 0;
 }
 
 export async function startOwnRedis(): Promise<OwnRedis> {
@@ -42,16 +35,14 @@ export async function startOwnRedis(): Promise<OwnRedis> {
     // ioredis prints it as an "Unhandled error event".
     probe.on("error", () => {});
     try {
-      for (let attempt = 0; ; attempt++) {
-        try {
+      await until(
+        "redis-server to answer",
+        async () => {
           await probe.connect();
-          await probe.ping();
-          return;
-        } catch (error) {
-          if (attempt > 200) throw error;
-          await new Promise((resolve) => setTimeout(resolve, 25));
-        }
-      }
+          return (await probe.ping()) === "PONG";
+        },
+        { timeoutMs: 5_000, intervalMs: 25, ignoreErrors: true },
+      );
     } finally {
       probe.disconnect();
     }

@@ -6,6 +6,7 @@ import { createContentClient, loadContentSchema } from "#content";
 import { type PreviewAppOptions, previewApp } from "#preview/app.ts";
 import { buildPreviewAssets, type PreviewAssets } from "#preview/preview-assets.ts";
 import { type TokenRule, tokenRuleFor } from "#preview/preview-token.ts";
+import { contentConfig } from "./content-client.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 export const DEMO_DIR = `${ROOT}services/local-prismic/demo/documents`;
@@ -22,15 +23,12 @@ export function draftOfAbout(title: string): PrismicDocument {
 }
 
 export function prismicConfig(endpoint: string): PrismicConfig {
-  return {
-    repository: "demo",
-    endpoint,
-    accessToken: undefined,
-    timeoutMs: 3000,
+  return contentConfig(endpoint, {
+    timeoutMs: 3_000,
     cacheTtlMs: 0,
     cacheMaxEntries: 100,
     rateLimitRetries: 0,
-  };
+  });
 }
 
 let assets: Promise<PreviewAssets> | undefined;

@@ -1,4 +1,5 @@
 import { SMTPServer } from "smtp-server";
+import { until } from "./until.ts";
 
 export interface Mail {
   to: string[];
@@ -39,15 +40,12 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   return {
     url: `smtp://127.0.0.1:${port}`,
     mail,
-    async waitFor(text, timeoutMs = 10_000) {
-      const until = Date.now() + timeoutMs;
-      while (Date.now() < until) {
-        const found = mail.find((m) => m.raw.toLowerCase().includes(text.toLowerCase()));
-        if (found) return found;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      throw new Error(`no mail containing "${text}" within ${timeoutMs} ms (${mail.length} received)`);
-    },
+    waitFor: (text, timeoutMs = 10_000) =>
+      until(
+        () => `a mail containing "${text}" (${mail.length} received)`,
+        () => mail.find((m) => m.raw.toLowerCase().includes(text.toLowerCase())),
+        { timeoutMs },
+      ),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -2,9 +2,10 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { join } from "node:path";
+import { freePort } from "./free-port.ts";
 import { tempDir } from "./temp-dir.ts";
+import { until } from "./until.ts";
 
 export const VARNISHD = "/usr/sbin/varnishd";
 const XKEY = "/usr/lib/x86_64-linux-gnu/varnish/vmods/libvmod_xkey.so";
@@ -47,15 +48,6 @@ export function testVcl(backend: { host: string; port: number }, purgers: readon
   if (!purgers.every((a) => vcl.includes(`"${a}";`)))
     throw new Error("infra/varnish/default.vcl: acl purgers { … } not found");
   return vcl;
-}
-
-/** A free TCP port on loopback (bound, then released for varnishd to take). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**
@@ -106,19 +98,21 @@ export async function startVarnish(options: {
   });
   const exited = once(child, "exit");
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`varnishd exited (${child.exitCode}):\n${output}`);
-    // Any answer will do: the ACL refuses this PURGE or takes it, the listener is up either way.
-    const answered = await fetch(url, { method: "PURGE", signal: AbortSignal.timeout(1_000) })
-      .then(() => true)
-      .catch(() => false);
-    if (answered) break;
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`varnishd did not answer within 20 s:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  try {
+    await until(
+      () => `varnishd to answer:\n${output}`,
+      async () => {
+        if (child.exitCode !== null) throw new Error(`varnishd exited (${child.exitCode}):\n${output}`);
+        // Any answer will do: the ACL refuses this PURGE or takes it, the listener is up either way.
+        return fetch(url, { method: "PURGE", signal: AbortSignal.timeout(1_000) })
+          .then(() => true)
+          .catch(() => false);
+      },
+      { timeoutMs: 20_000, intervalMs: 100 },
+    );
+  } catch (error) {
+    child.kill("SIGKILL");
+    throw error;
   }
   const pid = child.pid as number;
   /** The manager and its cache process: both started by this helper. */

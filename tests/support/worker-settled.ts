@@ -1,6 +1,7 @@
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { RECONCILE_QUEUE_NAME, RENDER_QUEUE_NAME } from "#jobs/catalog.ts";
+import { until } from "./until.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -17,18 +18,17 @@ export async function untilWorkerSettled(
   timeoutMs = 60_000,
 ): Promise<void> {
   const queue = new Queue(RECONCILE_QUEUE_NAME, { connection: redis, prefix });
-  const deadline = Date.now() + timeoutMs;
+  let rounds = 0;
   try {
-    for (;;) {
-      const counts = await queue.getJobCounts("waiting", "active");
-      const rounds = (counts.waiting ?? 0) + (counts.active ?? 0);
-      if (rounds === 0 && (await redis.hget(`${prefix}:index:meta`, "ref")) === masterRef) return;
-      if (Date.now() > deadline)
-        throw new Error(
-          `timed out waiting for the first build and the start's reconcile rounds (${rounds} left)`,
-        );
-      await sleep(50);
-    }
+    await until(
+      () => `the first build and the start's reconcile rounds (${rounds} left)`,
+      async () => {
+        const counts = await queue.getJobCounts("waiting", "active");
+        rounds = (counts.waiting ?? 0) + (counts.active ?? 0);
+        return rounds === 0 && (await redis.hget(`${prefix}:index:meta`, "ref")) === masterRef;
+      },
+      { timeoutMs },
+    );
   } finally {
     await queue.close();
   }

@@ -41,11 +41,11 @@ describe("a worker's render threads", () => {
     await rendering;
     await second.close(); // a batch's close leaves the shared threads alone
     expect(counts.closed).toBe(0);
-    await sleep(120);
+    await sleep(120); // longer than idleMs with nothing rendering: the threads close
     expect(counts.closed).toBe(1);
     // A batch that got the threads before they closed renders on new ones.
     const late = first.render([], ["/about"]);
-    await sleep(10);
+    await sleep(10); // let the late batch start its new threads before its render ends
     finish();
     await late;
     expect(counts.started).toBe(2);
