@@ -27,6 +27,8 @@ const ONE_AT_A_TIME = [
   "tests/integration/publish-lock.test.ts", // lock tries counted in 120-150 ms windows
   "tests/integration/fail-fast-queue-close.test.ts", // closes 0-10 ms after creation (a race)
   "tests/unit/idle-render-pool.test.ts", // 50 ms idle time against 120 ms waits
+  "tests/integration/redis-down-logs.test.ts", // its redis-server killed; the lines of a 6 s outage counted
+  "tests/integration/site-readiness-redis.test.ts", // its redis-server SIGKILLed and restarted
 ];
 
 export default defineConfig({

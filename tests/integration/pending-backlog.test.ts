@@ -21,6 +21,7 @@ import { expectEqualsFullBuild } from "../support/full-build-reference.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { until } from "../support/until.ts";
 import { documentPublished } from "../support/webhook-bodies.ts";
 import { untilWorkerSettled } from "../support/worker-settled.ts";
 
@@ -85,16 +86,6 @@ async function waitingIds(): Promise<number> {
   );
 }
 
-/** Polls until `check` holds; returns the milliseconds it took. */
-async function until(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<number> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return Date.now() - started;
-}
-
 const webhookOptions = (queuePrefix: string) => ({
   host: "127.0.0.1",
   port: 0,
@@ -155,16 +146,17 @@ describe("a backlog of pending ids", () => {
     const ref = await edit(ABOUT, "About, behind 45,000 ids");
     expect((await deliver(webhook, documentPublished(repository, ref, ABOUT))).status).toBe(200);
 
-    const ms = await until(
+    const started = Date.now();
+    await until(
       "the edit behind the backlog",
       async () => (await page("about/index.html")).includes("<title>About, behind 45,000 ids"),
-      LIVE_BOUND_MS,
+      { timeoutMs: LIVE_BOUND_MS },
     );
-    await until("the backlog freed", async () => (await waitingIds()) === 0, 10_000);
+    await until("the backlog freed", async () => (await waitingIds()) === 0, { timeoutMs: 10_000 });
     expect(lines.some((line) => line.backlog !== undefined && line.backlog >= 45_000)).toBe(true);
     expect(JSON.parse((await redis.get(keys.lastPublish)) ?? "{}")).toMatchObject({ mode: "diff-build" });
     await expectEqualsFullBuild(store, content.endpoint, content.store.masterRef, SITE_URL);
-    console.log(`45,000 ids in processing: the next edit live in ${ms} ms`);
+    console.log(`45,000 ids in processing: the next edit live in ${Date.now() - started} ms`);
   }, 60_000);
 
   it.each([100_000, 1_000_000])(
@@ -177,12 +169,14 @@ describe("a backlog of pending ids", () => {
       const ref = await edit(ABOUT, title);
       expect((await deliver(webhook, documentPublished(repository, ref, ABOUT))).status).toBe(200);
 
-      const ms = await until(
+      const started = Date.now();
+      await until(
         `the edit behind ${count} ids`,
         async () => (await page("about/index.html")).includes(`<title>${title}`),
-        LIVE_BOUND_MS,
+        { timeoutMs: LIVE_BOUND_MS },
       );
-      await until("the backlog freed", async () => (await waitingIds()) === 0, 10_000);
+      const ms = Date.now() - started;
+      await until("the backlog freed", async () => (await waitingIds()) === 0, { timeoutMs: 10_000 });
       await expectEqualsFullBuild(store, content.endpoint, content.store.masterRef, SITE_URL);
       console.log(
         `${count} pending ids (${((piled - before) / 1e6).toFixed(1)} MB in Redis): the next edit live in ${ms} ms`,
@@ -226,11 +220,15 @@ describe("a redelivery of a publish that already ran", () => {
       await until(
         "the first delivery's job done",
         async () => (await queue.getJobState(`publish-${ref}`)) === "completed",
-        20_000,
+        { timeoutMs: 20_000 },
       );
-      await until("the first delivery published", async () => (await waitingIds()) === 0, 20_000);
+      await until("the first delivery published", async () => (await waitingIds()) === 0, {
+        timeoutMs: 20_000,
+      });
       expect((await deliver(webhook, body)).status).toBe(200);
-      await until("the redelivery's ids taken", async () => (await waitingIds()) === 0, 20_000);
+      await until("the redelivery's ids taken", async () => (await waitingIds()) === 0, {
+        timeoutMs: 20_000,
+      });
       const status = await statusCommand(config, ROOT);
       expect(status).toMatch(/pending ids:\s+0 waiting, 0 being published/);
     } finally {

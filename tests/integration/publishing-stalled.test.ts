@@ -26,6 +26,7 @@ import { removeKeysUnder } from "../support/redis-keys.ts";
 import { type S3Server, startS3rver } from "../support/s3rver.ts";
 import { type TcpProxy, tcpProxy } from "../support/tcp-proxy.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { until } from "../support/until.ts";
 import { documentPublished } from "../support/webhook-bodies.ts";
 import { untilWorkerSettled } from "../support/worker-settled.ts";
 
@@ -51,13 +52,6 @@ let redis: Redis;
 let store: SiteStore;
 let config: PublisherConfig;
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 const readiness = async () => {
   const answer = await fetch(`${ops.url}/_pressroom/readyz`);
   return { status: answer.status, body: (await answer.json()) as { checks?: Record<string, string> } };
@@ -165,7 +159,7 @@ describe("a publish that fails at every attempt (storage full)", () => {
       ).statusCode,
     ).toBe(200);
 
-    await until("readiness unhealthy", async () => (await readiness()).status === 503, 20_000);
+    await until("readiness unhealthy", async () => (await readiness()).status === 503, { timeoutMs: 20_000 });
     expect((await readiness()).body.checks?.publishing).toBe("failed");
     expect(await stalledMetric()).toBe("1");
     const status = await statusCommand(config, ROOT, STALL_MS);
@@ -184,9 +178,11 @@ describe("a publish that fails at every attempt (storage full)", () => {
         ((await store.get("about/index.html"))?.body.toString() ?? "").includes(
           "About, while storage is full",
         ),
-      60_000,
+      { timeoutMs: 60_000 },
     );
-    await until("readiness healthy again", async () => (await readiness()).status === 200, 10_000);
+    await until("readiness healthy again", async () => (await readiness()).status === 200, {
+      timeoutMs: 10_000,
+    });
     expect(await stalledMetric()).toBe("0");
     const after = await statusCommand(config, ROOT, STALL_MS);
     expect(after).toMatch(/publishing: +ok/);
