@@ -9,7 +9,7 @@ import type { StepTimer } from "./step-timer.ts";
 export type { PurgeOutcome } from "./edge-purge.ts";
 
 /**
- * The purge stage of a publish (issue 21): the edge forgets exactly what the publish changed,
+ * The purge stage of a publish: the edge forgets exactly what the publish changed,
  * after it is written. Two sends, in the order of the writes:
  *
  * 1. `startOwnPurge`, once the changed documents' own routes are written (`ownDone`): those the
