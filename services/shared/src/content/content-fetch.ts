@@ -17,7 +17,7 @@ export interface ContentFetchOptions {
   /**
    * The longest single wait a 429 may impose in place (default 10 s). A longer `retry-after` fails
    * at once with a RateLimitedError carrying the time to come back: a job must not sleep for an hour
-   * holding the publish lock (issue 20 §3).
+   * holding the publish lock.
    */
   maxRetryAfterMs?: number;
   /** Told of every 429, with the time the content API asked to wait until (status, metrics). */
