@@ -1,5 +1,5 @@
 /**
- * Fan-out against the full build, in one run (issue 12 §2): on the generated repository (default
+ * Fan-out against the full build, in one run: on the generated repository (default
  * 10,000 pages, 20 price lists), served by the local content service in its own process,
  *  1. the full build (its own process, `cores − 1` render threads) into an empty folder, then again
  *     over its own output (nothing to write);

@@ -2,7 +2,7 @@
  * The project's main correctness test: after any sequence of publishes, delivered with duplicates,
  * delays and reordering, storage holds byte for byte what a full build at the newest master ref
  * produces, and nothing else. Real Redis, real S3 protocol (s3rver), the real local content service
- * and webhook receiver, the real worker. Editors' redirects (issue 23 §3) are among the random edits:
+ * and webhook receiver, the real worker. Editors' redirects are among the random edits:
  * created, retargeted (pages live or not, chains, loops, other sites), made temporary or permanent,
  * unpublished, and losing to a page published at their path.
  */
@@ -70,7 +70,7 @@ const PAGE_IDS = [
   "Z9nWxxEAACUAx1Hh",
 ];
 const PRICE_LIST_IDS = ["Z9nWyREAACMAx1Ii", "Z9nWzBEAACQAx1Jj", "Z9nWzxEAACUAx1Kk"];
-/** The demo's redirect documents (issue 23 §3): `/team` → about, `/spring-workshops` → workshops. */
+/** The demo's redirect documents: `/team` → about, `/spring-workshops` → workshops. */
 const REDIRECT_IDS = ["Z9nX0REAACMAx1Ll", "Z9nX0xEAACUAx1Mm"];
 
 let s3: S3Server;
@@ -234,7 +234,7 @@ describe("incremental ≡ full", () => {
     const pages = () => [...live.values()].filter((d) => d.type === "page");
     const redirects = () => [...live.values()].filter((d) => d.type === "redirect");
     const text = (words: string) => [{ type: "heading1", text: words, spans: [] }];
-    // Where an editor's redirect goes (issue 23 §3): a page or price list, live or unpublished (it
+    // Where an editor's redirect goes: a page or price list, live or unpublished (it
     // follows renames, waits while it is gone); this site's own address of another redirect or
     // page (a chain, a loop, or a page); another site; a path with no page.
     const redirectTarget = (step: number) => {
