@@ -100,7 +100,7 @@ export function createContentFetch(options: ContentFetchOptions): ContentFetch {
       const response = await fetchOnce(url, init);
       if (response.ok) {
         // A request that asked not to be served from the cache is not stored in it either: a
-        // publish's batch reads (100 documents, ~0.6 MB each) were kept, copied, for nothing.
+        // publish's batch reads are large and never read twice.
         if (cacheable) {
           const ttl = ttlFromCacheControl(response.headers.get("cache-control"), options.cacheTtlMs);
           const body = await response.clone().arrayBuffer();

@@ -64,9 +64,8 @@ export function createFsStore(root: string, options: { logger?: Logger } = {}): 
     ...(meta?.redirectLocation === undefined ? {} : { redirectLocation: meta.redirectLocation }),
   });
 
-  // Reads are synchronous calls, as writes are (fs-files.ts, writeFileAtomic): a page served from a
-  // local disk's cache costs tens of microseconds of the kernel's, where the thread pool's round trips
-  // for open, stat, read and close made a visitor's GET wait 1.2-2 ms (docs/storage.md).
+  // Reads are synchronous calls, as writes are (fs-files.ts): a page in a local disk's cache costs
+  // tens of microseconds of kernel time, less than the thread pool's round trips (docs/storage.md).
   const statFile = async (path: string): Promise<BigIntStats | undefined> => {
     let file: BigIntStats | undefined;
     try {
