@@ -377,11 +377,9 @@ describe("incremental ≡ full", () => {
       if (random() < 0.15) await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 200)));
     }
     await expectEqualsFullBuild();
-    // Whether the seed's publishes ran in their own job or fanned out depends on how the edits
-    // arrived together (a job publishes every id waiting for it), that is on timing as well as on
-    // the seed. So both paths also get one publish each with the pipeline idle: a content-only edit
-    // of one page (its route and the sitemap: under the threshold, rendered in its own job), then a
-    // settings edit (every route: child jobs). Each must keep the site equal to a full build.
+    // Whether the seed's publishes fanned out depends on timing, so both paths also get one publish
+    // each with the pipeline idle: a one-page content edit (its own job), then a settings edit
+    // (child jobs). Each must keep the site equal to a full build.
     const lone = pick(pages());
     const loneEdit = {
       ...lone,
