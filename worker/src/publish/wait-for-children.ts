@@ -10,10 +10,10 @@ export class ChildJobsVanishedError extends Error {
 
 /**
  * Waits for every child job of a fan-out and returns their results in order. One listener per
- * event on the shared QueueEvents, whatever the number of children (a listener per child, as
- * `job.waitUntilFinished` adds, printed MaxListenersExceededWarning past 10), plus a poll of the
- * states: a child Redis no longer knows (restarted empty) fails the wait within a second or two
- * instead of at its time limit. A failed child (its attempts spent) fails the wait with its reason.
+ * event on the shared QueueEvents, whatever the number of children (`job.waitUntilFinished` adds
+ * one per child, and Node warns past 10), plus a poll of the states: a child Redis no longer knows
+ * (restarted empty) fails the wait within a second or two instead of at its time limit. A failed
+ * child (its attempts spent) fails the wait with its reason.
  */
 export async function waitForChildren<T>(
   queue: Queue,
