@@ -262,10 +262,10 @@ export async function main(argv: string[], env: Env): Promise<number> {
 
 /**
  * How long a graceful close may take before the process exits anyway. Every process must stop
- * within 10 s of SIGTERM (issue 20 §3: a worker sleeping on a 429 ignored it for a minute); closes
- * abort their waits and normally take well under a second. What a forced exit leaves is what a kill
- * leaves, which the system recovers from: whole objects (writes are atomic), the lock and the job
- * taken over by another worker, a contact mail possibly sent twice.
+ * within 10 s of SIGTERM, even one sleeping on a content API 429; closes abort their waits and
+ * normally take well under a second. A forced exit leaves what a kill leaves, which the system
+ * recovers from: whole objects (writes are atomic), the lock and the job taken over by another
+ * worker, a contact mail possibly sent twice.
  */
 export const SHUTDOWN_DEADLINE_MS = 8_000;
 

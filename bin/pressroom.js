@@ -12,9 +12,7 @@ const oneShot = command === "build" || command === "verify";
  * generation (V8's `--max-semi-space-size`), as the render threads have theirs. V8 sizes a heap when
  * the thread starts, so a process started without the flag starts itself again with it, once, and
  * does nothing else: it passes its signals on and ends as the command ends. Given on the command line
- * or in NODE_OPTIONS, the operator's value stands. Measured on 10,000 pages (docs/benchmarks.md,
- * "Issue 22, seventh pass"): Node 20's default halves (up to 16 MB) cost a build 6-8 % more CPU and
- * 12-28 MB more peak RSS; with Node 24's (up to 64 MB) a build went over 300 MB.
+ * or in NODE_OPTIONS, the operator's value stands. Why 4: docs/decisions/004-semi-space-flag.md.
  */
 const BUILD_SEMI_SPACE_MB = 4; // BUILD_SEMI_SPACE_MB of services/shared/src/heap-growth.ts
 const semiSpaceGiven = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((arg) =>

@@ -1,5 +1,5 @@
 /**
- * The edge (issue 21), measured: the real processes (local content service, webhook receiver,
+ * The edge, measured: the real processes (local content service, webhook receiver,
  * worker, site server, each its own OS process) on a generated repository (default 1,000 pages),
  * a real varnishd running infra/varnish/default.vcl in front of the site server, the worker purging
  * it (CDN_PURGE_URL). Loopback only, every run bounded.

@@ -1,5 +1,5 @@
 /**
- * Edit → live (issue 22): webhook POST → the page served fresh, for Pressroom and for a Next 16 peer
+ * Edit → live: webhook POST → the page served fresh, for Pressroom and for a Next 16 peer
  * with on-demand revalidation, alternating edit by edit in one run, on the generated repository
  * (PAGES, default 10,000). Each system reads its own local content service over the same generated
  * repository, started without a webhook: each edit is published through the edit API, then the clock

@@ -1,5 +1,5 @@
 /**
- * Fan-out against the full build, in one run (issue 12 §2): on the generated repository (default
+ * Fan-out against the full build, in one run: on the generated repository (default
  * 10,000 pages, 20 price lists), served by the local content service in its own process,
  *  1. the full build (its own process, `cores − 1` render threads) into an empty folder, then again
  *     over its own output (nothing to write);
@@ -215,10 +215,9 @@ try {
   };
 
   // 3. Rounds, each a settings change and then a full build at its ref over the previous round's
-  // output, so that both meet the same machine (its load drifts from minute to minute) and both write
-  // every page over the page before, with 1 worker, then with 2. (Not a build into an emptied folder:
-  // on this machine's ext4, creating 20,000 folders again after deleting them costs more system time
-  // each time, +1.2 s a round, measured with plain mkdir too.)
+  // output, so both meet the same machine load and both overwrite every page, with 1 worker, then 2.
+  // Not into an emptied folder: on ext4 without a journal, re-creating freshly deleted folders
+  // slows down (docs/storage.md, "The file driver").
   const pairs: { workers: number; build: Run; change: Run }[] = [];
   for (const count of [1, 2]) {
     while (workers.length < count) workers.push(await settledWorker());

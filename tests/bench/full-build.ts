@@ -23,11 +23,8 @@ const repo = join(work, "repo");
 
 ensureGeneratedRepository(repo, PAGES, PRICE_LISTS);
 // The content service's folder and each round's site are new, and nothing is deleted until every
-// round is measured. This machine's ext4 runs without a journal, and in that mode the kernel will not
-// reuse an inode freed in the last 60 s (300 s while its inode table block is dirty): it scans past
-// every such inode, looking each one's block up in the buffer cache, on every file it creates.
-// Deleting 10,000 pages' files just before a first build cost that build 3-15 s of kernel time,
-// more each round (docs/benchmarks.md, "Issue 22, third pass").
+// round is measured: on ext4 without a journal, files just deleted slow down every file created
+// after them (docs/storage.md, "The file driver").
 const sites = join(work, "sites");
 const deletedAt = join(work, "deleted-at");
 const leftovers = join(work, `leftovers-${process.pid}`);
@@ -88,7 +85,7 @@ try {
     return childResult<T>(out);
   };
   // Rounds of (first build into an empty folder, rebuild, floor), each against its own round's floor:
-  // this machine's speed drifts by 10-20 % between minutes, so one run proves little (issue 22).
+  // this machine's speed drifts by 10-20 % between minutes, so one run proves little.
   const rounds = Array.from({ length: ROUNDS }, (_, round) => {
     const site = join(sites, `round-${round + 1}`);
     const first = child<BuildResult>("build", endpoint, site);

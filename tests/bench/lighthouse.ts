@@ -1,6 +1,6 @@
 /**
  * Lighthouse 12.8 (mobile preset, simulated throttling — Lighthouse's defaults) on the demo site's
- * home page, against the targets of issue 6: performance >= 95, accessibility 100, best practices
+ * home page, against its targets: performance >= 95, accessibility 100, best practices
  * >= 95, SEO >= 95. Exits non-zero when a target is missed. The /contact page (the most JavaScript)
  * is measured too, for information only. Each route is measured RUNS times (default 5); the median
  * run by performance score is reported, as Lighthouse's documentation advises against single runs.

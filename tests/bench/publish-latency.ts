@@ -5,7 +5,7 @@
  * webhook before it answers) to the page's object holding the new bytes. In the same run, the floor:
  * fetch + render + write of the same route directly, in one process. Then a settings change (every
  * route), timed until the index reaches the new master ref. Between the two, routes rendered per
- * content-only edit for three kinds of document (issue 12): a page nothing links to, a page the
+ * content-only edit for three kinds of document: a page nothing links to, a page the
  * navigation links to (every route links to it), a price list embedded in several pages; each
  * edited twice, the first edit moving its sitemap lastmod day, the second within the same day.
  * Redis comes from REDIS_URL, like every process.

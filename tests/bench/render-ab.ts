@@ -1,8 +1,8 @@
 /**
  * Two render threads' code against each other, batch by batch, in one process: what a change to
  * the render path (render-batch.ts, the site's components, React) costs per page, without the
- * 10-20 % drift between minutes that a comparison of whole builds suffers on this machine (docs/
- * benchmarks.md, "Issue 22, seventh pass"). Each render thread is loaded from a bundle of its own
+ * drift between minutes that a comparison of whole builds suffers (docs/benchmarks.md, "Render
+ * threads, A against B"). Each render thread is loaded from a bundle of its own
  * (render-thread-bundle.ts names each bundle by its content hash and keeps it in
  * node_modules/.cache/pressroom/, so a bundle made at one commit is still there at another):
  *
@@ -52,8 +52,8 @@ const content = await startPressroom(
   ["content"],
   {
     PORT: "0",
-    // Kept between runs (the seed is copied in once): deleting 10,000 files costs the next
-    // minutes kernel time on this machine's ext4 (docs/benchmarks.md, "Issue 22, third pass").
+    // Kept between runs (the seed is copied in once): deleting 10,000 files slows the next
+    // minutes' file creation on ext4 without a journal (docs/storage.md, "The file driver").
     CONTENT_DATA_DIR: join(repo, "..", "render-ab-content"),
     CONTENT_SEED_DIR: repo,
   },

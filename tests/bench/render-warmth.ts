@@ -1,6 +1,6 @@
 /**
  * How fast one page renders in a process that has rendered few: what a worker's publish of a single
- * page pays (issue 22, edit → live). The generated repository (PAGES, default 10,000; RENDERS pages
+ * page pays on the way from edit to live. The generated repository (PAGES, default 10,000; RENDERS pages
  * rendered, default 1,000) is served by the local content service in its own process; this process
  * lists it, then renders pages one after another, each as a publish does (its own memory source,
  * a new fragment cache, nothing kept between them), timing each render. The floor is the same

@@ -379,12 +379,9 @@ describe.skipIf(!hasChromium)("the carousel island", () => {
   }, 60_000);
 
   it("goes live without a layout shift, its buttons on no content in any frame (390 and 1280 px, overlay and classic scrollbars)", async () => {
-    // Regressions: the reduced-motion rule once shortened transitions to 0.01ms instead of 0 s, so
-    // the padding Swiper's viewport takes on was transitioned from 0 and painted at 0 for a frame or
-    // more (slides 48 px to the left, the carousel 32 px shorter, the buttons on a caption); and
-    // with classic scrollbars the server's list lost its 10 px scrollbar when Swiper started, so
-    // everything below the carousel moved up. Playwright hides scrollbars (overlay scrollbars, as on
-    // phones and macOS); a second Chromium shows them, as on Windows and Linux desktops.
+    // The padding Swiper's viewport takes on must not be transitioned from 0 under reduced motion,
+    // and classic scrollbars must not lose the list's scrollbar when Swiper starts: either moves the
+    // page. Playwright hides scrollbars (overlay, as on phones); a second Chromium shows them.
     const classic = await chromium.launch({
       executablePath: CHROMIUM,
       args: CHROMIUM_ARGS,
@@ -405,10 +402,8 @@ describe.skipIf(!hasChromium)("the carousel island", () => {
           // Soft: a failure reports every case, overlaps and shifts.
           expect.soft(record.liveFrames, what).toBe(LIVE_FRAMES);
           expect.soft(record.overlaps, what).toEqual([]);
-          // Nothing on the page moves from the island's wake on: Swiper takes over the server's list
-          // where it lies. A score is 0 exactly when no visible element moved: no tolerance needed.
-          // (Shifts before are the page loading, e.g. a classic vertical scrollbar appearing while
-          // the document is parsed, which moves the centred header and hero: not the carousel's.)
+          // Nothing on the page moves from the island's wake on: a score is 0 exactly when no
+          // visible element moved. Shifts before the wake are the page loading, not the carousel's.
           expect.soft(record.wokeAt, what).not.toBeNull();
           const woke = record.wokeAt ?? 0;
           expect

@@ -1,5 +1,5 @@
 /**
- * Issue 21: what a visitor sees from the edge when the site server is down and the edge holds no
+ * What a visitor sees from the edge when the site server is down and the edge holds no
  * copy of the page — the edge's own 503 page (infra/varnish/default.vcl), which must be the site's
  * built-in fallback in the site's look, not Varnish's "Guru Meditation". A real varnishd whose
  * backend does not answer, seen in Chromium at 390 and 1280 px. `UPDATE_SCREENSHOTS=1` writes

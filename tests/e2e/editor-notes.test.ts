@@ -6,8 +6,8 @@ import { demoDoc, type PreviewFixture, previewFixture } from "../support/preview
 import { hasChromium, launchChromium } from "./support/browser.ts";
 
 /**
- * What an editor sees in preview when documents lack fields a page needs (issue 20 §1: a model
- * changed, the documents were published before): the demo's settings without their navigation and
+ * What an editor sees in preview when documents lack fields a page needs (a model
+ * changed after the documents were published): the demo's settings without their navigation and
  * the about page without its title, published through the local content service, previewed in
  * Chromium. `UPDATE_SCREENSHOTS=1` writes docs/screenshots/preview-editor-notes-1280.png.
  */

@@ -8,7 +8,7 @@ import { hasChromium } from "./support/browser.ts";
 import { type SiteFixture, siteInBrowser } from "./support/site.ts";
 
 /**
- * The JavaScript budget as a visitor's browser meets it (issue 23 §1): what Chromium fetches,
+ * The JavaScript budget as a visitor's browser meets it: what Chromium fetches,
  * from its own network log, not the build's static sum. A visitor on a plain page (no carousel, no
  * contact form), returning (cookie choice made) or on a first visit (the cookie notice showing,
  * made live by the entry without React), runs the entry alone, at most 10 KB gzip, and fetches no

@@ -6,7 +6,7 @@ import { demoDoc, type PreviewFixture, previewFixture, putDraft } from "../suppo
 import { hasChromium, launchChromium } from "./support/browser.ts";
 
 /**
- * What an editor sees when previewing redirect documents (issue 23 §3), in Chromium: a redirect
+ * What an editor sees when previewing redirect documents, in Chromium: a redirect
  * the site will serve, one a published page wins over (its preview and the page's), through the
  * local content service's preview links. `UPDATE_SCREENSHOTS=1` writes
  * docs/screenshots/preview-redirect-1280.png, preview-redirect-conflict-1280.png and

@@ -6,7 +6,7 @@ import { hasChromium } from "./support/browser.ts";
 import { type SiteFixture, siteInBrowser } from "./support/site.ts";
 
 /**
- * Structured data as a crawler's browser parses it (issue 23 §2): the built demo site served by the
+ * Structured data as a crawler's browser parses it: the built demo site served by the
  * real site server, every route in the sitemap opened in Chromium, its JSON-LD read from the DOM the
  * HTML parser built (not from our own string handling) and held to Google's required properties
  * (tests/support/structured-data-rules.ts). Then content trying to break out of the script element.

@@ -1,5 +1,5 @@
 /**
- * Fault (issue 10, item 1): a settings edit A fans out into child jobs; the worker is killed with
+ * Fault: a settings edit A fans out into child jobs; the worker is killed with
  * SIGKILL while a batch is being written; a settings edit B is published; a new worker starts. The
  * killed worker's batch is retried by BullMQ (its stalled check) once the new worker runs, possibly
  * after B's batches were written: it must be dropped, never write A's pages over B's. Storage ends
@@ -130,9 +130,9 @@ describe("a worker killed mid fan-out, then a newer publish", () => {
         async () => (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef,
         { timeoutMs: 240_000, intervalMs: 10 },
       );
-      // BullMQ hands the killed batch out again after one or two stalled checks (every 4 s since
-      // issue 20's WORKER_LOCK_MS; 30 s before, and the wait is kept that generous): wait until it
-      // has run (or been dropped) and nothing is left on the render queue.
+      // BullMQ hands the killed batch out again after one or two stalled checks (every third of
+      // WORKER_LOCK_MS; the wait allows for BullMQ's default 30 s too): wait until it has run (or
+      // been dropped) and nothing is left on the render queue.
       const killedAt = Date.now();
       await until(
         "the killed batch to be handed out again",

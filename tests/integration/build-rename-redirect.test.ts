@@ -1,5 +1,5 @@
 /**
- * Issue 20 §4: a uid rename that only a full build or reconcile's diff build sees (the webhook was
+ * A uid rename that only a full build or reconcile's diff build sees (the webhook was
  * lost, or the operator ran `pressroom build`) left the old URL a 404. A build now compares the
  * previous manifest's document id → route with the routes now and writes the redirect a publish
  * would have written. The content service publishes with no webhook at all; `pressroom build` runs

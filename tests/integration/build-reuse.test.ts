@@ -37,7 +37,7 @@ const SETTINGS = "Z9nWsREAACUAx1Aa";
 const ABOUT = "Z9nWuhEAACMAx1Cc";
 const PAGES = ["Z9nWuhEAACMAx1Cc", "Z9nWvBEAACQAx1Dd", "Z9nWwREAACMAx1Ff", "Z9nWxBEAACQAx1Gg"];
 const PRICE_LISTS = ["Z9nWyREAACMAx1Ii", "Z9nWzBEAACQAx1Jj", "Z9nWzxEAACUAx1Kk"];
-/** The demo's `/team` redirect document: a template for new ones (issue 23 §3). */
+/** The demo's `/team` redirect document: a template for new ones. */
 const REDIRECT = "Z9nX0REAACMAx1Ll";
 /** The demo's seven pages. */
 const PAGE_COUNT = 7;

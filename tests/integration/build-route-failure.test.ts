@@ -1,5 +1,5 @@
 /**
- * Issue 10, item 3, for the diff build: with the dependency index gone (Redis lost its data), every
+ * The diff build: with the dependency index gone (Redis lost its data), every
  * publish renders the whole site, and one document that fails to render must not block them all.
  * The route keeps its last good page (not written, not deleted as an orphan, kept in the manifest
  * and the index), is recorded as failed for `pressroom status`, every other route is written as a
@@ -94,7 +94,7 @@ beforeAll(async () => {
   content = await startLocalPrismic({ webhookUrl: `${webhook.url}/webhooks/prismic`, webhookSecret: SECRET });
   // Forwards every request; while `breakIt`, the broken page comes back tagged for the render
   // failpoint (web/src/failpoints.ts): its render throws, as a component with a bug would. No
-  // content can fail a render any more (issue 20), so the fault is injected in the code.
+  // content can fail a render any more, so the fault is injected in the code.
   proxy = await startHttpFixture(async (request, response) => {
     if (apiDown) {
       response.writeHead(503, { "content-type": "application/json" }).end('{"message":"down"}');

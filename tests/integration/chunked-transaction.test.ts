@@ -79,7 +79,7 @@ describe("execTransaction", () => {
     );
   });
 
-  describe("with a guard (a publish's generation, issue 20 §3)", () => {
+  describe("with a guard (a publish's generation)", () => {
     const generation = `${PREFIX}:generation`;
     const guard = (atMost: number) => ({
       key: generation,

@@ -1,5 +1,5 @@
 /**
- * Issue 21: the CloudFront purge driver — a CONTRACT TEST, not a CloudFront run (CloudFront cannot
+ * The CloudFront purge driver — a CONTRACT TEST, not a CloudFront run (CloudFront cannot
  * run here). A local HTTP server stands in for cloudfront.amazonaws.com and checks every request as
  * AWS's API reference describes CreateInvalidation (API version 2020-05-31):
  *   POST /2020-05-31/distribution/{DistributionId}/invalidation, an XML InvalidationBatch in the

@@ -25,7 +25,7 @@ import { tempDir } from "../support/temp-dir.ts";
 import { until } from "../support/until.ts";
 
 /**
- * Where a contact message goes when there is no mail server (issue 23 §4): the embedded default
+ * Where a contact message goes when there is no mail server: the embedded default
  * (`pressroom start`) writes it to a local outbox an operator can open, and a message that could
  * not be delivered is never silent: `pressroom status` lists it, and the worker's metrics count it
  * (pressroom_contact_undelivered_messages, the alert in docs/operations.md). Real Redis and BullMQ,

@@ -1,11 +1,10 @@
 /**
- * Issue 20 §3, waits with a bound: the content API answering 429 with `Retry-After: 3600` froze every
- * publish for an hour (the worker slept inside the job, holding the publish lock), and SIGTERM did
- * not stop it. Now a wait longer than PRISMIC_RATE_LIMIT_MAX_WAIT_MS fails the job at once: the lock
- * is released, the job is retried when the content API said, `pressroom status` and a metric say
- * until when; and SIGTERM ends a worker waiting on a shorter 429 within seconds. A real worker
- * process, real Redis, the local content service behind a real HTTP server that answers 429 when
- * told to (tests/support/http-fixture.ts).
+ * Waits with a bound: the content API answering 429 with `Retry-After: 3600` must not freeze
+ * publishing for an hour with the worker asleep in the job, holding the publish lock. A wait longer
+ * than PRISMIC_RATE_LIMIT_MAX_WAIT_MS fails the job at once: the lock is released, the job is
+ * retried when the content API said, `pressroom status` and a metric say until when; and SIGTERM
+ * ends a worker waiting on a shorter 429 within seconds. A real worker process, real Redis, the
+ * local content service behind a real HTTP server that answers 429 when told to.
  */
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";

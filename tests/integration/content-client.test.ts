@@ -161,7 +161,7 @@ describe("content client: rate limits (429)", () => {
   });
 });
 
-describe("content client: waits with a bound (issue 20 §3)", () => {
+describe("content client: waits with a bound", () => {
   it("never sleeps on a retry-after longer than the bound: fails at once, saying until when", async () => {
     const fixture = await api(() => ({ status: 429, headers: { "retry-after": "3600" } }));
     const waits: RateLimitWait[] = [];

@@ -1,6 +1,6 @@
 /**
  * `DependencyIndex.prior`: what a publish learns from the index before it asks the content API, read
- * in one round trip by a script (issue 22). Real Redis, an index written by hand in its layout, so
+ * in one round trip by a script. Real Redis, an index written by hand in its layout, so
  * that each rule of the read is seen: listings left out, too many routes, links that saw a document
  * elsewhere, a document the index does not know.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 21, "Done when": the worker, the site server and a real varnishd running the shipped VCL
+ * The worker, the site server and a real varnishd running the shipped VCL
  * (infra/varnish/default.vcl, backend and ACL rewritten for the test) in front of it. A page is a
  * cache hit; a publish makes exactly the pages whose stored bytes changed fresh at the edge while
  * the others stay hits (their Age grows); every Accept-Encoding shares one copy; the contact API and
@@ -55,7 +55,7 @@ const ID = {
   faq: "Z9nWwREAACMAx1Ff",
   privacy: "Z9nWxxEAACUAx1Hh",
 };
-/** The demo's `/team` redirect document (issue 23 §3): a template for new ones. */
+/** The demo's `/team` redirect document: a template for new ones. */
 const TEAM_REDIRECT = "Z9nX0REAACMAx1Ll";
 /** Every route the tests read through the edge first (the demo's pages, listings and files). */
 const PRIMED = [

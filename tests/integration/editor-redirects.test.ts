@@ -1,5 +1,5 @@
 /**
- * Redirects editors own (issue 23 §3): `redirect` documents published through the local content
+ * Redirects editors own: `redirect` documents published through the local content
  * service and the worker's publish, served as rename redirects are — 301 or 302 from the site
  * server, `x-amz-website-redirect-location` on the S3 object for a permanent one (s3rver, read
  * around the driver), the sitemap untouched — following their target document's renames, losing to

@@ -1,7 +1,6 @@
 /**
- * Issue 10, item 12 (the worker's part): a fan-out into more than 10 child jobs used to add one
- * QueueEvents listener per child (`job.waitUntilFinished`) and print MaxListenersExceededWarning
- * on every large publish. One listener per event now, whatever the number of children.
+ * A fan-out into more than 10 child jobs waits on them with one QueueEvents listener per event,
+ * not one per child, so a large publish prints no MaxListenersExceededWarning.
  */
 import { readFileSync } from "node:fs";
 import { Redis } from "ioredis";

@@ -62,7 +62,7 @@ describe("full build", () => {
     // 503 pages.
     expect(summary.routes).toBe(16);
     const manifest = parseManifest((await store.get(MANIFEST_KEY))?.body);
-    // Every route, every asset and the demo's two redirects (issue 23 §3).
+    // Every route, every asset and the demo's two redirects.
     expect(manifest?.redirects).toEqual(DEMO_REDIRECTS);
     expect(manifest?.temporaryRedirects).toEqual(DEMO_TEMPORARY_REDIRECTS);
     expect(summary.written).toBe(
@@ -111,8 +111,7 @@ describe("full build", () => {
   });
 
   it("stores one file per object: no metadata file beside a page, an asset or the manifest (a permanent redirect has one)", async () => {
-    // The regression guard of issue 22, by count and not by time: a first build wrote two files,
-    // two renames and two new folders per page (a body and its metadata), half of its file work.
+    // Counted, not timed: a metadata file beside each page would double a build's file work.
     const files: string[] = [];
     const walk = async (folder: string, base: string): Promise<void> => {
       for (const entry of await readdir(folder, { withFileTypes: true })) {

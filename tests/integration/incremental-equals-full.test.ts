@@ -2,7 +2,7 @@
  * The project's main correctness test: after any sequence of publishes, delivered with duplicates,
  * delays and reordering, storage holds byte for byte what a full build at the newest master ref
  * produces, and nothing else. Real Redis, real S3 protocol (s3rver), the real local content service
- * and webhook receiver, the real worker. Editors' redirects (issue 23 §3) are among the random edits:
+ * and webhook receiver, the real worker. Editors' redirects are among the random edits:
  * created, retargeted (pages live or not, chains, loops, other sites), made temporary or permanent,
  * unpublished, and losing to a page published at their path.
  */
@@ -72,7 +72,7 @@ const PAGE_IDS = [
   "Z9nWxxEAACUAx1Hh",
 ];
 const PRICE_LIST_IDS = ["Z9nWyREAACMAx1Ii", "Z9nWzBEAACQAx1Jj", "Z9nWzxEAACUAx1Kk"];
-/** The demo's redirect documents (issue 23 §3): `/team` → about, `/spring-workshops` → workshops. */
+/** The demo's redirect documents: `/team` → about, `/spring-workshops` → workshops. */
 const REDIRECT_IDS = ["Z9nX0REAACMAx1Ll", "Z9nX0xEAACUAx1Mm"];
 
 let s3: S3Server;
@@ -228,7 +228,7 @@ describe("incremental ≡ full", () => {
     const pages = () => [...live.values()].filter((d) => d.type === "page");
     const redirects = () => [...live.values()].filter((d) => d.type === "redirect");
     const text = (words: string) => [{ type: "heading1", text: words, spans: [] }];
-    // Where an editor's redirect goes (issue 23 §3): a page or price list, live or unpublished (it
+    // Where an editor's redirect goes: a page or price list, live or unpublished (it
     // follows renames, waits while it is gone); this site's own address of another redirect or
     // page (a chain, a loop, or a page); another site; a path with no page.
     const redirectTarget = (step: number) => {
@@ -372,11 +372,9 @@ describe("incremental ≡ full", () => {
       if (random() < 0.15) await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 200)));
     }
     await expectEqualsFullBuild();
-    // Whether the seed's publishes ran in their own job or fanned out depends on how the edits
-    // arrived together (a job publishes every id waiting for it), that is on timing as well as on
-    // the seed. So both paths also get one publish each with the pipeline idle: a content-only edit
-    // of one page (its route and the sitemap: under the threshold, rendered in its own job), then a
-    // settings edit (every route: child jobs). Each must keep the site equal to a full build.
+    // Whether the seed's publishes fanned out depends on timing, so both paths also get one publish
+    // each with the pipeline idle: a one-page content edit (its own job), then a settings edit
+    // (child jobs). Each must keep the site equal to a full build.
     const lone = pick(pages());
     const loneEdit = {
       ...lone,

@@ -1,6 +1,6 @@
 /**
  * The local content service keeps its search answers at refs whose content never changes, as
- * Prismic's CDN does (services/local-prismic/src/answer-cache.ts, issue 22): a second read of the
+ * Prismic's CDN does (services/local-prismic/src/answer-cache.ts): a second read of the
  * same URL is the same bytes, counted as kept; a new master ref, a past ref and a preview ref each
  * answer their own content, a preview's never from kept bytes.
  */

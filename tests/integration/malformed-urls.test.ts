@@ -12,7 +12,7 @@ import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.t
 import { prismicConfig, SITE_URL } from "../support/preview-fixture.ts";
 
 /**
- * A path that cannot be percent-decoded (issue 20 §4). The site spec: "A route that fails
+ * A path that cannot be percent-decoded. The site spec: "A route that fails
  * validation shows the same 404". Both servers that show pages answer it as any path that names no
  * page: the site's own 404 page with status 404 for a browser (the same bytes), JSON for a JSON
  * client; the log keeps the path as asked. The real servers (startSite, startPreview), over the

@@ -24,7 +24,7 @@ import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
 
 /**
- * Documents published before their model gained a field (issue 20 §1), through the real local
+ * Documents published before their model gained a field, through the real local
  * content service and the real content client: the settings document without its navigation
  * groups (which used to break every page, the 404 included) and the about page without its title;
  * and the services page as published before three of its fields changed type (text that is rich

@@ -32,7 +32,7 @@ import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.t
 import { tempDir } from "../support/temp-dir.ts";
 
 /**
- * Model evolution (issue 20 §1): when a field is added in Slice Machine, documents published before
+ * Model evolution: when a field is added in Slice Machine, documents published before
  * do not have it until they are published again, and Prismic serves them as they are. For every
  * custom type in customtypes/ and every slice model in web/slices/, documents are generated from
  * the models with @prismicio/mock (through the local content service, so urls come from the real
@@ -86,7 +86,7 @@ function repository(): PrismicDocument[] {
 }
 
 /**
- * Redirect documents from their model (issue 23 §3): one as the mock makes it (a From path of
+ * Redirect documents from their model: one as the mock makes it (a From path of
  * words, a link of any kind), one to a generated page and one to a web address, so that taking
  * their fields away leaves something that was served.
  */

@@ -1,5 +1,5 @@
 /**
- * Fault (issue 20 §3): a worker paused (SIGSTOP, as a VM freeze or a long GC does) while it holds a
+ * Fault: a worker paused (SIGSTOP, as a VM freeze or a long GC does) while it holds a
  * publish. Another worker must take the publish over within 15 s — both the publish lock and
  * BullMQ's job lock expire (WORKER_LOCK_MS, 8 s) and BullMQ's stalled check hands the job on — and
  * the paused worker, resumed (SIGCONT) after a newer publish, must write nothing stale: it renders

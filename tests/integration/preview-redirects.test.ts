@@ -1,5 +1,5 @@
 /**
- * What editors see of their redirects in preview (issue 23 §3): a redirect document's preview link
+ * What editors see of their redirects in preview: a redirect document's preview link
  * opens a page saying what it redirects, where, how, and whether the site serves it (or why not:
  * a page wins, a loop); a page a redirect claims says so above its content; a redirect's path
  * opened in preview goes where the redirect does. Real local content service, real client.

@@ -93,7 +93,7 @@ describe("content API requests of a publish", () => {
     expect(summary.mode).toBe("incremental");
     // The page itself, and the sitemap when its lastmod day moved. Not the pages linking to it
     // (home, services, and every page through the navigation in settings): a content edit does
-    // not change where their links point (issue 12; it rendered 13 routes before).
+    // not change where their links point.
     const page = (await ctx.store.get(`${PRICING.uid}/index.html`))?.body.toString("utf8") ?? "";
     expect(page).toContain(marker);
     expect(summary.rendered).toBeGreaterThanOrEqual(1);
@@ -103,7 +103,7 @@ describe("content API requests of a publish", () => {
   }, 60_000);
 });
 
-describe("the delivery's master ref (issue 22: the batch asked for while the master ref is)", () => {
+describe("the delivery's master ref: the batch asked for while the master ref is", () => {
   it("asks for the batch at the announced ref before the master ref has answered, and keeps it when they agree", async () => {
     // A proxy that holds the API root's answer until a search has been answered (or 3 s pass): with
     // the delivery's ref, the publish's batch is on its way while the master ref is still being
@@ -340,7 +340,7 @@ describe("reconcile after the master ref moved", () => {
   }, 60_000);
 });
 
-describe("links to a changed page (issue 22: read with the index's other reads)", () => {
+describe("links to a changed page: read with the index's other reads", () => {
   it("asks Redis again only for a page that moved, and re-renders the pages linking to it then", async () => {
     const linkedElsewhere = vi.spyOn(DependencyIndex.prototype, "linkedElsewhere");
     try {
@@ -366,7 +366,7 @@ describe("links to a changed page (issue 22: read with the index's other reads)"
   }, 60_000);
 });
 
-describe("the delivery's ids (issue 22: the index read with the take)", () => {
+describe("the delivery's ids: the index read with the take", () => {
   it("reads the index once for the ids the delivery named, and again for all when more were pending", async () => {
     const prior = vi.spyOn(DependencyIndex.prototype, "prior");
     try {

@@ -1,5 +1,5 @@
 /**
- * Links that survive edits (issue 13 §2): a uid rename published through the local content service
+ * Links that survive edits: a uid rename published through the local content service
  * and the worker's publish leaves a permanent redirect at the old route — 301 from the site server,
  * `x-amz-website-redirect-location` on the S3 object (s3rver, read around the driver) — chains
  * collapse, a new document taking the old uid replaces the redirect, unpublishing takes the

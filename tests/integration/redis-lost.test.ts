@@ -1,5 +1,5 @@
 /**
- * Fault (issue 10, item 2): Redis is killed with SIGKILL in the middle of a fan-out and restarts
+ * Fault: Redis is killed with SIGKILL in the middle of a fan-out and restarts
  * empty (no persistence). The worker notices (its marker key is gone), fails the publish waiting on
  * child jobs that no longer exist at once (not at its 10-minute limit), registers the reconcile
  * schedule again, and reconcile runs the diff build the missing index calls for: storage ends equal

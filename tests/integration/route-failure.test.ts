@@ -1,7 +1,7 @@
 /**
- * Issue 10, item 3: one document that fails to render must not block every publish. The content
- * API answers one page tagged for the render failpoint, whose render then throws (web/src/failpoints.ts:
- * no content fails a render since issue 20, a bug in a component still can); a publish
+ * One document that fails to render must not block every publish. The content API answers one
+ * page tagged for the render failpoint, whose render then throws (web/src/failpoints.ts: no content
+ * fails a render, a bug in a component still can); a publish
  * of it and of another page commits the other page, keeps the failing route's last good page, and
  * records the failure (route, document id, error) for `pressroom status`; when the document
  * changes again and renders, the failure is forgotten. Real Redis, the real worker and receiver,
@@ -87,7 +87,7 @@ beforeAll(async () => {
   content = await startLocalPrismic({ webhookUrl: `${webhook.url}/webhooks/prismic`, webhookSecret: SECRET });
   // Forwards every request; while `breakIt`, the broken page comes back tagged for the render
   // failpoint (web/src/failpoints.ts): its render throws, as a component with a bug would. No
-  // content can fail a render any more (issue 20), so the fault is injected in the code.
+  // content can fail a render any more, so the fault is injected in the code.
   proxy = await startHttpFixture(async (request, response) => {
     const upstream = await fetch(`${content.url}${request.url}`, {
       headers: { accept: "application/json" },

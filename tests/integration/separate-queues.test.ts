@@ -1,5 +1,5 @@
 /**
- * Issue 10, item 13: contact messages (and reconcile rounds) run on their own queues. A publish
+ * Contact messages (and reconcile rounds) run on their own queues. A publish
  * that holds the main queue for long — here one waiting on child jobs no process renders — and a
  * stream of duplicate deliveries behind it do not delay a contact message. Real Redis, the real
  * worker, receiver, site server, local content service and SMTP server.

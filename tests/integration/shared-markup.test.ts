@@ -1,5 +1,5 @@
 /**
- * The site's frame rendered once and kept (web/src/components/shared-markup.tsx, issue 22): every
+ * The site's frame rendered once and kept (web/src/components/shared-markup.tsx): every
  * route renders the same bytes and records the same dependencies with a fragment cache as without
  * one, whatever order the routes are rendered in and whatever the settings hold; and the cache
  * does its work (the footer rendered once for the whole site, counted, not timed).

@@ -1,13 +1,12 @@
 /**
- * Issue 20 §3: every process shuts down within 10 s of SIGTERM. The worker (waiting on a 429 while
+ * Every process shuts down within 10 s of SIGTERM. The worker (waiting on a 429 while
  * holding the publish lock) and the preview server (a page waiting on a 429) are measured in
  * content-api-wait.test.ts; here the site server, the webhook receiver and `pressroom start` (every
  * process in one) run as real OS processes, as a container runs them, and are signalled while
  * visitors hold connections open: an idle keep-alive connection (a browser's) and a request whose
  * headers never finish (a slow or stalled client), which a graceful HTTP close would otherwise wait
  * on. Each is timed from SIGTERM to its exit, which must be the graceful one (exit code 0, not the
- * forced exit bin/cli.ts takes after 8 s: before services/shared/src/http/close-server.ts, one
- * stalled request held each of them there, 8.1 s and exit code 1).
+ * forced exit bin/cli.ts takes after 8 s).
  */
 import { once } from "node:events";
 import { Agent, request } from "node:http";

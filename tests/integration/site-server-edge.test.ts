@@ -1,5 +1,5 @@
 /**
- * Issue 21: what the site server sends an edge that keeps pages until they change. Every answer
+ * What the site server sends an edge that keeps pages until they change. Every answer
  * names its surrogate keys; pages, redirects and the stored 404 page carry the page policy (shared
  * caches keep them, browsers revalidate); and since the edge fetches a route the moment a publish
  * purges it, the server never answers a purged route from a manifest read before the publish: a

@@ -1,5 +1,5 @@
 /**
- * The sitemap split into a sitemap index (issue 11 §3), on the demo repository with the URL limit
+ * The sitemap split into a sitemap index, on the demo repository with the URL limit
  * lowered to the demo's own count of sitemap URLs: at exactly the limit `/sitemap.xml` is one urlset;
  * publishes that add and remove pages across the limit turn it into an index of `/sitemap-N.xml`
  * parts, add parts, drop surplus parts, and turn it back; after every step storage holds byte for

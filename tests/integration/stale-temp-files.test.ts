@@ -1,5 +1,5 @@
 /**
- * Issue 10, item 10: a writer killed between writing its temp file and renaming it into place
+ * A writer killed between writing its temp file and renaming it into place
  * leaves `.pressroom-tmp-*` behind for good. The worker removes those older than 10 minutes at
  * start and in every reconcile round, and leaves younger ones (another process's write in flight).
  */

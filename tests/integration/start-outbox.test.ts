@@ -13,8 +13,8 @@ import { until } from "../support/until.ts";
 /**
  * `npm start` (pressroom start) as a newcomer runs it, with no mail server: every process in one,
  * on free ports, Redis with a prefix of its own. The contact form's message must end up somewhere
- * an operator can read, and the start line must say where (issue 23 §4: the visitor read "on its
- * way" while delivery failed and nothing told anyone).
+ * an operator can read, and the start line must say where: a visitor reads "on its way", so a
+ * failing delivery must not go unnoticed.
  */
 const ROOT = new URL("../../", import.meta.url).pathname;
 const REDIS_URL = "redis://127.0.0.1:6379";

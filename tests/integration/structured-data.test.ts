@@ -8,7 +8,7 @@ import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.t
 import { nodesOf, problemsOf } from "../support/structured-data-rules.ts";
 
 /**
- * Structured data (JSON-LD) made from content, issue 23 §2, and the page's own SEO switches, §3:
+ * Structured data (JSON-LD) made from content, and the page's own SEO switches:
  * every demo route rendered from the documents the real content client returns (urls filled by
  * the route resolver), its JSON-LD parsed and held to what Google's documentation requires
  * (tests/support/structured-data-rules.ts cites each page); then the content shapes editors and

@@ -1,5 +1,5 @@
 /**
- * Every write carries its generation, a diff build's too (issue 20 §3). A worker paused in the middle
+ * Every write carries its generation, a diff build's too. A worker paused in the middle
  * of a diff build (reconcile's, or a delivery naming no document) whose lock another worker took
  * over meanwhile must write nothing when it resumes: not a page, not an orphan deletion, not the
  * manifest, not the index. Here the takeover happens while the build reads its content (the proxy

@@ -91,7 +91,7 @@ describe("waitForChildren", () => {
     ).rejects.toThrow("not a batch outcome"); // the time limit says "child jobs not finished after"
   });
 
-  describe("children no worker runs (issue 20 §3: a wait ends when told)", () => {
+  describe("children no worker runs: a wait ends when told", () => {
     const idleConnection = connection.duplicate();
     const idle = new Queue(`${NAME}-idle`, { connection: idleConnection, prefix: PREFIX });
     afterAll(async () => {

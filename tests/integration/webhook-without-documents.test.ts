@@ -1,5 +1,5 @@
 /**
- * Issue 20 §2: a delivery that announces a new master ref and names no document — the body real
+ * A delivery that announces a new master ref and names no document — the body real
  * Prismic sent in 2020 (tests/support/webhook-bodies.ts, from the renderful recording) — publishes
  * every route at that ref at once (a diff build), says so in the log and a metric, and keeps
  * incremental ≡ full through duplicates and a delivery overtaken by a newer publish. Before, it was

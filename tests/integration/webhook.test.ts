@@ -96,7 +96,7 @@ describe("webhook receiver: api-update", () => {
     const body = apiUpdate({ masterRef: "REF-good", documents: ["doc-a", "doc-b"] });
     const response = await post(body);
     // 200, never 202: Prismic retries any other answer every 10 minutes and disables the webhook
-    // after 5 failures in a row (issue 20 §2).
+    // after 5 failures in a row.
     expect(response.statusCode).toBe(200);
     const { jobId } = response.json<{ jobId: string }>();
     expect(jobId).toBe("publish-REF-good");

@@ -1,5 +1,5 @@
 /**
- * The copyright year turns (issue 13): routes rendered in 2026 show "© 2026"; once the clock says
+ * The copyright year turns: routes rendered in 2026 show "© 2026"; once the clock says
  * 2027, the worker's reconcile re-renders them through a normal publish, and then leaves them alone.
  * A fake clock (Date only) in this process; the real local content service, content client, Redis
  * and the worker's diff build, publish and reconcile.

@@ -144,7 +144,7 @@ export function composeProblems(sources: ComposeSources): string[] {
 }
 
 /**
- * The edge (issue 21): a Varnish service running infra/varnish/default.vcl, published where
+ * The edge: a Varnish service running infra/varnish/default.vcl, published where
  * varnishd listens; the VCL's backend is the site server where it listens; every worker purges it
  * at that port, by a name it reaches on a network whose subnet the VCL's purgers ACL lists.
  */

@@ -1,5 +1,5 @@
 /**
- * The demo repository's redirect documents (services/local-prismic/demo/documents, issue 23 §3),
+ * The demo repository's redirect documents (services/local-prismic/demo/documents),
  * as a build serves them: `/team` → the about page (permanent), `/spring-workshops` → the workshops
  * price list (temporary). Tests that compare a manifest's redirects include them.
  */

@@ -23,7 +23,7 @@ export async function siteObjects(store: SiteStore): Promise<Map<string, string>
  * redirect history (`.pressroom/redirects.json`), as a real full build of that storage does: the
  * content API only knows each document's uid now, the history knows the routes they left (a fresh
  * build has no previous manifest either: renames a build found by comparing manifests live on in
- * that history, issue 20 §4). The redirects must match too: the history, the manifest's list, and
+ * that history). The redirects must match too: the history, the manifest's list, and
  * each object's redirect location.
  */
 export async function expectEqualsFullBuild(

@@ -162,7 +162,7 @@ describe("loadConfig", () => {
     expect(loadConfig("publisher", { RENDER_THREADS: "0" }).renderThreads).toBe(0);
   });
 
-  it("bounds waits (issue 20 §3): a 429's wait in place, and how long a stopped worker keeps its locks", () => {
+  it("bounds waits: a 429's wait in place, and how long a stopped worker keeps its locks", () => {
     expect(loadConfig("worker", {})).toMatchObject({
       prismic: { rateLimitMaxWaitMs: 10_000 },
       lockMs: 8_000,
@@ -173,7 +173,7 @@ describe("loadConfig", () => {
     ).toMatchObject({ prismic: { rateLimitMaxWaitMs: 0 }, lockMs: 15_000 });
   });
 
-  it("names the edge to purge by CDN_PURGE_URL, and none when it is unset (issue 21)", () => {
+  it("names the edge to purge by CDN_PURGE_URL, and none when it is unset", () => {
     expect(loadConfig("worker", {}).edge).toEqual({ purgeUrl: undefined });
     expect(loadConfig("publisher", { CDN_PURGE_URL: "" }).edge).toEqual({ purgeUrl: undefined });
     expect(loadConfig("worker", { CDN_PURGE_URL: "varnish://edge-purge:8080" }).edge).toEqual({

@@ -38,9 +38,8 @@ describe("documentCache (a value computed from a document, kept as long as the d
 
   it("lets a value die young with its document", () => {
     // A build parses each page's document just before rendering it, and drops it after: its
-    // normalisation, notices and links must not outlive it. Held in a module-level WeakMap, such
-    // values lived on past their documents into V8's old generation (issue 22, docs/benchmarks.md):
-    // 5.7–5.9 MB here against 20–40 KB, and 22 full collections of a build's render thread against 15.
+    // normalisation, notices and links must not outlive it, or they fill the render thread's old
+    // generation (as values held in a module-level WeakMap do).
     const cache = documentCache<number[]>("young");
     const alive: object[] = [];
     gc();

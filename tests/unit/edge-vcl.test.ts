@@ -1,5 +1,5 @@
 /**
- * Issue 21: the shipped VCL holds the edge's 503 page as text (Varnish cannot read the site's
+ * The shipped VCL holds the edge's 503 page as text (Varnish cannot read the site's
  * code): it must stay the site's built-in fallback page, as `edgeUnavailablePage()` makes it.
  */
 import { readFileSync } from "node:fs";

@@ -19,7 +19,7 @@ describe("islandsIn (what a page hydrates, for the JavaScript budget)", () => {
   it("keeps no page alive through the names it answers", () => {
     // A build holds each page's island names until its batch is written. A name of 13 characters
     // or more taken from a match is, in V8, a view into the page's text: every page of the batch
-    // stayed alive with its names (docs/benchmarks.md, "Issue 22, fourth pass").
+    // would stay alive with its names.
     const pages = 20;
     const pageOf = (index: number) =>
       `<p>${"Côte d’Ivoire ".repeat(40_000)}${index}</p><div data-island="cookie-notice"></div>`;

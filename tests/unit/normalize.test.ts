@@ -29,7 +29,7 @@ describe("normalizeDocument", () => {
       meta_title: null,
       meta_description: null,
       meta_image: {},
-      // The SEO fields of issue 23: a page published before them is listed and canonical to itself.
+      // The SEO fields: a page published before its model had them is listed and canonical to itself.
       noindex: false,
       canonical_url: { link_type: "Any" },
     });

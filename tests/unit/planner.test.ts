@@ -336,7 +336,7 @@ describe("what a publish fetches along with the changed ids", () => {
   });
 });
 
-describe("planner: editors' redirects (issue 23 §3)", () => {
+describe("planner: editors' redirects", () => {
   const toPricing = {
     id: "promo",
     from: "/spring-sale",

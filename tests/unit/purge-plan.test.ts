@@ -1,5 +1,5 @@
 /**
- * Issue 21, exactness: a publish purges every route whose stored object it changed and nothing
+ * A publish purges every route whose stored object it changed and nothing
  * else; everything at once only when that is most of the site; a build's changed keys map to
  * their routes. Table tests of the pure decisions (worker/src/publish/purge-plan.ts).
  */

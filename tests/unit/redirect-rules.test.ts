@@ -1,5 +1,5 @@
 /**
- * Editors' redirects (issue 23 §3), the pure parts: what a From path may be and how it is spelled,
+ * Editors' redirects, the pure parts: what a From path may be and how it is spelled,
  * what a `redirect` document says (every field absent or empty as Prismic may send it), where its
  * target sends visitors, and the storage key of a redirect object.
  */

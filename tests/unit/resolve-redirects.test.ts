@@ -1,5 +1,5 @@
 /**
- * Which redirects the site serves (issue 23 §3): editors' redirects beside renames', a page
+ * Which redirects the site serves: editors' redirects beside renames', a page
  * winning, duplicates, chains collapsed, loops refused. One table; each case states the rules, the
  * pages and the renames, and what is served and said.
  */

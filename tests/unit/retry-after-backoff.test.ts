@@ -1,5 +1,5 @@
 /**
- * The backoff of jobs that read the content API (issue 20 §3): exponential as BullMQ's own, but a
+ * The backoff of jobs that read the content API: exponential as BullMQ's own, but a
  * job failing because the content API asked for a long wait is retried when it said, not before.
  */
 import type { MinimalJob } from "bullmq";

@@ -1,8 +1,8 @@
 /**
- * Issue 10, item 3: a paragraph with 2,000+ overlapping spans made the rich text render recurse
- * thousands of levels deep ("Maximum call stack size exceeded" on a render thread) and produce
- * hundreds of kilobytes. The site keeps the text whole and renders at most MAX_SPANS_PER_BLOCK
- * spans of it, so the work is bounded whatever the content.
+ * A paragraph with 2,000+ overlapping spans must not make the rich text render recurse thousands
+ * of levels deep ("Maximum call stack size exceeded") nor produce hundreds of kilobytes. The site
+ * keeps the text whole and renders at most MAX_SPANS_PER_BLOCK spans of it, so the work is bounded
+ * whatever the content.
  */
 import type { RichTextField } from "@prismicio/client";
 import { createElement } from "react";

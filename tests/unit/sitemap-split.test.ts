@@ -1,5 +1,5 @@
 /**
- * The sitemap's split (issue 11 §3): at most `limit` URLs per sitemap file; above, `/sitemap.xml` is
+ * The sitemap's split: at most `limit` URLs per sitemap file; above, `/sitemap.xml` is
  * a sitemap index of `/sitemap-1.xml` … `/sitemap-N.xml`, consecutive slices of the same sorted list.
  */
 import type { PrismicDocument } from "@prismicio/client";

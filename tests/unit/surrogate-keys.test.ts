@@ -1,5 +1,5 @@
 /**
- * Issue 21: the one rule by which the site server tags an answer and the worker purges it. Every
+ * The one rule by which the site server tags an answer and the worker purges it. Every
  * spelling of a URL the site server answers the same is one key (else a purge misses copies the
  * edge keeps under another spelling); keys never hold xkey's separators (space, comma).
  */

@@ -31,7 +31,7 @@ describe("parseRoute", () => {
     ["/about?utm_source=x", { kind: "page", uid: "about" }],
     ["/?preview=1", { kind: "home" }],
     ["/faq#payments", { kind: "page", uid: "faq" }],
-    // Every uid Prismic accepts that is safe as a path segment (issue 13): `_`, and dashes anywhere.
+    // Every uid Prismic accepts that is safe as a path segment: `_`, and dashes anywhere.
     ["/about_us", { kind: "page", uid: "about_us" }],
     ["/a--b", { kind: "page", uid: "a--b" }],
     ["/-about", { kind: "page", uid: "-about" }],

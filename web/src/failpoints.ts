@@ -1,9 +1,8 @@
 /**
  * Failpoints: faults a test switches on to prove what the system does when code fails, where no
- * input can make it fail any more. Every document renders since issue 20 (absent, `null` or
- * mistyped fields read as empty), yet a route can still fail by a bug in a component, and what
- * happens then (the route keeps its last good page, the rest of the publish commits, `pressroom
- * build` names it and exits 1) must stay tested end to end through the real processes.
+ * input can make it fail (absent, `null` or mistyped fields read as empty). A route can still fail
+ * by a bug in a component, and what happens then (the route keeps its last good page, the rest of
+ * the publish commits, `pressroom build` names it and exits 1) must stay tested end to end.
  *
  * Off unless `PRESSROOM_FAILPOINTS` names one (comma-separated); read at each use, one environment
  * lookup per rendered document, so a test may switch it on after modules are loaded; render

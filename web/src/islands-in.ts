@@ -11,10 +11,9 @@ export function islandsIn(html: string): Set<string> {
 
 /**
  * Each island name as a string of its own. A match's group of 13 characters or more is a view into
- * the text it was found in (V8's sliced strings): "cookie-notice" kept the whole page's text (up to
- * 55 KB, UTF-16) alive for as long as the page's list of islands, which a build holds until its
- * batch is written. Those texts outlived the young generation and filled the old one: more than half
- * of what a build's render thread promoted (docs/benchmarks.md, "Issue 22, fourth pass").
+ * the text it was found in (V8's sliced strings): "cookie-notice" would keep the whole page's text
+ * alive as long as the page's list of islands, which a build holds until its batch is written, and
+ * those texts would fill the render thread's old generation.
  */
 const ownNames = new Map<string, string>();
 function ownName(name: string): string {

@@ -8,9 +8,7 @@ import { islandsIn } from "./islands-in.ts";
  *   visit as for a returning visitor: the entry alone (the cookie notice a first visit shows is a
  *   plain module of it, browser/cookie-notice.ts), and never React (island-wake.ts);
  * - `plain`: the same pages once every island woke (the menu tapped: React and the menu's chunk).
- *   80 KB: it was 75 KB while React loaded on every page when idle; the entry's wake-up code
- *   (+0.4 KB) pushed the demo's worst case to 75.1-75.2 KB, and this figure no longer binds a
- *   visitor who only reads (`initial` does);
+ *   80 KB; it does not bind a visitor who only reads (`initial` does);
  * - `heaviest`: any demo page once every island woke.
  * Counted from the pages' own islands and the bundle's manifest; tests/e2e/js-budget.test.ts
  * counts what Chromium really fetches.

@@ -1,10 +1,8 @@
 /**
- * What `pressroom status` says while the content API rate-limits the workers: "waiting for the
- * content API until 14:03:21 (429)". Every worker process records each 429 it meets in Redis (the
- * content API's latest word wins), expiring at the time it named, so the line disappears when the
- * wait is over. A fan-out waiting for its child jobs reads it too: a wait longer than a job may
- * sleep fails the publish now, releasing the lock, instead of waiting for children that are delayed
- * until then (issue 20 §3).
+ * What `pressroom status` says while the content API rate-limits the workers ("waiting for the
+ * content API until 14:03:21 (429)"): each 429 is recorded in Redis, expiring at the time it named.
+ * A fan-out reads it too: a wait longer than a job may sleep fails the publish now, releasing the
+ * lock, instead of waiting for children delayed until then.
  */
 import type { Redis } from "ioredis";
 import type { RateLimitWait } from "#content";

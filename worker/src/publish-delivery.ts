@@ -9,11 +9,8 @@ import type { StartedTake } from "./publish/take.ts";
  * The publish job of one delivery (worker.ts). It takes the publish lock only while ids or refs are
  * pending (a duplicate delivery, or one whose ids the holder it waited for took, answers undefined at
  * once), publishes, and publishes again while ids arrived meanwhile, before it lets the lock go.
- *
- * The delivery's master ref is fetched at while the master ref is asked (publish.ts), and its ids tell
- * which of the index to read with the take. The take goes behind the first try for the lock, in its
- * round trip, with that read (take.ts; behind a later try, the take alone): a try, then the content
- * requests (issue 22: the lock, the take and the index were two round trips, three before).
+ * The take and the index read ride in the lock try's round trip (take.ts), so an edit pays one Redis
+ * round trip before its content requests.
  */
 export async function publishDelivery(
   ctx: PublishContext,

@@ -25,21 +25,14 @@ export interface ReconcileOutcome {
 }
 
 /**
- * Catches what webhooks missed. A diff build (render all, write changed bytes, delete orphans,
- * rebuild the index) runs when the index is missing or of another version, when the master ref
- * moved with no publish pending (a lost delivery), or when the site's assets are not this code's
- * (a deploy changed the CSS). Runs under the publish lock, like a publish.
+ * Catches what webhooks missed. A diff build runs when the index is missing or of another version,
+ * when the master ref moved with no publish pending (a lost delivery), or when the site's assets are
+ * not this code's (a deploy). Runs under the publish lock, like a publish.
  *
- * A moved ref is acted on only when the previous round saw the same one: Prismic moves the master
- * ref before its webhook arrives, and a round falling in between must not rebuild the whole site
- * for an edit its webhook is about to publish in milliseconds. A lost delivery is thus recovered
- * within two rounds instead of one.
- *
- * When the refs agree, a lost delivery can still hide behind a later one that arrived (its publish
- * moved the index to the newest ref): each round compares the newest publications with the index
- * (`checkPublications`) and publishes the documents it has not seen, or runs a diff build when the
- * document counts disagree (an unpublication, which no publication date shows), with the same
- * one round of grace.
+ * A moved ref, or publications the index has not seen (`checkPublications`), are acted on only when
+ * the previous round saw them too: Prismic moves the ref before its webhook arrives, and a round in
+ * between must not rebuild the site for an edit about to be published. So a lost delivery is
+ * recovered within two rounds.
  */
 export async function reconcile(
   ctx: PublishContext,
@@ -61,7 +54,7 @@ export async function reconcile(
 }
 
 /**
- * The edge (issue 21): purges still owed since a failure go out again every round, whatever the
+ * The edge: purges still owed since a failure go out again every round, whatever the
  * purge job did (it gives up after an hour and a half; Redis may have lost it). Never fails the round.
  */
 async function resendOwedPurges(ctx: PublishContext): Promise<void> {

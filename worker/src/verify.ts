@@ -97,7 +97,7 @@ export async function sampleStorage(ctx: PublishContext, size = SAMPLE_SIZE): Pr
       index,
       log: ctx.logger.child({ ref, step: "verify" }),
     });
-    // The edge may hold the drifted bytes too (issue 21).
+    // The edge may hold the drifted bytes too.
     await purgeRoutes(ctx, drifted, { reference: `${ctx.queuePrefix}-verify-${Date.now()}` });
   }
   if (sample.length > 0) await ctx.redis.set(keys.verifyCursor, sample.at(-1) as string);
@@ -115,8 +115,8 @@ export async function sampleStorage(ctx: PublishContext, size = SAMPLE_SIZE): Pr
 
 /**
  * Key → sha256 of the bytes each stored object holds (the `.pressroom/` metadata aside). An object
- * stored with another cache policy than the build writes (one written before issue 21, without
- * `s-maxage`) counts as differing, so verify rewrites it: its bytes alone would never be.
+ * stored with another cache policy than the build writes (without `s-maxage`, say) counts as
+ * differing, so verify rewrites it: its bytes alone would never be.
  */
 async function hashStored(store: SiteStore): Promise<Map<string, string>> {
   const hashes = new Map<string, string>();

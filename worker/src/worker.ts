@@ -135,7 +135,7 @@ export async function startWorker(
     ...(options.fanOutThreshold !== undefined ? { fanOutThreshold: options.fanOutThreshold } : {}),
     ...(options.fanOutBatch !== undefined ? { fanOutBatch: options.fanOutBatch } : {}),
   };
-  // The edge in front of the site (issue 21): purged after every publish, owed purges sent again.
+  // The edge in front of the site: purged after every publish, owed purges sent again.
   const edge = createEdgePurger(config.edge?.purgeUrl, { logger });
   const edgeQueue = logErrors(
     new Queue(EDGE_QUEUE_NAME, { connection, prefix: config.queuePrefix }),

@@ -1,13 +1,9 @@
 /**
  * Search answers at refs whose content never changes (the master ref and past ones, never a
- * preview's), kept as the bytes sent, by the request's URL: what Prismic's CDN does for its API
- * (its answers at a ref are `immutable`, as ours say). A second build reads its answers from here
- * instead of filtering, ordering, presenting and serializing every document again (issue 22: a
- * 10,000-page listing costs this service 3-4 s, which a rebuild waited on).
- *
- * Bounded by bytes, least recently used out first. The default holds a 10,000-page site's listing
- * (67 MB): a cache smaller than a sequential scan it serves would evict each answer before it is
- * asked for again and never be hit.
+ * preview's), kept as the bytes sent, by URL: what Prismic's CDN does for its API. A rebuild then
+ * reads its answers here instead of waiting for every document to be filtered and serialized again.
+ * Bounded by bytes, least recently used out first; the default holds a 10,000-page site's listing,
+ * since a cache smaller than a sequential scan it serves would never be hit.
  */
 export interface AnswerCache {
   get(key: string): Buffer | undefined;

@@ -1,16 +1,12 @@
 /**
- * The editors' redirects at a ref, as the preview shows them (issue 23 §3): the redirect document's
- * own preview (redirect-page.ts), a note on a page that wins over a redirect, and the redirect itself
- * when a path with no page is opened. Resolved by the same pure `resolveRedirects` the publish and
- * the build use, from what the content API says at that ref: every redirect document, the routes
- * their links carry (the route resolver fills them), and whether a page is published at each path
- * involved (one request per 100 page uids, one per 100 price-list uids). Content at a master ref
- * never changes, so a master ref is resolved once and kept (the last `maxRefs`); a preview ref
- * (a preview session) shows each draft as it is saved, so it is resolved on every request.
+ * The editors' redirects at a ref, as the preview shows them: the redirect document's own preview,
+ * a note on a page that wins over a redirect, and the redirect itself when a path with no page is
+ * opened. Resolved by the same `resolveRedirects` as the publish, from the content API at that ref.
+ * A master ref's answer is kept (the last `maxRefs`: its content never changes); a preview ref is
+ * resolved on every request, so each saved draft shows.
  *
- * Decision: the preview does not read storage, so the redirects that renamed pages left
- * (.pressroom/redirects.json) are not part of it: a redirect to an old page address is shown as
- * going there, where the published site goes one hop further (it collapses the chain).
+ * The preview does not read storage, so a redirect to a renamed page's old address is shown going
+ * there, where the published site collapses the chain one hop further.
  */
 import { type Client, filter, type PrismicDocument } from "@prismicio/client";
 import { fromPathOf } from "#web/redirects/redirect-paths.ts";

@@ -7,12 +7,10 @@ const gzipAsync = promisify(gzip);
 export type Encoding = "br" | "gzip";
 
 /**
- * Brotli's quality for what this server compresses as it serves (`npm run bench:first-visit`). The
- * first visitor of an object waits for its compression: after every publish, a page's first reader.
- * Measured on the demo site's pages, stylesheet and scripts, quality 5 is about seven times faster
- * than 9, for output under 1 % larger on pages and 2 % on scripts (a 43 KB page: 2.1 against 19.6
- * ms); 11 is smaller by a tenth but costs 40–600 ms an object. A CDN in front compresses with its
- * own settings.
+ * Brotli's quality for what this server compresses as it serves. The first visitor of an object
+ * waits for its compression (after every publish, a page's first reader): quality 5 is several times
+ * faster than 9 for output barely larger (docs/decisions/001-brotli-quality-5.md). A CDN in front
+ * compresses with its own settings.
  */
 export const BROTLI_QUALITY = 5;
 /** gzip's level, for clients without brotli: level 9 costs no more than 6 on these objects. */

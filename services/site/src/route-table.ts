@@ -43,10 +43,9 @@ export class RouteTable {
 
   /**
    * The key (or redirect) of `path`. A miss or a redirect is checked again against a manifest read
-   * after the request arrived: an edge in front purges a publish's routes once the manifest is
-   * written and fetches them at once, and would keep a 404 or 301 from a manifest a second old
-   * (the page of a new uid, a route a page took back) until the next purge. Costs one manifest
-   * `head` per unknown path (concurrent ones share it); a known page never waits.
+   * after the request arrived: an edge purges a publish's routes once the manifest is written and
+   * refetches at once, and would otherwise keep a 404 or 301 from a slightly older manifest until
+   * the next purge. Costs one shared manifest `head` per unknown path; a known page never waits.
    */
   async match(path: string): Promise<RouteMatch | undefined> {
     await this.#refresh(false);
@@ -99,9 +98,8 @@ export class RouteTable {
 
   /**
    * Reads the manifest again if it is older than `refreshMs`, or (`fresh`) if it was read before this
-   * call. The periodic read does not hold the request: a known page is answered from the table at
-   * hand while the manifest is read behind it (a 10,000-route manifest is 1.7 MB to read and parse,
-   * 40 ms that the first visitor after every publish waited for: bench:edit-live). A path the table
+   * call. A known page is answered from the table at hand while the manifest is read behind it, so
+   * the first visitor after a publish does not wait for a large manifest's parse. A path the table
    * does not know waits for a fresh read (`match`), and so does the very first request.
    */
   async #refresh(fresh: boolean): Promise<void> {

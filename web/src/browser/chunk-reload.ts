@@ -1,17 +1,11 @@
 /**
- * A chunk that fails to load means one of two things. Either the network
- * dropped: then the page stays as it is (a reload would replace it with the
- * browser's offline page) and the chunk is asked for again once the
- * connection is back. Or a deploy replaced the files this page was built
- * against: reloading fetches the new page and its new chunk names; doing so
- * at most once per 60 s, remembered across reloads, makes a reload loop
- * impossible when the chunk is truly gone. The site answering a HEAD request
- * for this page tells the two apart. A chunk still not there after 120 s has
- * failed too (a stalled request would otherwise leave its island dead).
- *
- * The last reload is remembered in sessionStorage (the whole tab) and in the
- * history entry's state, which survives a reload when storage is blocked by
- * privacy settings: then it is at most one reload per page a minute.
+ * A chunk that fails to load means either the network dropped (the page stays, since a reload
+ * would show the browser's offline page, and the chunk is asked for again once online) or a deploy
+ * replaced the files this page was built against (a reload fetches the new names). A HEAD request
+ * for this page tells the two apart. Reloads happen at most once per 60 s, remembered in
+ * sessionStorage and in the history entry's state (which survives when storage is blocked), so a
+ * chunk that is truly gone cannot cause a reload loop. A chunk still missing after 120 s has failed
+ * too, or a stalled request would leave its island dead.
  */
 const KEY = "pressroom:chunk-reload";
 export const CHUNK_RELOAD_INTERVAL_MS = 60_000;

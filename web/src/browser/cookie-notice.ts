@@ -2,13 +2,12 @@ import { type Consent, writeConsent } from "./consent.ts";
 import { afterLoad } from "./idle.ts";
 
 /**
- * The cookie notice, made live without React (issue 23 §1): a first visit is most visits, and
- * React (69 KB gzip) only to un-hide two buttons was the largest long task Lighthouse saw. Its
- * server markup (web/src/components/cookie-notice.tsx) is complete: the text, the policy link and
- * the Accept/Decline buttons, `hidden` because without JavaScript there is nothing to consent to.
- * Live, the buttons show and `data-hydrated` turns the in-flow notice into the banner (the
- * stylesheet); a choice is stored (consent.ts), which hides it here and on every later page and
- * lets the tag manager react (CONSENT_EVENT).
+ * The cookie notice, made live without React: a first visit is most visits, and loading React only
+ * to un-hide two buttons would be the page's largest long task. Its server markup
+ * (web/src/components/cookie-notice.tsx) is complete, the buttons `hidden` because without JavaScript
+ * there is nothing to consent to. Live, the buttons show and `data-hydrated` turns the notice into
+ * the banner; a choice is stored (consent.ts), hiding it on every later page, and tells the tag
+ * manager (CONSENT_EVENT).
  */
 const NOTICE = '[data-island="cookie-notice"]';
 

@@ -1,17 +1,11 @@
 /**
- * Enhanced navigation: a same-origin link click fetches the next page's HTML
- * and swaps the header, `<main>` and footer in place (fade out, swap, fade
- * in), so the scripts, React and the islands' chunks stay loaded. An error
- * status with the site's HTML page (404, 500, 503) shows that page. Anything
- * unexpected — not HTML, a network error, a
- * redirect to another origin, a new deploy (other stylesheet or entry script),
- * no page within 5 s — falls back to a normal page load of the same URL, but
- * while the browser is offline: then the page stays and the offline notice
- * says the link needs a connection.
- *
- * The header is swapped too (its `aria-current` marks, and navigation edited
- * since the page loaded): its islands (the mobile menu) are unmounted and
- * hydrated again like those in `<main>`. The cookie notice is left alone.
+ * Enhanced navigation: a same-origin link click fetches the next page's HTML and swaps the header,
+ * `<main>` and footer in place, so the scripts, React and the islands' chunks stay loaded. An error
+ * status with the site's HTML page (404, 500, 503) shows that page. Anything unexpected (not HTML, a
+ * network error, a redirect to another origin, a new deploy, no page within 5 s) falls back to a
+ * normal page load, except while offline: then the page stays and the offline notice says the link
+ * needs a connection. The header's islands (the mobile menu) are hydrated again like those in
+ * `<main>`; the cookie notice is left alone.
  */
 import { hydrateIslands, unmountIslands } from "./islands.ts";
 import { LINK_OFFLINE, PAGE_OFFLINE, say } from "./offline-notice.ts";

@@ -1,16 +1,12 @@
 import { CONSENT_EVENT, readConsent } from "./consent.ts";
 
 /**
- * Google Tag Manager for container `id`. The policy (docs/security.md):
- * - never with Do Not Track or Global Privacy Control;
- * - a page with a cookie notice loads it only once the visitor accepted
- *   (now or on an earlier page); declining stops it from the next page on;
- * - a site without a cookie notice loads it unless DNT/GPC.
- * Only a script element with a src is added (the CSP allows the host); the
- * dataLayer is set up here, so no inline code is needed.
- * Pages swapped in place by enhanced navigation are counted too: each pushes
- * `{event: "page_view", page_path, page_title, page_location}` (the container
- * needs a Custom Event trigger on `page_view`; docs/security.md). The first
+ * Google Tag Manager for container `id`. The policy (docs/security.md): never with Do Not Track or
+ * Global Privacy Control; with a cookie notice, only once the visitor accepted (now or earlier), and
+ * declining stops it from the next page on; without one, unless DNT/GPC. Only a script element with
+ * a src is added (the CSP allows the host) and the dataLayer is set up here, so no inline code is
+ * needed. Pages swapped in by enhanced navigation each push `{event: "page_view", page_path,
+ * page_title, page_location}` (the container needs a Custom Event trigger on `page_view`); the first
  * page is the container's own page view (`gtm.js`).
  */
 const CONTAINER = /^GTM-[A-Z0-9]{4,12}$/;

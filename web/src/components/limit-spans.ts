@@ -6,7 +6,7 @@ import type { RichTextField } from "@prismicio/client";
  * 770 KB paragraph and, on a render thread's smaller stack, "Maximum call stack size exceeded".
  * No editor needs more than a hundred bold/italic/link runs in one paragraph: beyond that the
  * extra spans are dropped (the text is always kept whole), so one odd document cannot stall a
- * publish or a preview. (Decision for issue 10, item 3; the edit API may refuse such content too.)
+ * publish or a preview.
  */
 export const MAX_SPANS_PER_BLOCK = 100;
 

@@ -4,18 +4,15 @@ import { type FragmentCache, FragmentCacheContext } from "../browser/fragment-ca
 
 /**
  * Markup many pages share (the footer, the cookie notice, the navigation), rendered once per
- * document that it shows and kept for the next page instead of being rendered again for each one.
- *
- * Decision (issue 22): a build renders the same footer 10,000 times; the site's frame was a quarter
- * of a page's render (docs/benchmarks.md). A fragment is kept per `source` (the settings document
- * object the render read: a new publish reads a new object, so nothing outlives its content) and
- * per `key`, which must name everything else the markup depends on (the current path's entry,
- * the copyright year). Dependencies are unaffected: they are recorded where documents are read
- * (recording-source.ts), never in components. A fragment whose render emitted anything outside its
- * own markup (React hoists an eager image's preload into `<head>`) is never kept: it is rendered in
- * place every time, as without a cache. Without a cache in context (preview, the slice simulator,
- * tests) everything renders in place; tests/integration/shared-markup.test.ts checks that every
- * route renders the same bytes either way.
+ * document it shows and kept for the next page: a build would otherwise render the same frame for
+ * every page. A fragment is kept per `source` (the settings document object the render read: a new
+ * publish reads a new object, so nothing outlives its content) and per `key`, which must name
+ * everything else the markup depends on (the current path's entry, the copyright year).
+ * Dependencies are recorded where documents are read (recording-source.ts), so caching leaves them
+ * intact. A fragment whose render emitted anything outside its own markup (React hoists an eager
+ * image's preload into `<head>`) is never kept. Without a cache in context (preview, the slice
+ * simulator, tests) everything renders in place; tests/integration/shared-markup.test.ts checks that
+ * every route renders the same bytes either way.
  */
 export type { FragmentCache } from "../browser/fragment-cache.ts";
 export { FragmentCacheContext } from "../browser/fragment-cache.ts";

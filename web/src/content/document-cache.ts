@@ -1,15 +1,10 @@
 /**
  * A value computed from a document object, kept on the object itself (a non-enumerable symbol
- * property), or in a WeakMap when the object cannot take one (frozen).
- *
- * Decision (issue 22): in module-level WeakMaps keyed by the document, these values outlived their
- * documents long enough to be promoted to V8's old generation (tests/unit/document-cache.test.ts
- * measures it). A build parses each page's document just before rendering it and drops it after,
- * so every page's normalisation, notices and links ended in the render thread's old generation: 22
- * full collections of its heap in a build of 10,000 pages, 15 with the values on the documents
- * (docs/benchmarks.md, "Issue 22, fifth pass"). Spread copies, `structuredClone` and
- * `JSON.stringify` do not carry them (a non-enumerable symbol), so no copy or hash of a document
- * sees them.
+ * property), or in a WeakMap when the object cannot take one (frozen). On the object, the value
+ * dies with its document in the young generation; in a module-level WeakMap it outlived the
+ * document and was promoted (tests/unit/document-cache.test.ts shows it). Spread copies,
+ * `structuredClone` and `JSON.stringify` do not carry a non-enumerable symbol, so no copy or hash
+ * of a document sees the values.
  */
 export interface DocumentCache<V> {
   get(doc: object): V | undefined;

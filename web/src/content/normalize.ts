@@ -33,13 +33,11 @@ import { customTypeModels, sliceModels } from "./models.ts";
  * Slices whose type or variation no model describes are kept as they are (with `primary` an object
  * and `items` an array): the page renders them as nothing and reports them (content-notices.ts).
  *
- * Decision (issue 20): one normalisation at the content boundary rather than `?.` and `?? []` in
- * every component. Components read the typed fields as the types say; a new field in Slice Machine
- * needs no code here; and no component can forget a case. The recording source applies it to every
- * document a render reads, once per document object (cached), never to the objects themselves.
- * Decision: a field whose type changed is converted or emptied rather than failing the render (which
- * kept the last good page, and gave a page first published after the change none at all): visitors
- * get the page, editors get the notice.
+ * Normalising once at the content boundary, rather than `?.` and `?? []` in every component, means
+ * components read the typed fields as the types say, a new field needs no code here, and no
+ * component can forget a case. The recording source applies it to every document a render reads,
+ * once per document object (cached), never to the objects themselves. A field whose type changed is
+ * converted or emptied rather than failing the render: visitors get the page, editors the notice.
  */
 
 type Fields = Readonly<Record<string, CustomTypeModelField>>;

@@ -22,18 +22,15 @@ const XML_ESCAPES: Record<string, string> = {
 };
 
 /**
- * `/sitemap.xml`: every page and price list route and the price list index,
- * sorted by path, each with its `lastmod` day (`sitemapDate`); pages the editors
- * marked `noindex` or made canonical to another address are left out. It depends on `routes:page`
- * and `routes:price_list`: the planner re-renders it when a document joins, leaves, moves, changes
- * its lastmod day, turns `noindex` on or off or changes its canonical override; and on the targets
- * of canonical overrides (`url:<id>`: moved or gone, they decide). Not on other links.
- *
- * Above `ctx.sitemapUrlLimit` URLs (50,000, the protocol's limit) `/sitemap.xml` is a sitemap index
- * of `/sitemap-1.xml` … `/sitemap-N.xml`, consecutive slices of the same sorted list; the result's
- * `parts` names them, so the build and a publish render them too. `part` renders one of them; a part
- * the content does not need (any, at or below the limit) gives undefined: the caller answers 404.
- * Parts read exactly what the sitemap reads, so they share its dependencies and are re-rendered with it.
+ * `/sitemap.xml`: every page and price list route and the price list index, sorted by path, each
+ * with its `lastmod` day; pages marked `noindex` or canonical to another address are left out. It
+ * depends on `routes:page` and `routes:price_list` (a document joining, leaving, moving, changing its
+ * lastmod day, its `noindex` or its canonical override) and on the targets of canonical overrides
+ * (`url:<id>`: moved or gone, they decide), not on other links.
+ * Above `ctx.sitemapUrlLimit` URLs it is a sitemap index of `/sitemap-1.xml` … `/sitemap-N.xml`,
+ * named in the result's `parts` so builds and publishes render them too; `part` renders one, and a
+ * part the content does not need gives undefined (404). Parts read what the sitemap reads, so they
+ * share its dependencies.
  */
 export async function renderSitemap(ctx: RenderContext): Promise<RenderResult> {
   return (await render(ctx)) as RenderResult; // without a part there is always a result

@@ -180,7 +180,7 @@ async function build(
     options.reuse ? readPageInputs(store) : ({} as PageInputsFile),
     buildSiteAssets(),
     readSharedDocuments(client, ref),
-    // Editors' redirects (issue 23 §3): no page shows them, the redirects stage below resolves them.
+    // Editors' redirects: no page shows them; the redirects stage below resolves them.
     listDocuments(client, ref, [filter.at("document.type", REDIRECT_TYPE)]),
   ]);
   if (!settings) throw new Error(`no settings document at ref ${ref}`);
@@ -359,9 +359,8 @@ async function build(
     await pool.close();
   }
 
-  // redirects (issue 13 §2): the stored history replayed against every document's route now, and
-  // (issue 20 §4) renames no publish saw, from the previous manifest's routes: its old URL answers
-  // 301; (issue 23 §3) the editors' redirects, resolved against every route as a publish does.
+  // Redirects: the stored history replayed against every route now, renames no publish saw (from the
+  // previous manifest's routes, so an old URL answers 301), and the editors' redirects.
   await options.guard?.ensureCurrent();
   const before = previousRoutes(previous);
   const redirects = await buildRedirects(store, {

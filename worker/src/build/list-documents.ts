@@ -42,7 +42,7 @@ export async function forEachPage(
 
 /**
  * `forEachPage`, each page handed over as the API's bytes, unparsed: a build moves them to a render
- * thread, which parses them (the main thread parsed, hashed and copied every page before). Only the
+ * thread, which parses them, so the main thread never parses, hashes or copies a page. Only the
  * first page is parsed here, for the count. Answers the count, which the caller checks against what
  * the render threads listed.
  */

@@ -96,11 +96,8 @@ export interface ListedDocument {
 /**
  * A build's batch of documents: renders each one's own route and answers what the build keeps of
  * every document (stub, hash, refusal). Done on the render thread that parsed the documents, so the
- * build's main thread never holds a page's content (docs/benchmarks.md, "Issue 22").
- *
- * One document at a time, each parsed from its answer just before: listed, hashed, rendered, then
- * dropped, so that no document outlives a few pages' renders (`BatchDocuments`). A render reads
- * what a memory source of the shared documents and the whole batch would give it (`documentSource`).
+ * build's main thread never holds a page's content. One document at a time, parsed just before its
+ * render and dropped after, so no document outlives a few renders (`BatchDocuments`).
  */
 export async function renderOwnRoutes(
   shared: SharedContent,

@@ -3,17 +3,13 @@ import { sha256 } from "#storage/content-hash.ts";
 import { documentHash } from "./document-hash.ts";
 
 /**
- * What a page's render reads, as one hash: the code that renders it (`code`, render-code.ts), the
- * documents every page may show (settings, every price list: `shared`) and the page's own
- * document. A rebuild keeps a stored page whose inputs are unchanged instead of rendering it again
- * (docs/how-publishing-works.md, "Rebuilds reuse what is unchanged").
- *
- * A document counts with its own content (`documentHash`, which leaves the ref-naming `href` out)
- * and, for each link to another document, what the API wrote into the link: the target's uid,
- * url, type, tags, language, whether it is broken and any fetched fields, so a page is rendered
- * again when a page it links to moves, goes or comes back. `documentHash` alone leaves those out
- * on purpose (reconcile must not see a publication there). Answers the document's hash as well:
- * the walk is the same.
+ * What a page's render reads, as one hash: the code that renders it (render-code.ts), the documents
+ * every page may show (settings, price lists) and the page's own document, so a rebuild keeps a
+ * stored page whose inputs are unchanged (docs/how-publishing-works.md, "Rebuilds reuse what is
+ * unchanged"). A document counts with its own content (`documentHash`) and what the API wrote into
+ * each of its links (the target's uid, url, type, tags, language, brokenness, fetched fields), so a
+ * page renders again when a page it links to moves, goes or comes back; `documentHash` leaves those
+ * out on purpose, for reconcile. Answers the document's hash as well: the walk is the same.
  */
 export function routeInputs(
   code: string,

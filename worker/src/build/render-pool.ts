@@ -17,10 +17,9 @@ export interface RenderPool {
   readonly threads: number;
   /**
    * Renders a batch; a route whose render throws is answered in `failed`, the others in `rendered`.
-   * `answers`: content API search answers as their bytes, unparsed; their `results` are documents of
-   * the batch too. They are parsed on the render thread (and moved there, not copied), so the main
-   * thread never builds those documents: a fan-out's main thread no longer parses 100 pages and
-   * copies them again for every child job.
+   * `answers`: content API search answers as unparsed bytes, whose `results` are documents of the
+   * batch too. They are moved to the render thread and parsed there, so the main thread never
+   * builds those documents.
    */
   render(
     documents: readonly PrismicDocument[],
@@ -41,9 +40,9 @@ export interface RenderPool {
 }
 
 /**
- * A small young generation makes a render thread collect its short-lived garbage (each page's
- * element tree) often instead of letting it pile up: measured on 10,000 pages, peak RSS drops
- * from ~370 MB to ~295 MB for ~10 % of render throughput (docs/benchmarks.md).
+ * A small young generation makes a render thread collect each page's short-lived element tree often
+ * instead of letting it pile up: lower peak RSS for a little throughput
+ * (docs/decisions/002-render-threads.md).
  */
 const RENDER_THREAD_HEAP = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 256 };
 
@@ -53,12 +52,10 @@ export function defaultRenderThreads(): number {
 }
 
 /**
- * Renders batches on worker threads, so that rendering (CPU) runs beside the
- * fetching and uploading (I/O) of the main thread. `threads: 0` renders on the
- * calling thread (small sites, tests). A route whose render throws is a
- * failed route of the answer; a thread that fails (crashes, runs out of
- * memory) fails its batch;
- * the pool is closed by the caller in every case.
+ * Renders batches on worker threads, so rendering (CPU) runs beside the main thread's fetching and
+ * uploading (I/O). `threads: 0` renders on the calling thread (small sites, tests). A route whose
+ * render throws is a failed route of the answer; a thread that fails (crash, out of memory) fails
+ * its batch. The caller closes the pool in every case.
  */
 export async function createRenderPool(
   shared: SharedContent,

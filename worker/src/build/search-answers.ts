@@ -11,10 +11,8 @@ export function documentsOfAnswers(answers: readonly ArrayBuffer[]): PrismicDocu
 
 /**
  * A batch's documents, each parsed when asked for and not kept: `parse(i)` makes a new object each
- * time. A build renders a batch one document at a time, so that each document dies young, in the
- * render thread's young generation, instead of living as long as its whole batch (about 45 ms,
- * through several scavenges) and being promoted with all the others, then collected by a full
- * collection (docs/benchmarks.md, "Issue 22, fourth pass").
+ * time, so each document dies in the render thread's young generation instead of being promoted
+ * with its whole batch and left to a full collection (docs/decisions/002-render-threads.md).
  */
 export interface BatchDocuments {
   readonly length: number;
@@ -27,12 +25,9 @@ export function batchOfDocuments(documents: readonly PrismicDocument[]): BatchDo
 }
 
 /**
- * The answers' documents as `BatchDocuments`. Each answer's `results` are found by a scan of its
- * bytes, and each result is decoded and parsed only when asked for, from its own bytes: a document
- * is never part of a larger string kept for the whole batch. The answer is checked as JSON.parse
- * would check it whole: its envelope with the results left out is parsed here, and each result when
- * asked for. An answer the scan does not understand (a `results` key written with escapes, say) is
- * parsed whole, as before.
+ * The answers' documents as `BatchDocuments`: each result is found by a scan of the answer's bytes
+ * and parsed only when asked for, so no document is part of a string kept for the whole batch. The
+ * envelope is checked as JSON.parse would; an answer the scan does not understand is parsed whole.
  */
 export function batchOfAnswers(answers: readonly ArrayBuffer[]): BatchDocuments {
   const decoder = new TextDecoder();
@@ -73,10 +68,9 @@ const RESULTS = [0x72, 0x65, 0x73, 0x75, 0x6c, 0x74, 0x73]; // results
 
 /**
  * Where each element of the top-level `results` array of a JSON object's UTF-8 bytes starts and
- * ends (start, end, start, end…), after checking that the rest (the envelope) is valid JSON with no
- * other `results`. Undefined when the bytes are not such an object with an array of objects there;
- * the caller then parses them whole, which throws the error JSON.parse throws. The scan looks only
- * at ASCII bytes, which UTF-8 never uses inside a longer character.
+ * ends (start, end, start, end…), after checking the envelope is valid JSON with no other `results`.
+ * Undefined when the bytes are not such an object; the caller then parses them whole, so JSON.parse
+ * throws its own error. Only ASCII bytes are looked at: UTF-8 never uses them inside a longer character.
  */
 export function resultBounds(bytes: Uint8Array, decoder = new TextDecoder()): number[] | undefined {
   let depth = 0;

@@ -48,9 +48,8 @@ export async function observePublish<S extends ObservedSummary>(ctx: ObserveCont
 
 /**
  * A publish, observed as every publish is, wherever it runs: the publish job, and reconcile when it
- * publishes ids left pending, documents whose webhook never came, or the year's turn. A reconcile
- * round that took a webhook's ids used to make the edit live uncounted, and the next publish then
- * claimed its acceptance and reported the two edits' latency as its own.
+ * publishes ids left pending, documents whose webhook never came, or the year's turn. Otherwise a
+ * reconcile round's edit would go live uncounted and the next publish would claim its latency.
  */
 export async function publishObserved(ctx: PublishContext): Promise<PublishSummary> {
   let summary: PublishSummary;

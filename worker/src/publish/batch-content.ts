@@ -6,10 +6,9 @@ import { idsToFetch } from "./planner.ts";
 
 /**
  * What a batch of routes (a fan-out's child job) reads, in two requests per 100 documents sent at
- * once, like the full build's pages of 100: the routes' pages by uid (a route's page may have
- * changed since the index saw it), and by id everything they showed last time (`doc:` dependencies:
- * settings, embedded price lists). Without the second, every batch asked for settings and each
- * price list it embeds on its own. An id asked for and not returned is gone at `ref`.
+ * once: the routes' pages by uid (a route's page may have changed since the index saw it), and by
+ * id everything they showed last time (`doc:` dependencies: settings, embedded price lists), so no
+ * batch asks for each of those on its own. An id asked for and not returned is gone at `ref`.
  */
 export async function fetchBatchContent(
   ctx: PublishContext,

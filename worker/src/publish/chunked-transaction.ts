@@ -19,16 +19,12 @@ export interface TransactionGuard {
 
 /**
  * Runs `commands` as one MULTI … EXEC: a reader sees all of them or none. A small transaction is one
- * pipeline on `redis`. A large one (a diff build replaces 10,000 routes' entries and dependency sets:
- * 40,000 commands) is sent on a connection of its own, `chunk` commands at a time, each chunk queued
- * by Redis before the next is built: an ioredis pipeline of 40,000 commands held ~100 MB of
- * commands, promises and strings until EXEC (a heap snapshot of a worker's diff build), the largest
- * part of its peak RSS. That connection never reconnects nor resends: if it fails before EXEC, Redis
- * discards the transaction and nothing of it is applied. A command Redis refuses fails the whole
- * transaction (EXECABORT), and an error of a command inside EXEC is thrown after it.
- *
- * With a `guard`, the transaction always runs on its own connection (WATCH belongs to a connection,
- * and the shared one carries BullMQ's commands too) and applies only if the guard holds at EXEC.
+ * pipeline on `redis`. A large one (a diff build's 40,000 commands) goes on a connection of its own,
+ * `chunk` commands at a time, so the worker never holds the whole pipeline in memory until EXEC.
+ * That connection never reconnects nor resends: if it fails before EXEC, Redis discards the
+ * transaction. A refused command fails the whole transaction (EXECABORT); an error of a command
+ * inside EXEC is thrown after it. With a `guard`, it always runs on its own connection (WATCH
+ * belongs to a connection) and applies only if the guard holds at EXEC.
  */
 export async function execTransaction(
   redis: Redis,

@@ -24,7 +24,7 @@ export async function updateManifest(
   ref: string,
   written: ReadonlyMap<string, IndexedRoute>,
   deleted: readonly string[],
-  redirects?: Served, // redirects (issue 13 §2, issue 23 §3): redirects-stage.ts
+  redirects?: Served, // renamed routes and editors' redirects: redirects-stage.ts
   current?: BuildManifest,
 ): Promise<void> {
   const manifest: BuildManifest = current ??
@@ -39,7 +39,7 @@ export async function updateManifest(
   manifest.builtAt = new Date().toISOString();
   for (const route of deleted) delete manifest.routes[route];
   for (const [route, entry] of written) manifest.routes[route] = entry;
-  if (redirects) setServed(manifest, redirects); // redirects (issue 13 §2, issue 23 §3)
+  if (redirects) setServed(manifest, redirects); // renamed routes and editors' redirects
   if (Object.keys(manifest.redirects ?? {}).length === 0) {
     delete manifest.redirects;
     delete manifest.temporaryRedirects;

@@ -132,7 +132,7 @@ export interface PublishSummary {
   startedAt?: number;
   timings?: PublishTimings;
   /**
-   * The edge (issue 21): when the purge of the changed documents' own routes was acknowledged
+   * The edge: when the purge of the changed documents' own routes was acknowledged
    * (epoch ms): the publish is live. `deferred`: a purge it needed was not acknowledged; the
    * deliveries it took are made live by the purge that is (purge-stage.ts).
    */

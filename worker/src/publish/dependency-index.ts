@@ -120,7 +120,7 @@ export interface PriorState {
   /**
    * `linkedElsewhere` for each id that routes link to, asked with the route the index knows (null
    * for a document it does not know), in the same round trip: a publish asks again only for a
-   * document whose route is not that one any more (issue 22: one round trip fewer on an edit's way).
+   * document whose route is not that one any more.
    */
   linkedElsewhere: Map<string, { route: string | null; routes: string[] }>;
 }
@@ -168,18 +168,11 @@ export class DependencyIndex {
 
   /**
    * Everything a publish of `ids` can learn from the index before it asks the content API, in one
-   * round trip (a script, PRIOR): the documents as last indexed and the routes depending on them,
-   * those routes' entries (what each depended on last time, so their documents can be fetched in the
-   * same request as the changed ids) and, for ids that routes link to, the links that saw them
-   * elsewhere than at the route the index knows. Listings' entries are left out (they are rendered
-   * from the index), and all entries when more than `maxRoutes` routes show the ids.
-   *
-   * Decision (issue 22): one script rather than two pipelined reads (the second needs the routes the
-   * first returns). A publish sends it right behind its take, so the batch is asked for with the
-   * take's answer: one Redis round trip fewer before the content request on an edit's way to live.
-   * Redis serves no one else while a script runs: measured on an index of 10,000 pages, the script
-   * took 6 ms of Redis's time for 1,000 ids and 88 ms for 10,000 (a burst that large; a pipeline of
-   * the same commands is also read in one go), and a single id's whole round trip 0.9 ms.
+   * round trip (the PRIOR script): the documents as last indexed, the routes depending on them, those
+   * routes' entries (so their documents join the changed ids' request) and, for linked ids, the links
+   * that saw them elsewhere than at the route the index knows. Listings' entries are left out, and all
+   * entries when more than `maxRoutes` routes show the ids. Why one script and what it costs Redis:
+   * docs/decisions/005-index-read-one-script.md.
    */
   async prior(
     ids: readonly string[],

@@ -85,7 +85,7 @@ export async function rebuild(
     failed.map((f) => ({ ...f, ref, at })),
     recovered,
   );
-  // The edge (issue 21): what the build changed, once its manifest and index are written.
+  // The edge forgets what the build changed, once its manifest and index are written.
   const edge = ctx.edge
     ? await purgeRoutes(ctx, outcome.changedRoutes, {
         reference: `${ctx.queuePrefix}-${mine}-build-${Date.now()}`,

@@ -3,21 +3,13 @@ import { redisKeys } from "#jobs/catalog.ts";
 import type { TransactionGuard } from "./chunked-transaction.ts";
 
 /**
- * Every write carries its generation, so that no write ever goes back in time.
- *
- * A publish (and a diff build) takes a new generation when it starts, under the publish lock: a
- * counter in Redis, so every worker process agrees on which publish is the newest. Its child jobs
- * carry it. A killed worker's unfinished child job is retried by BullMQ after the next publish
- * started (or even committed): its generation is then older than the current one, and
- *  - a child job of a superseded generation is dropped before it renders (`isCurrent`);
- *  - each write is claimed first (`claimWrite`): one Lua script, atomic in Redis, refuses it when
- *    a newer generation has started or has already written that route, and records the route's
- *    generation otherwise.
- * What remains is the time of one put (a claim granted, then a newer claim and put finishing
- * before ours): reconcile's storage sample (verify.ts) finds and repairs such a page.
- *
- * If Redis loses its data the counter starts again at 1, but the child jobs are lost with it: no
- * job of an older counter survives to compete.
+ * Every write carries its generation, so that no write ever goes back in time. A publish (and a
+ * diff build) takes a new generation from a Redis counter under the publish lock, and its child jobs
+ * carry it. A killed worker's child job that BullMQ retries after a newer publish started is then
+ * dropped before it renders (`isCurrent`), and each write is claimed first (`claimWrite`, one Lua
+ * script) and refused when a newer generation started or already wrote that route. What remains is
+ * one put's window, which reconcile's storage sample (verify.ts) repairs. If Redis loses its data
+ * the counter restarts, but the child jobs are lost with it.
  */
 const CLAIM = `
 local current = tonumber(redis.call("get", KEYS[1]) or "0")

@@ -9,7 +9,7 @@ const EXTEND = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call(
  * How long the publish lock (and BullMQ's job lock) outlives a holder that stopped renewing it: a
  * killed worker, or one paused (SIGSTOP, a VM freeze, a long GC). Another worker takes over after at
  * most this, so a paused holder delays publishing by seconds, not the 30 s + 30 s of BullMQ's
- * defaults (issue 20 §3). The holder renews every third of it, so it loses the lock only when its
+ * defaults. The holder renews every third of it, so it loses the lock only when its
  * event loop stalls for two thirds of it; the generation guard (generation.ts) then keeps whatever
  * it does after resuming from being written. `WORKER_LOCK_MS` sets it.
  */
@@ -24,8 +24,8 @@ export interface LockOptions {
 
 /**
  * Takes the lock only while one of the sets `pending` has a member: each try counts them and sets the
- * lock in one script, one round trip (issue 22: the check and the lock were two on every edit's way to
- * live). 1: taken; 0: held by another; -1: nothing pending.
+ * lock in one script, so an edit's way to live pays one round trip for both.
+ * 1: taken; 0: held by another; -1: nothing pending.
  */
 const ACQUIRE_WHILE_PENDING = `for i = 2, #KEYS do
   if redis.call("scard", KEYS[i]) > 0 then

@@ -1,18 +1,10 @@
 /**
- * Deliveries that announce a new master ref and name no document (a body Prismic sent, recorded in
- * github.com/nebulab/renderful spec/renderful/provider/prismic_spec.rb; tests/support/fixtures/SOURCES.md).
- * Something changed at that ref and nothing says what, so only a diff build (every route rendered,
- * changed bytes written, orphans deleted, the index rebuilt) can publish it.
- *
- * The receiver records the ref in `pending-refs` in the same transaction as the job, as it records
- * ids; a publish takes the refs with the ids, atomically, and forgets them only when it commits.
- * Prismic refs are opaque tokens with no order, so "newer than the last publish" cannot be read from
- * a ref. What can be known is whether a diff build already covered a ref: one that ran at that
- * master ref, or that took the delivery's ref before reading the master ref (Prismic moves the ref
- * before it delivers, so the master the build read is at least as new). Those refs are kept in
- * `built-refs`; a redelivery of one, or one arriving after a diff build that covered it, costs
- * nothing. An older ref overtaken by a newer publish still runs one diff build (at the newest
- * master): redundant, never wrong, and at most one per ref.
+ * Deliveries that announce a new master ref and name no document (a body Prismic sent:
+ * tests/support/fixtures/SOURCES.md). Only a diff build can publish them. The receiver records the
+ * ref in `pending-refs` in the job's transaction; a publish takes refs with ids and forgets them only
+ * when it commits. Refs are opaque and unordered, so what is kept instead is which refs a diff build
+ * already covered (`built-refs`): a redelivery of one costs nothing, and an older ref overtaken by a
+ * newer publish costs at most one redundant diff build.
  */
 import type { Redis } from "ioredis";
 import { redisKeys } from "#jobs/catalog.ts";

@@ -29,10 +29,10 @@ import { layeredSource } from "./layered-source.ts";
 import { builtRefsCommands, coveredRefs, refsToBuild } from "./pending-refs.ts";
 import { idsAsked, planIds } from "./plan-ids.ts";
 import { idsToFetch } from "./planner.ts";
-import { type PurgeOutcome, purgeStage, startOwnPurge } from "./purge-stage.ts"; // the edge (issue 21)
+import { type PurgeOutcome, purgeStage, startOwnPurge } from "./purge-stage.ts";
 import { redirectsConcerned, reportRedirectNotices } from "./redirect-notices.ts";
 import { servedOf } from "./redirect-objects.ts";
-import { publishRedirects } from "./redirects-stage.ts"; // redirects (issue 13 §2, issue 23 §3)
+import { publishRedirects } from "./redirects-stage.ts";
 import { renderRoutes } from "./render-routes.ts";
 import { recordRouteFailures } from "./route-failures.ts";
 import { StepTimer } from "./step-timer.ts";
@@ -77,13 +77,9 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   const threshold = ctx.fanOutThreshold ?? 200;
   const keys = redisKeys(ctx.queuePrefix);
   const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
-  // Take every pending id at once; ids a failed or killed publish took are still in processing and
-  // are taken again. Webhooks arriving from now on fill a fresh pending set for the next publish.
-  // The index's meta (version, ref, settings id) comes back in the same round trip, and so does what
-  // the index knows of the ids the delivery named (asked right behind the take on the same
-  // connection): kept if those are the ids taken, the usual case; a burst, or ids a failed publish
-  // left, reads the index again below. Master refs announced with no ids (pending-refs.ts) are taken
-  // the same way. A worker sends all this with its try for the lock (ctx.started, take.ts).
+  // Take every pending id at once (ids a failed publish left in processing too), with the index's
+  // meta and what it knows of the named ids, in one round trip sent with the lock's try (take.ts).
+  // Webhooks arriving from now on fill a fresh pending set for the next publish.
   let started = ctx.started;
   if (!started || !(await started.taken)) started = startPublishTake(ctx);
   const { guessed, prior: priorGuessed } = started;
@@ -130,15 +126,10 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
       durationMs: 0,
     };
   }
-  // From here on every write carries this publish's generation: a child job of an older publish
-  // still queued (its worker was killed) is dropped, and none of its writes can land after ours.
-  // The generation, the master ref and what the index knows do not depend on each other: all at
-  // once. And while the API says what the master ref is, the batch is already asked for at the ref
-  // the delivery announced (ctx.refHint), as soon as the index says what it must hold (the index is
-  // read with the take, in its round trip: DependencyIndex.prior is one script): kept only if the
-  // master ref is that ref (the usual case: one content request's time saved on the way to live),
-  // asked again at the master ref otherwise. A publish never renders at a ref it did not read as the
-  // master (later work never goes back in time).
+  // From here on every write carries this publish's generation, so no write of an older publish
+  // lands after ours. The generation, the master ref and the index read are independent: all at once.
+  // The batch is asked for at the announced ref meanwhile, and kept only if the master ref is that
+  // ref: a publish never renders at a ref it did not read as the master.
   const sameIds = ids.length === guessed.length && ids.every((id, i) => id === guessed[i]);
   const priorRead =
     meta.ref === undefined || backlog > 0
@@ -248,7 +239,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     for (const [route, entry] of await index.routes(missing)) previous.set(route, pooled(entry));
   };
 
-  // The edge (issue 21): the changed pages of the changed documents, purged as soon as they are
+  // The edge: the changed pages of the changed documents, purged as soon as they are
   // written when the site server already serves them from the same key (purge-stage.ts).
   let ownChanged: string[] = [];
   let early: string[] = [];
@@ -338,7 +329,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     counts.deleted++;
   }
 
-  // redirects (issue 13 §2, issue 23 §3): old routes of renamed documents and editors' redirects
+  // Redirects: old routes of renamed documents and editors' redirects
   // answer 301 or 302; what changed since the manifest's list is written (redirects-stage.ts).
   await ensureCurrent(ctx.redis, ctx.queuePrefix, generation);
   const redirected = new Set<string>();

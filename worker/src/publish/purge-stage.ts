@@ -9,19 +9,15 @@ import type { StepTimer } from "./step-timer.ts";
 export type { PurgeOutcome } from "./edge-purge.ts";
 
 /**
- * The purge stage of a publish (issue 21): the edge forgets exactly what the publish changed,
- * after it is written. Two sends, in the order of the writes:
- *
- * 1. `startOwnPurge`, once the changed documents' own routes are written (`ownDone`): those the
- *    site server already serves from the same key are purged at once, beside the rest of the
- *    publish (neither the renders nor the commit wait for the edge). That is what the editor waits
- *    for, so the edge adds one purge round trip to publish-to-live, not the rest of the publish.
- * 2. `purgeStage`, after the commit (the manifest names new routes; the index is committed
- *    whatever the edge does): every other route whose stored object changed — written, deleted,
- *    a redirect written or dropped. Everything at once when that is most of the site.
- *
- * The publish is live when the send holding the last changed own route is acknowledged; one that
- * is not leaves the publish's deliveries to the purge that will be (edge-purge.ts).
+ * The purge stage of a publish: the edge forgets exactly what the publish changed, after it is
+ * written. Two sends, in the order of the writes:
+ * 1. `startOwnPurge`, once the changed documents' own routes are written: those the site server
+ *    already serves from the same key are purged at once, beside the rest of the publish, so the
+ *    editor waits for one purge round trip, not the rest of the publish.
+ * 2. `purgeStage`, after the commit: every other route whose stored object changed (written,
+ *    deleted, a redirect written or dropped); everything at once when that is most of the site.
+ * The publish is live when the send holding its last changed own route is acknowledged; one that is
+ * not leaves the publish's deliveries to the purge that will be (edge-purge.ts).
  */
 export function startOwnPurge(
   ctx: PublishContext,

@@ -186,7 +186,7 @@ export async function buildRedirects(
 }
 
 /**
- * Where each document's page was when the manifest was written: document id → route (issue 20 §4).
+ * Where each document's page was when the manifest was written: document id → route.
  * A build compares it with the routes now to see renames no publish saw.
  */
 export function previousRoutes(manifest: { routes: Record<string, { documentId?: string }> } | undefined) {

@@ -3,16 +3,13 @@ import { MAX_IDS_PER_PUBLISH, redisKeys } from "#jobs/catalog.ts";
 import { DependencyIndex, type IndexMeta, type PriorState } from "./dependency-index.ts";
 
 /**
- * The take of a publish: every pending id and ref moved to processing at once (ids a failed or killed
- * publish left in processing are taken again), with the index's meta. KEYS: the publish lock, pending
- * and processing ids, pending and processing refs, the index's meta, the set-aside backlog. ARGV[1]:
- * the lock's token, or "" for a caller that holds the lock already; ARGV[2]: MAX_IDS_PER_PUBLISH.
- * With a token that does not hold the lock, it takes nothing and answers nil: sent right behind a try
- * for the lock, it takes the ids only if that try got it.
- *
- * More ids than ARGV[2] (or a backlog a failed diff build left) are never read out: the pending set is
- * renamed aside (O(1), whatever its size) and the answer says how many there are; the publish is then
- * a diff build, which covers every id changed before it reads the master ref.
+ * The take of a publish: every pending id and ref moved to processing at once (ids a failed publish
+ * left in processing are taken again), with the index's meta. KEYS: the publish lock, pending and
+ * processing ids, pending and processing refs, the index's meta, the set-aside backlog. ARGV[1]: the
+ * lock's token ("" when the caller holds the lock already), ARGV[2]: MAX_IDS_PER_PUBLISH. With a
+ * token that does not hold the lock it takes nothing and answers nil, so it can ride behind a try.
+ * More ids than ARGV[2] are never read out: the pending set is renamed aside (O(1)) and the publish
+ * becomes a diff build, which covers every id changed before it reads the master ref.
  */
 const TAKE = `
 if ARGV[1] ~= '' and redis.call('get', KEYS[1]) ~= ARGV[1] then return false end

@@ -10,10 +10,10 @@ export class ChildJobsVanishedError extends Error {
 
 /**
  * Waits for every child job of a fan-out and returns their results in order. One listener per
- * event on the shared QueueEvents, whatever the number of children (a listener per child, as
- * `job.waitUntilFinished` adds, printed MaxListenersExceededWarning past 10), plus a poll of the
- * states: a child Redis no longer knows (restarted empty) fails the wait within a second or two
- * instead of at its time limit. A failed child (its attempts spent) fails the wait with its reason.
+ * event on the shared QueueEvents, whatever the number of children (`job.waitUntilFinished` adds
+ * one per child, and Node warns past 10), plus a poll of the states: a child Redis no longer knows
+ * (restarted empty) fails the wait within a second or two instead of at its time limit. A failed
+ * child (its attempts spent) fails the wait with its reason.
  */
 export async function waitForChildren<T>(
   queue: Queue,
@@ -86,10 +86,9 @@ export async function waitForChildren<T>(
       return false;
     };
     // Children an event said are done, read one by one; and a sweep, each poll, of the children in
-    // the order they were queued, up to the first one still to run. Reading every child's state on
-    // every event cost ~5,000 state reads (Lua calls) for 101 children: 1.5 s of the publishing
-    // worker's main thread, taken from its render thread (docs/benchmarks.md). The sweep still finds,
-    // within a poll, children that vanished (Redis restarted empty) and the events a reconnect missed.
+    // queue order up to the first still to run. Reading every child's state on every event would cost
+    // thousands of Lua calls per fan-out on the main thread. The sweep still finds, within a poll,
+    // children that vanished (Redis restarted empty) and the events a reconnect missed.
     const arrived = new Set<string>();
     let sweepDue = true;
     const check = async () => {

@@ -5,7 +5,7 @@ import type { PublishContext } from "./context.ts";
 import type { DependencyIndex } from "./dependency-index.ts";
 
 /**
- * The copyright year turned (issue 13): routes recorded `year:<n>` for a year before today's
+ * The copyright year turned: routes recorded `year:<n>` for a year before today's
  * (web/src/lib/copyright-year.ts). Every such route read settings (that is where the year is
  * recorded), so publishing the settings document again re-renders exactly them, through the normal
  * publish: recorded as pending first, so nothing is lost if it fails. Called by reconcile each round;

@@ -1,12 +1,9 @@
 /**
- * The 400 answers of the query engine. Three `type`s, so a caller (and a human
- * reading a log) can tell "your query is wrong" from "Prismic would answer this
- * but the local service cannot":
+ * The 400 answers of the query engine. Three `type`s, so a caller (and a log reader) can tell "your
+ * query is wrong" from "Prismic would answer this but the local service cannot":
  * - `parsing-error`: the `q` text is malformed or misuses a predicate (Prismic's own type). Its
- *   position is in the body twice, as Prismic's answers have been read: `line`, `column`, `id`,
- *   `location` at the top level (`ParsingErrorAPIResponse` of @prismicio/client up to 7.20, and
- *   its tests' recorded body) and the same under `pos` (the type since 7.21, prismic-client
- *   commit cf4161a). Decision: both, so a client written against either finds them.
+ *   position is both at the top level (`line`, `column`, `id`, `location`) and under `pos`, the two
+ *   shapes @prismicio/client versions read, so a client written against either finds them.
  * - `api_validation_error`: another parameter is invalid (pageSize 101, bad routes JSON…).
  * - `api_unsupported_error` (our own name): valid for Prismic, not implemented here.
  * The client turns any 400 into a `ParsingError` carrying `message`, so the message says it all.

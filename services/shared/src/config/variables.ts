@@ -61,10 +61,10 @@ const IPV4 = /^(\d{1,3})(\.\d{1,3}){3}(\/\d{1,2})?$/;
 const IPV6 = /^[0-9a-f:]*:[0-9a-f:.]*(\/\d{1,3})?$/i;
 
 /**
- * Decision (issue 20 §4): by default only a proxy on this machine is believed. Docker's published
- * ports make visitors appear from the bridge gateway (172.17.0.1, a private address): trusting
- * private networks by default let any visitor name their own address in X-Forwarded-For and pass
- * the contact rate limit. Behind a proxy or CDN, list it (docs/operations.md, "Client addresses").
+ * By default only a proxy on this machine is believed. Docker's published ports make visitors appear
+ * from the bridge gateway (a private address), so trusting private networks would let any visitor
+ * name their own address in X-Forwarded-For and pass the contact rate limit. Behind a proxy or CDN,
+ * list it (docs/operations.md, "Client addresses").
  */
 const trustProxy = () =>
   trimmed()

@@ -8,10 +8,9 @@ export function contactArchiveKey(payload: { id: string; receivedAt: string }): 
 }
 
 /**
- * Archives an accepted message before the site answers 202 (decision for issue 10, item 2): the
- * archive in storage, not Redis, is what makes acceptance durable. If Redis loses the job, the
- * worker finds the undelivered archive when it detects the loss (worker/src/contact/replay.ts)
- * and queues it again. Storage failing here answers 503, as Redis failing does.
+ * Archives an accepted message before the site answers 202: the archive in storage, not Redis, is
+ * what makes acceptance durable. If Redis loses the job, the worker finds the undelivered archive
+ * (worker/src/contact/replay.ts) and queues it again. Storage failing here answers 503.
  */
 export async function writeContactArchive(
   store: SiteStore,

@@ -42,9 +42,8 @@ export class ContentClient extends Client {
     guardQuery(args as QueryParams, this.schema);
     if (args.ref && this.schema?.integrationFields === false) {
       // A query at a given ref needs the API root only for `integrationFieldsRef`, which no model of
-      // this site reads: the upstream client would ask the root first (at most every 5 s, and never
-      // from the cache for a `no-store` query), one more round trip before every publish's fetch
-      // (issue 22). The same URL otherwise, built by the upstream function.
+      // this site reads; the upstream client would ask the root first, one more round trip before
+      // every publish's fetch. The same URL otherwise, built by the upstream function.
       const { signal: _signal, fetchOptions: _fetchOptions, ...params } = args;
       return buildQueryURL(this.documentAPIEndpoint, {
         ...this.defaultParams,

@@ -17,7 +17,7 @@ export interface ContentFetchOptions {
   /**
    * The longest single wait a 429 may impose in place (default 10 s). A longer `retry-after` fails
    * at once with a RateLimitedError carrying the time to come back: a job must not sleep for an hour
-   * holding the publish lock (issue 20 §3).
+   * holding the publish lock.
    */
   maxRetryAfterMs?: number;
   /** Told of every 429, with the time the content API asked to wait until (status, metrics). */
@@ -100,7 +100,7 @@ export function createContentFetch(options: ContentFetchOptions): ContentFetch {
       const response = await fetchOnce(url, init);
       if (response.ok) {
         // A request that asked not to be served from the cache is not stored in it either: a
-        // publish's batch reads (100 documents, ~0.6 MB each) were kept, copied, for nothing.
+        // publish's batch reads are large and never read twice.
         if (cacheable) {
           const ttl = ttlFromCacheControl(response.headers.get("cache-control"), options.cacheTtlMs);
           const body = await response.clone().arrayBuffer();

@@ -9,12 +9,9 @@ export const CLOSE_GRACE_MS = 2_000;
 
 /**
  * Closes a Fastify server within a bound: new connections are refused at once, idle keep-alive ones
- * closed (Fastify's default), requests in flight get `graceMs` to be answered, and then every
- * connection still open is cut. Without the cut, a client whose request never ends (a stalled or
- * deliberately slow one: one open socket suffices) holds the close until the process's shutdown
- * deadline (bin/cli.ts, 8 s) forces an exit with code 1, skipping every close after it (issue 20 §3:
- * measured 8.1 s for the site server, the webhook receiver and `pressroom start`;
- * tests/integration/shutdown.test.ts).
+ * closed, requests in flight get `graceMs` to be answered, then every connection still open is cut.
+ * Without the cut, one client whose request never ends holds the close until the shutdown deadline
+ * (bin/cli.ts) forces an exit with code 1, skipping every close after it.
  */
 export async function closeServer(
   app: { server: Server; close(): PromiseLike<unknown> },

@@ -33,19 +33,14 @@ export function isMalformedPath(url: string): boolean {
 }
 
 /**
- * Fastify options for the two answers Fastify writes itself, before any hook of ours runs: a URL
- * it cannot decode (`GET /%`, 400, whose default body echoes the URL) and what Node's HTTP parser
- * refuses (431 headers too large, 400 malformed, 408 timeout), written straight to the socket.
- * Both get the server's security headers and a body that echoes nothing the client sent.
+ * Fastify options for the two answers Fastify writes itself, before any hook of ours runs: a URL it
+ * cannot decode (`GET /%`, whose default body echoes the URL) and what Node's HTTP parser refuses
+ * (431, 400, 408). Both get the server's security headers and a body that echoes nothing sent.
  *
- * `pages`: the server shows pages to visitors (site, preview). The site spec says "A route that
- * fails validation shows the same 404", so a malformed path is routed as MALFORMED_URL_PATH
- * (Fastify's `rewriteUrl`, before its router decodes anything) and gets the same answer as any
- * unmatched path: the site's 404 page with status 404 for a browser, JSON for a JSON client, every
- * header and log line of an ordinary answer. Decision: 404, not 400 with an HTML page: to a
- * visitor the address names no page, like a mistyped one, and a 404 is what the CDN and S3
- * website hosting serve for a path they hold no object for. (The log keeps the original path.)
- * Without `pages` (the webhook receiver, an API) it stays a JSON 400.
+ * `pages` (site, preview): the site spec says "A route that fails validation shows the same 404", so
+ * a malformed path is routed as MALFORMED_URL_PATH and answered as any unmatched path (404 page, or
+ * JSON for a JSON client): to a visitor it names no page, and a 404 is what a CDN serves for a path
+ * it holds nothing for. Without `pages` (the webhook receiver) it stays a JSON 400.
  */
 export function edgeErrorOptions(headers: Record<string, string>, options: { pages?: boolean } = {}) {
   return {

@@ -52,8 +52,8 @@ export function statusText(status: number): { title: string; text: string } {
 
 /**
  * A request id that is unique across restarts and replicas (Fastify's default `req-1` is not), for
- * `genReqId`. Random bytes are drawn 4 KiB at a time: one draw per request was a quarter of the site
- * server's CPU per GET (a --cpu-prof of 1,800 page requests).
+ * `genReqId`. Random bytes are drawn 4 KiB at a time: a draw per request costs a large share of a
+ * page request's CPU.
  */
 export function newRequestId(): string {
   if (idOffset + ID_BYTES > idPool.length) {

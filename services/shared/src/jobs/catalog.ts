@@ -9,7 +9,7 @@ import { z } from "zod";
  * same delivery twice one job.
  */
 export const QUEUE_NAME = "pressroom";
-/** Contact messages, on their own queue: a message never waits behind a publish (issue 10, item 13). */
+/** Contact messages, on their own queue: a message never waits behind a publish. */
 export const CONTACT_QUEUE_NAME = "pressroom-contact";
 /** Reconcile rounds (and their schedule), on their own queue: a round never waits behind queued publishes. */
 export const RECONCILE_QUEUE_NAME = "pressroom-reconcile";

@@ -86,9 +86,8 @@ export function createFailFastQueue(options: FailFastQueueOptions): FailFastQueu
     },
     async close() {
       // BullMQ checks the server's version (INFO) once connected; closed while that is in flight,
-      // the check fails after close removed every listener, an unhandled rejection (a site server
-      // closed 1-2 ms after it connected: 21 of 30 closes). So a start under way may finish first,
-      // for a second at most; with Redis away (reconnecting) there is nothing to wait for.
+      // the check fails after close removed every listener: an unhandled rejection. So a start under
+      // way may finish first, for a second at most; with Redis away there is nothing to wait for.
       if (redis.status === "connecting" || redis.status === "connect" || redis.status === "ready")
         await settled(queue.waitUntilReady(), 1_000);
       await queue.close();

@@ -38,11 +38,9 @@ export function openOpsQueues(redisUrl: string, prefix: string): OpsQueues {
   return {
     queues,
     async close() {
-      // A queue closed while BullMQ still starts its connection (the INFO of its version check in
-      // flight) fails that check after close removed every listener: an unhandled 'error' event that
-      // ends the process (exit 1 on a SIGTERM right after start, 1 in 3 times for the webhook
-      // receiver: tests/integration/shutdown.test.ts). So each start may finish first, for a second
-      // at most (with Redis away it does not).
+      // A queue closed while BullMQ's version check (INFO) is in flight fails that check after close
+      // removed every listener: an unhandled 'error' event that ends the process. So each start may
+      // finish first, for a second at most (with Redis away it does not).
       await Promise.all(queues.map((queue) => settled(queue.waitUntilReady(), 1_000)));
       await Promise.all(queues.map((queue) => queue.close()));
     },

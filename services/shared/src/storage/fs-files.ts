@@ -25,20 +25,11 @@ export function errorCode(error: unknown): string | undefined {
 }
 
 /**
- * Writes `data` to `target` so that readers see either the old file or the whole new one:
- * temp file in the same folder, then renamed over the target. Returns the new file's stats
- * (taken before the rename: they identify this very inode, whoever renames after us).
- * No fsync: the rename is atomic against a crash of the process, which is what readers need;
- * after a power loss, a file whose bytes did not reach the disk no longer matches the size and
- * time its metadata recorded, so the next build sees no hash for it and writes it again. An fsync
- * per object would cost 1–2 ms each, most of a 10,000-page build.
- *
- * Decision (issue 22): the calls are synchronous. A page is one small file on a local disk; the
- * asynchronous calls spent more of the thread's time on their round trips through libuv's pool
- * and their promises than the kernel spent writing (10,000 pages of 28 KB: 1.3–1.4 CPU s in user
- * space against 0.27 s synchronously, the kernel's time the same; docs/benchmarks.md). The
- * caller's thread waits for the kernel meanwhile, a fraction of a millisecond per object on a
- * local disk: a folder on a slow network mount is better served by the s3 driver (docs/storage.md).
+ * Writes `data` to `target` so that readers see either the old file or the whole new one: temp file
+ * in the same folder, renamed over the target. Returns the new file's stats (taken before the
+ * rename: they identify this very inode). No fsync and synchronous calls: a page is one small file
+ * on a local disk, and both choices are argued in docs/decisions/006-folder-store-layout.md. A
+ * folder on a slow network mount is better served by the s3 driver (docs/storage.md).
  */
 export async function writeFileAtomic(target: string, data: Buffer | string): Promise<BigIntStats>;
 export async function writeFileAtomic(

@@ -27,13 +27,11 @@ const isNotFound = (error: unknown) => ["ENOENT", "ENOTDIR", "ENAMETOOLONG"].inc
 
 /**
  * The site as a plain folder: `<root>/<key>` is the body, so any web server can serve `<root>`.
- * Metadata lives in a parallel tree, `<root>/.pressroom-meta/<key>`, written after the body, and
- * only for an object whose metadata its key does not imply: a redirect, or a content type or cache
- * policy other than its extension's and its place's (`contentTypeFor`, `defaultCacheControl`).
- * Pages, assets and the build's own files are one file each (a first build wrote two files, two
- * renames and two folders per page: docs/benchmarks.md, issue 22). Without metadata an object's
- * hash is not stored: its tag is weak (size and time, as static file servers make them), `get`
- * hashes the bytes it read, and `list` reports none.
+ * Metadata lives in a parallel tree, `<root>/.pressroom-meta/<key>`, written after the body, and only
+ * for an object whose key does not imply it: a redirect, or a content type or cache policy other than
+ * its extension's and its place's. So pages and assets are one file each
+ * (docs/decisions/006-folder-store-layout.md). Without metadata an object's tag is weak (size and
+ * time), `get` hashes the bytes it read, and `list` reports no hash.
  */
 export function createFsStore(root: string, options: { logger?: Logger } = {}): SiteStore {
   const description = pathToFileURL(root).href;
@@ -66,9 +64,8 @@ export function createFsStore(root: string, options: { logger?: Logger } = {}): 
     ...(meta?.redirectLocation === undefined ? {} : { redirectLocation: meta.redirectLocation }),
   });
 
-  // Reads are synchronous calls, as writes are (fs-files.ts, writeFileAtomic): a page served from a
-  // local disk's cache costs tens of microseconds of the kernel's, where the thread pool's round trips
-  // for open, stat, read and close made a visitor's GET wait 1.2-2 ms (docs/storage.md).
+  // Reads are synchronous calls, as writes are (fs-files.ts): a page in a local disk's cache costs
+  // tens of microseconds of kernel time, less than the thread pool's round trips (docs/storage.md).
   const statFile = async (path: string): Promise<BigIntStats | undefined> => {
     let file: BigIntStats | undefined;
     try {

@@ -12,7 +12,7 @@ export const MAX_KEY_BYTES = 1024;
 /**
  * A folder's limit on one file name (ext4, APFS, NTFS: 255 bytes). Kept for every driver, so a
  * key one driver cannot hold is refused by all, before any I/O: a request for such a key is a
- * plain "not found", never an ENAMETOOLONG carrying the storage path (issue 10, item 5).
+ * plain "not found", never an ENAMETOOLONG carrying the storage path.
  */
 export const MAX_SEGMENT_BYTES = 255;
 

@@ -70,12 +70,9 @@ export default function CarouselIsland(props: CarouselProps): ReactNode {
     };
     setSwipeDistance();
     swiper.on("resize", setSwipeDistance);
-    // The slide a visitor sees changed: that starts the 500 ms throttle. realIndex is the slide's
-    // own index (in loop mode too, wherever Swiper has moved the slide); not slideChange, which
-    // Swiper also fires when it places the loop again on the same slide (after a resize, e.g. its
-    // ResizeObserver's first report). Swiper 14 already emits realIndexChange only for a new
-    // realIndex; the check holds to that whatever Swiper does, so that a visitor's click is never
-    // thrown away for a re-placement.
+    // The slide a visitor sees changed: that starts the 500 ms throttle. realIndexChange, not
+    // slideChange, which Swiper also fires when it re-places the loop on the same slide (after a
+    // resize); the index check keeps a re-placement from ever swallowing a visitor's click.
     let shown = swiper.realIndex;
     swiper.on("realIndexChange", () => {
       if (swiper.realIndex === shown) return;

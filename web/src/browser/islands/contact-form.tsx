@@ -40,10 +40,9 @@ export function contactFormScriptProps({
 
 /**
  * The country selector's options: as elements, or on the server with a fragment cache in context
- * (a build, a publish) as the markup React made for the same list and default country before. The
- * same ~245 options were rendered on every page with a form, 254 µs each time in a warm loop
- * (docs/benchmarks.md, "Issue 22, third pass"); the bytes are the same (tests/integration/
- * shared-markup.test.ts), and the browser hydrates the options it finds either way.
+ * (a build, a publish) as markup rendered once per list and default country, since the same ~245
+ * options appear on every page with a form. The bytes are the same either way
+ * (tests/integration/shared-markup.test.ts), and the browser hydrates the options it finds.
  */
 function countrySelectContent(
   cache: FragmentCache | undefined,
