@@ -21,6 +21,7 @@ import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.t
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { until } from "../support/until.ts";
+import { webhookOptions } from "../support/webhook-options.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PAGES = 600;
@@ -71,18 +72,7 @@ beforeAll(async () => {
   ensureGeneratedRepository(REPO, PAGES, 10);
   site = await tempDir("fault-stale-site");
   redis = new Redis({ maxRetriesPerRequest: null });
-  webhook = await startWebhook(
-    {
-      host: "127.0.0.1",
-      port: 0,
-      logLevel: "silent",
-      repository: "demo",
-      webhookSecret: SECRET,
-      redisUrl: "redis://127.0.0.1:6379",
-      queuePrefix: PREFIX,
-    },
-    logger,
-  );
+  webhook = await startWebhook(webhookOptions(PREFIX, SECRET), logger);
   content = await startLocalPrismic({
     seedDir: REPO,
     webhookUrl: `${webhook.url}/webhooks/prismic`,

@@ -30,6 +30,7 @@ import { runPressroom } from "../support/pressroom-process.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { until } from "../support/until.ts";
+import { webhookOptions } from "../support/webhook-options.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const DEMO = `${ROOT}services/local-prismic/demo/documents/`;
@@ -79,18 +80,7 @@ beforeAll(async () => {
   process.env.PRESSROOM_FAILPOINTS = "render";
   site = await tempDir("build-route-failure-site");
   redis = new Redis({ maxRetriesPerRequest: null });
-  webhook = await startWebhook(
-    {
-      host: "127.0.0.1",
-      port: 0,
-      logLevel: "silent",
-      repository: "demo",
-      webhookSecret: SECRET,
-      redisUrl: "redis://127.0.0.1:6379",
-      queuePrefix: PREFIX,
-    },
-    logger,
-  );
+  webhook = await startWebhook(webhookOptions(PREFIX, SECRET), logger);
   content = await startLocalPrismic({ webhookUrl: `${webhook.url}/webhooks/prismic`, webhookSecret: SECRET });
   // Forwards every request; while `breakIt`, the broken page comes back tagged for the render
   // failpoint (web/src/failpoints.ts): its render throws, as a component with a bug would. No

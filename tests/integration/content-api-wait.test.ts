@@ -20,6 +20,7 @@ import { type PressroomProcess, startPressroom } from "../support/pressroom-proc
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { until } from "../support/until.ts";
+import { webhookOptions } from "../support/webhook-options.ts";
 import { untilWorkerSettled } from "../support/worker-settled.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -59,18 +60,7 @@ beforeAll(async () => {
   site = await tempDir("api-wait-site");
   redis = new Redis({ maxRetriesPerRequest: null });
   queue = new Queue(QUEUE_NAME, { connection: redis, prefix: PREFIX });
-  webhook = await startWebhook(
-    {
-      host: "127.0.0.1",
-      port: 0,
-      logLevel: "silent",
-      repository: "demo",
-      webhookSecret: SECRET,
-      redisUrl: "redis://127.0.0.1:6379",
-      queuePrefix: PREFIX,
-    },
-    pino({ level: "silent" }),
-  );
+  webhook = await startWebhook(webhookOptions(PREFIX, SECRET), pino({ level: "silent" }));
   content = await startLocalPrismic({ webhookUrl: `${webhook.url}/webhooks/prismic`, webhookSecret: SECRET });
   proxy = await startHttpFixture(async (request, response) => {
     if (retryAfter !== undefined) {

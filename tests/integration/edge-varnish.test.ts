@@ -41,6 +41,7 @@ import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { until } from "../support/until.ts";
 import { hasVarnish, startVarnish, type Varnish } from "../support/varnish.ts";
+import { webhookOptions } from "../support/webhook-options.ts";
 import { untilWorkerSettled } from "../support/worker-settled.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -203,18 +204,7 @@ describe.skipIf(!hasVarnish)(
     beforeAll(async () => {
       folder = await tempDir("edge-site");
       redis = new Redis({ maxRetriesPerRequest: null });
-      webhook = await startWebhook(
-        {
-          host: "127.0.0.1",
-          port: 0,
-          logLevel: "silent",
-          repository: "demo",
-          webhookSecret: SECRET,
-          redisUrl: "redis://127.0.0.1:6379",
-          queuePrefix: PREFIX,
-        },
-        logger,
-      );
+      webhook = await startWebhook(webhookOptions(PREFIX, SECRET), logger);
       content = await startLocalPrismic({
         webhookUrl: `${webhook.url}/webhooks/prismic`,
         webhookSecret: SECRET,

@@ -28,6 +28,7 @@ import { removeKeysUnder } from "../support/redis-keys.ts";
 import { type S3Server, startS3rver } from "../support/s3rver.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { until } from "../support/until.ts";
+import { webhookOptions } from "../support/webhook-options.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const DEMO = `${ROOT}services/local-prismic/demo/documents/`;
@@ -100,18 +101,7 @@ beforeAll(async () => {
   raw.destroy();
   redis = new Redis({ maxRetriesPerRequest: null });
 
-  webhook = await startWebhook(
-    {
-      host: "127.0.0.1",
-      port: 0,
-      logLevel: "silent",
-      repository: "demo",
-      webhookSecret: SECRET,
-      redisUrl: "redis://127.0.0.1:6379",
-      queuePrefix: PREFIX,
-    },
-    logger,
-  );
+  webhook = await startWebhook(webhookOptions(PREFIX, SECRET), logger);
   // Between the content service and the receiver: every delivery is acknowledged at once, then
   // forwarded after a random delay (so deliveries overtake each other), a third of them twice.
   const random = mulberry32(SEED);

@@ -22,6 +22,7 @@ import { type PressroomProcess, startPressroom } from "../support/pressroom-proc
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { until } from "../support/until.ts";
+import { webhookOptions } from "../support/webhook-options.ts";
 import { untilWorkerSettled } from "../support/worker-settled.ts";
 
 const PREFIX = `test-fault-paused-${process.pid}-${Date.now()}`;
@@ -111,18 +112,7 @@ beforeAll(async () => {
   redis = new Redis({ maxRetriesPerRequest: null });
   events = new QueueEvents(QUEUE_NAME, { connection: { host: "127.0.0.1", port: 6379 }, prefix: PREFIX });
   await events.waitUntilReady();
-  webhook = await startWebhook(
-    {
-      host: "127.0.0.1",
-      port: 0,
-      logLevel: "silent",
-      repository: "demo",
-      webhookSecret: SECRET,
-      redisUrl: "redis://127.0.0.1:6379",
-      queuePrefix: PREFIX,
-    },
-    pino({ level: "silent" }),
-  );
+  webhook = await startWebhook(webhookOptions(PREFIX, SECRET), pino({ level: "silent" }));
   content = await startLocalPrismic({ webhookUrl: `${webhook.url}/webhooks/prismic`, webhookSecret: SECRET });
   store = createSiteStore({ url: `file://${site.path}`, s3Endpoint: undefined, s3Region: "us-east-1" });
   const [a, b] = [await holdingProxy(), await holdingProxy()];

@@ -17,12 +17,14 @@ import { createSiteStore, type SiteStore } from "#storage";
 import { startWebhook } from "#webhook/server.ts";
 import { statusCommand } from "#worker/inspect.ts";
 import { type RunningWorker, startWorker } from "#worker/worker.ts";
+import { contentConfig } from "../support/content-client.ts";
 import { expectEqualsFullBuild } from "../support/full-build-reference.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { until } from "../support/until.ts";
 import { documentPublished } from "../support/webhook-bodies.ts";
+import { webhookOptions } from "../support/webhook-options.ts";
 import { untilWorkerSettled } from "../support/worker-settled.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -86,37 +88,19 @@ async function waitingIds(): Promise<number> {
   );
 }
 
-const webhookOptions = (queuePrefix: string) => ({
-  host: "127.0.0.1",
-  port: 0,
-  logLevel: "silent" as const,
-  repository: "demo",
-  webhookSecret: SECRET,
-  redisUrl: "redis://127.0.0.1:6379",
-  queuePrefix,
-});
-
 beforeAll(async () => {
   site = await tempDir("backlog-site");
   redis = new Redis({ maxRetriesPerRequest: null });
-  webhook = await startWebhook(webhookOptions(PREFIX), pino({ level: "silent" }));
+  webhook = await startWebhook(webhookOptions(PREFIX, SECRET), pino({ level: "silent" }));
   // A receiver whose queue no worker takes from: what deliveries pile up while the workers are down.
   flood = await startWebhook(
-    webhookOptions(FLOOD_PREFIX),
+    webhookOptions(FLOOD_PREFIX, SECRET),
     pino({ level: "warn" }, { write: (line: string) => floodLines.push(JSON.parse(line)) }),
   );
   content = await startLocalPrismic();
   config = {
     logLevel: "silent",
-    prismic: {
-      repository: "demo",
-      endpoint: content.endpoint,
-      accessToken: undefined,
-      timeoutMs: 10_000,
-      cacheTtlMs: 0,
-      cacheMaxEntries: 1_000,
-      rateLimitRetries: 3,
-    },
+    prismic: contentConfig(content.endpoint, { cacheTtlMs: 0 }),
     redisUrl: "redis://127.0.0.1:6379",
     queuePrefix: PREFIX,
     storage: { url: `file://${site.path}`, s3Endpoint: undefined, s3Region: "us-east-1" },

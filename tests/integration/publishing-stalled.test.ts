@@ -20,6 +20,7 @@ import { startWebhook } from "#webhook/server.ts";
 import { planCommand, statusCommand } from "#worker/inspect.ts";
 import { startWorkerOps, type WorkerOps } from "#worker/ops/worker-ops.ts";
 import { type RunningWorker, startWorker } from "#worker/worker.ts";
+import { contentConfig } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { runPressroom } from "../support/pressroom-process.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
@@ -28,6 +29,7 @@ import { type TcpProxy, tcpProxy } from "../support/tcp-proxy.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { until } from "../support/until.ts";
 import { documentPublished } from "../support/webhook-bodies.ts";
+import { webhookOptions } from "../support/webhook-options.ts";
 import { untilWorkerSettled } from "../support/worker-settled.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -84,30 +86,11 @@ beforeAll(async () => {
   await raw.send(new CreateBucketCommand({ Bucket: "site" }));
   raw.destroy();
   redis = new Redis({ maxRetriesPerRequest: null });
-  webhook = await startWebhook(
-    {
-      host: "127.0.0.1",
-      port: 0,
-      logLevel: "silent",
-      repository: "demo",
-      webhookSecret: SECRET,
-      redisUrl: "redis://127.0.0.1:6379",
-      queuePrefix: PREFIX,
-    },
-    pino({ level: "silent" }),
-  );
+  webhook = await startWebhook(webhookOptions(PREFIX, SECRET), pino({ level: "silent" }));
   content = await startLocalPrismic();
   config = {
     logLevel: "silent",
-    prismic: {
-      repository: "demo",
-      endpoint: content.endpoint,
-      accessToken: undefined,
-      timeoutMs: 10_000,
-      cacheTtlMs: 0,
-      cacheMaxEntries: 1_000,
-      rateLimitRetries: 3,
-    },
+    prismic: contentConfig(content.endpoint, { cacheTtlMs: 0 }),
     redisUrl: "redis://127.0.0.1:6379",
     queuePrefix: PREFIX,
     storage: { url: "s3://site/www", s3Endpoint: `http://127.0.0.1:${proxy.port}`, s3Region: "us-east-1" },

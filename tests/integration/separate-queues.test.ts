@@ -22,6 +22,7 @@ import { removeKeysUnder } from "../support/redis-keys.ts";
 import { type SmtpSink, startSmtpSink } from "../support/smtp-sink.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { until } from "../support/until.ts";
+import { webhookOptions } from "../support/webhook-options.ts";
 import { closeWorkerHoldingFanOut, untilWorkerSettled } from "../support/worker-settled.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -47,18 +48,7 @@ beforeAll(async () => {
   redis = new Redis({ maxRetriesPerRequest: null });
   site = await tempDir("queues-site");
   smtp = await startSmtpSink();
-  webhook = await startWebhook(
-    {
-      host: "127.0.0.1",
-      port: 0,
-      logLevel: "silent",
-      repository: "demo",
-      webhookSecret: SECRET,
-      redisUrl: "redis://127.0.0.1:6379",
-      queuePrefix: PREFIX,
-    },
-    logger,
-  );
+  webhook = await startWebhook(webhookOptions(PREFIX, SECRET), logger);
   content = await startLocalPrismic({ webhookUrl: `${webhook.url}/webhooks/prismic`, webhookSecret: SECRET });
   const config: PublisherConfig = {
     logLevel: "silent",

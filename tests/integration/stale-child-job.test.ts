@@ -19,6 +19,7 @@ import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.t
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { until } from "../support/until.ts";
+import { webhookOptions } from "../support/webhook-options.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PREFIX = `test-stale-${process.pid}-${Date.now()}`;
@@ -42,18 +43,7 @@ const indexRef = () => redis.hget(`${PREFIX}:index:meta`, "ref");
 beforeAll(async () => {
   site = await tempDir("stale-site");
   redis = new Redis({ maxRetriesPerRequest: null });
-  webhook = await startWebhook(
-    {
-      host: "127.0.0.1",
-      port: 0,
-      logLevel: "silent",
-      repository: "demo",
-      webhookSecret: SECRET,
-      redisUrl: "redis://127.0.0.1:6379",
-      queuePrefix: PREFIX,
-    },
-    logger,
-  );
+  webhook = await startWebhook(webhookOptions(PREFIX, SECRET), logger);
   content = await startLocalPrismic({ webhookUrl: `${webhook.url}/webhooks/prismic`, webhookSecret: SECRET });
   const config: PublisherConfig = {
     logLevel: "silent",

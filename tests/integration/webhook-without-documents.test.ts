@@ -24,6 +24,7 @@ import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { until } from "../support/until.ts";
 import { documentPublished, masterRefWithoutDocuments } from "../support/webhook-bodies.ts";
+import { webhookOptions } from "../support/webhook-options.ts";
 import { untilWorkerSettled } from "../support/worker-settled.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -85,18 +86,7 @@ async function untilPublished(timeoutMs: number): Promise<number> {
 beforeAll(async () => {
   site = await tempDir("no-documents-site");
   redis = new Redis({ maxRetriesPerRequest: null });
-  webhook = await startWebhook(
-    {
-      host: "127.0.0.1",
-      port: 0,
-      logLevel: "silent",
-      repository: "demo",
-      webhookSecret: SECRET,
-      redisUrl: "redis://127.0.0.1:6379",
-      queuePrefix: PREFIX,
-    },
-    pino({ level: "silent" }),
-  );
+  webhook = await startWebhook(webhookOptions(PREFIX, SECRET), pino({ level: "silent" }));
   content = await startLocalPrismic();
   config = {
     logLevel: "silent",

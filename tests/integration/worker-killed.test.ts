@@ -17,6 +17,7 @@ import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.t
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { until } from "../support/until.ts";
+import { webhookOptions } from "../support/webhook-options.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PREFIX = `test-kill-${process.pid}-${Date.now()}`;
@@ -50,18 +51,7 @@ function startWorkerProcess(): ChildProcess {
 beforeAll(async () => {
   site = await tempDir("kill-site");
   redis = new Redis({ maxRetriesPerRequest: null });
-  webhook = await startWebhook(
-    {
-      host: "127.0.0.1",
-      port: 0,
-      logLevel: "silent",
-      repository: "demo",
-      webhookSecret: SECRET,
-      redisUrl: "redis://127.0.0.1:6379",
-      queuePrefix: PREFIX,
-    },
-    logger,
-  );
+  webhook = await startWebhook(webhookOptions(PREFIX, SECRET), logger);
   content = await startLocalPrismic({ webhookUrl: `${webhook.url}/webhooks/prismic`, webhookSecret: SECRET });
   store = createSiteStore({ url: `file://${site.path}`, s3Endpoint: undefined, s3Region: "us-east-1" });
 });
