@@ -101,9 +101,11 @@ export function startPressroom(args: string[], env: Record<string, string>): Pre
 export async function runPressroom(
   args: string[],
   env: Record<string, string>,
+  options: { cwd?: string } = {},
 ): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { ...process.env, ...env },
+    ...(options.cwd ? { cwd: options.cwd } : {}),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
