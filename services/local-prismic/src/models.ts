@@ -64,11 +64,6 @@ export interface ModelSource {
   last(): Models;
 }
 
-/** A source that never changes (generated repositories, tests). */
-export function fixedModels(models: Models): ModelSource {
-  return { current: () => models, last: () => models };
-}
-
 /**
  * Reads the models from `rootDir` and again whenever their files change. Decision: each `current()`
  * compares the model files' sizes, mtimes and inodes with those of the last read (two readdirs and
@@ -89,7 +84,13 @@ export function modelsFromFiles(
   let broken: string | undefined;
   return {
     current() {
-      const now = modelStamp(rootDir);
+      let now: string;
+      try {
+        now = modelStamp(rootDir);
+      } catch (error) {
+        // A model folder gone for a moment (a branch being checked out): as a file that cannot be read.
+        now = `unreadable: ${(error as Error).message}`;
+      }
       if (now === stamp || now === broken) return models;
       try {
         models = loadModels(rootDir);
