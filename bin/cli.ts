@@ -244,19 +244,70 @@ export async function main(argv: string[], env: Env): Promise<number> {
     console.log(`Usage: ${command.usage}\n\n${command.summary}`);
     return 0;
   }
+  const label = name === "serve" && args[0] && servers[args[0]] ? `serve ${args[0]}` : name;
   try {
     return await command.run(args, env);
   } catch (error) {
     if (error instanceof ConfigError) {
-      console.error(`pressroom ${name}: ${error.message}\nSee docs/configuration.md.`);
+      const [only] = error.problems;
+      console.error(
+        error.problems.length === 1 && only
+          ? `pressroom ${label}: ${only} (docs/configuration.md)`
+          : `pressroom ${label}: ${error.message}\nSee docs/configuration.md.`,
+      );
       return EXIT_CONFIG;
     }
     if (error instanceof UnreachableError) {
       if (error.facts.length > 0) console.log(error.facts.join("\n"));
-      console.error(`pressroom ${name}: ${error.message}`);
+      console.error(`pressroom ${label}: ${error.message}`);
       return EXIT_UNAVAILABLE;
     }
+    const listen = listenProblem(error, label, env);
+    if (listen) {
+      console.error(`pressroom ${label}: ${listen}`);
+      return EXIT_CONFIG;
+    }
     throw error;
+  }
+}
+
+/**
+ * A server that cannot listen (the port taken, the address not this machine's) is a configuration
+ * mistake: one line naming the variable that sets it, not a stack trace.
+ */
+function listenProblem(error: unknown, label: string, env: Env): string | undefined {
+  const { code, syscall, address, port } = error as NodeJS.ErrnoException & {
+    address?: string;
+    port?: number;
+  };
+  if (syscall !== "listen" || port === undefined) return undefined;
+  const where = `${address ?? ""}:${port}`;
+  if (code === "EADDRNOTAVAIL")
+    return `cannot listen on ${where}: not an address of this machine; HOST names it`;
+  if (code !== "EADDRINUSE" && code !== "EACCES") return undefined;
+  const what = code === "EADDRINUSE" ? "is in use" : "is not allowed (a port below 1024 needs privileges)";
+  return `cannot listen on ${where}: the port ${what}; ${portVariable(label, env, port)} sets it`;
+}
+
+function portVariable(label: string, env: Env, port: number): string {
+  try {
+    if (label === "start") {
+      const config = loadConfig("start", env);
+      const ports: [string, number][] = [
+        ["CONTENT_PORT", config.content.port],
+        ["SITE_PORT", config.site.port],
+        ["WEBHOOK_PORT", config.webhook.port],
+        ["PREVIEW_PORT", config.preview.port],
+      ];
+      return (
+        ports.find(([, p]) => p === port)?.[0] ?? "CONTENT_PORT, SITE_PORT, WEBHOOK_PORT or PREVIEW_PORT"
+      );
+    }
+    const process = COMMAND_CONFIG[label as keyof typeof COMMAND_CONFIG];
+    const config = process ? (loadConfig(process, env) as { ops?: { port: number } }) : undefined;
+    return config?.ops?.port === port ? "OPS_PORT" : "PORT";
+  } catch {
+    return "PORT";
   }
 }
 

@@ -4,6 +4,7 @@ import type { Logger } from "#logger";
 import { createSiteStore } from "#storage";
 import { type BuildSummary, buildSite } from "#worker/build/full-build.ts";
 import { purgeAfterBuild } from "#worker/edge-commands.ts";
+import { masterRefOrUnreachable } from "#worker/reachable.ts";
 
 export interface RunBuildOptions
   extends Pick<PublisherConfig, "prismic" | "storage" | "siteUrl" | "renderThreads">,
@@ -31,7 +32,7 @@ export async function runBuild(
       store,
       siteUrl: options.siteUrl,
       logger: options.logger,
-      ref: await client.fetchMasterRef(),
+      ref: await masterRefOrUnreachable(client, options.prismic.endpoint),
       progress: true,
       // A page whose inputs are unchanged keeps its stored bytes (docs/how-publishing-works.md,
       // "Rebuilds reuse what is unchanged"). Its dependencies are not needed here: no index is fed.

@@ -113,9 +113,11 @@ export function startPressroom(
 export async function runPressroom(
   args: string[],
   env: Record<string, string>,
+  options: { cwd?: string } = {},
 ): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { ...process.env, ...env },
+    ...(options.cwd ? { cwd: options.cwd } : {}),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

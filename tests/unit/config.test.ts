@@ -28,7 +28,7 @@ describe("loadConfig", () => {
       storage: { url: "file://./data/site", s3Endpoint: undefined, s3Region: "us-east-1" },
       siteUrl: "http://127.0.0.1:4101",
       prismic: {
-        endpoint: "https://demo.cdn.prismic.io/api/v2",
+        endpoint: "http://127.0.0.1:4100/api/v2",
         timeoutMs: 10_000,
         cacheTtlMs: 5_000,
         cacheMaxEntries: 1_000,
@@ -46,6 +46,22 @@ describe("loadConfig", () => {
     // A worker on its own gets no default: production says where mail goes.
     expect(loadConfig("worker", {}).contact?.outbox).toBeUndefined();
     expect(loadConfig("worker", { CONTACT_OUTBOX: "./outbox" }).contact?.outbox).toBe("./outbox");
+  });
+
+  it("reads the local content service, as `npm start` runs it, unless a repository or endpoint is named", () => {
+    // An unconfigured command must never reach a real Prismic repository (the demo one included).
+    for (const process of ["reader", "publisher", "worker", "preview"] as const) {
+      expect(loadConfig(process, {}).prismic).toMatchObject({
+        repository: "demo",
+        endpoint: "http://127.0.0.1:4100/api/v2",
+      });
+      expect(loadConfig(process, { PRISMIC_REPOSITORY: "" }).prismic.endpoint).toBe(
+        "http://127.0.0.1:4100/api/v2",
+      );
+    }
+    expect(loadConfig("reader", { PRISMIC_REPOSITORY: "demo" }).prismic.endpoint).toBe(
+      "https://demo.cdn.prismic.io/api/v2",
+    );
   });
 
   it("derives the endpoint from PRISMIC_REPOSITORY unless PRISMIC_ENDPOINT overrides it", () => {

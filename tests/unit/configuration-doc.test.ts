@@ -55,9 +55,13 @@ function loaderDefaults(name: Name): string[] {
     case "PREVIEW_PORT":
       return [String(DEFAULT_PORTS.preview)];
     case "PRISMIC_ENDPOINT": {
-      // Derived from the repository's name: written with the variable in its place.
+      // The local content service; derived from the repository's name when that is set (written
+      // with the variable in its place).
       const { endpoint } = loadConfig("reader", { PRISMIC_REPOSITORY: "repo-name" }).prismic;
-      return [endpoint.replace("repo-name", "<PRISMIC_REPOSITORY>")];
+      return [
+        loadConfig("reader", {}).prismic.endpoint,
+        endpoint.replace("repo-name", "<PRISMIC_REPOSITORY>"),
+      ];
     }
   }
   const parsed = variables[name].schema.safeParse(undefined);

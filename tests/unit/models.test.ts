@@ -1,9 +1,9 @@
-import { readFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CustomTypeModelSchema, SharedSliceModelSchema } from "@prismicio/types-internal/zod4";
-import { describe, expect, it } from "vitest";
-import { loadModels, SLICE_LIBRARY_DIR } from "#local-prismic/models.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { CUSTOM_TYPES_DIR, loadModels, modelsFromFiles, SLICE_LIBRARY_DIR } from "#local-prismic/models.ts";
 import { validateSlice } from "#local-prismic/validate.ts";
 import { generateModelTypes, TYPES_FILE } from "#scripts/codegen.ts";
 import { customTypeModels, sliceModels } from "#web/content/models.ts";
@@ -17,16 +17,23 @@ const fieldsOf = (id: string) => {
 const pascal = (id: string) => id.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
 
 describe("content models", () => {
-  it("loads the four custom types and six shared slices", () => {
-    expect(models.customTypes.map((ct) => ct.id)).toEqual(["page", "price_list", "redirect", "settings"]);
-    expect(models.slices.map((s) => s.id)).toEqual([
-      "carousel",
-      "contact_form",
-      "faq",
-      "hero",
-      "price_list_table",
-      "text_section",
-    ]);
+  it("loads every model file: each custom type's index.json and each slice's model.json, sorted by id", () => {
+    // Derived from the folders, so that a model added with Slice Machine needs no change here.
+    const idsIn = (dir: string, file: string) =>
+      readdirSync(join(ROOT, dir), { withFileTypes: true })
+        .filter((entry) => entry.isDirectory() && existsSync(join(ROOT, dir, entry.name, file)))
+        .map(
+          (entry) =>
+            (JSON.parse(readFileSync(join(ROOT, dir, entry.name, file), "utf8")) as { id: string }).id,
+        )
+        .sort();
+    expect(models.customTypes.map((ct) => ct.id)).toEqual(idsIn(CUSTOM_TYPES_DIR, "index.json"));
+    expect(models.slices.map((s) => s.id)).toEqual(idsIn(SLICE_LIBRARY_DIR, "model.json"));
+    expect(models.slices.length).toBeGreaterThan(0);
+    // The types the site routes and reads (its pages, price lists, redirects, settings).
+    expect(models.customTypes.map((ct) => ct.id)).toEqual(
+      expect.arrayContaining(["page", "price_list", "redirect", "settings"]),
+    );
   });
 
   it("are accepted by Prismic's own model schemas", () => {
@@ -87,5 +94,32 @@ describe("content models", () => {
     // model missing here would leave its documents' absent fields absent.
     expect(customTypeModels).toEqual(Object.fromEntries(models.customTypes.map((ct) => [ct.id, ct])));
     expect(sliceModels).toEqual(Object.fromEntries(models.slices.map((slice) => [slice.id, slice])));
+  });
+});
+
+describe("models read from files while the service runs", () => {
+  const dir = join(process.env.TMPDIR ?? join(ROOT, ".tmp"), `models-${process.pid}-${Date.now()}`);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("are read again only when a model file changed: the check itself parses nothing", () => {
+    cpSync(join(ROOT, CUSTOM_TYPES_DIR), join(dir, CUSTOM_TYPES_DIR), { recursive: true });
+    cpSync(join(ROOT, SLICE_LIBRARY_DIR), join(dir, SLICE_LIBRARY_DIR), { recursive: true });
+    let reads = 0;
+    const source = modelsFromFiles(dir, { onReload: () => reads++ });
+    const first = source.current();
+    expect(source.current()).toBe(first);
+    expect(reads).toBe(0);
+    const slice = models.slices[0] as { id: string };
+    mkdirSync(join(dir, SLICE_LIBRARY_DIR, "Added"));
+    writeFileSync(
+      join(dir, SLICE_LIBRARY_DIR, "Added", "model.json"),
+      JSON.stringify({ ...slice, id: "added" }),
+    );
+    const next = source.current();
+    expect(next).not.toBe(first);
+    expect(next.slices.map((s) => s.id)).toContain("added");
+    expect(source.current()).toBe(next);
+    expect(source.last()).toBe(next);
+    expect(reads).toBe(1);
   });
 });

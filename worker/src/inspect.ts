@@ -3,7 +3,6 @@ import { Redis } from "ioredis";
 import type { PublisherConfig } from "#config";
 import { readUndelivered, type UndeliveredMessage } from "#contact/undelivered.ts";
 import { createContentClient, loadContentSchema } from "#content";
-import { UnreachableError } from "#errors";
 import { QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
 import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { redactUrl } from "#redact-url";
@@ -21,6 +20,7 @@ import {
   type PublishingHealth,
   readPublishingHealth,
 } from "./publishing-health.ts";
+import { connectOrUnreachable, masterRefOrUnreachable, reason } from "./reachable.ts";
 import type { Suspects } from "./reconcile.ts";
 import { describeNotice, describeRefused, type EditorReport, editorReport } from "./refused-documents.ts";
 import { formatVerification } from "./verify.ts";
@@ -45,14 +45,7 @@ async function withReaders<T>(
   });
   redis.on("error", () => undefined); // the connect below rejects with it
   try {
-    try {
-      await redis.connect();
-    } catch (error) {
-      throw new UnreachableError(
-        `Redis is unreachable at ${redactUrl(config.redisUrl)} (${(error as Error).message}); REDIS_URL names it`,
-        await storageFacts(config),
-      );
-    }
+    await connectOrUnreachable(redis, config.redisUrl, () => storageFacts(config));
     const client = createContentClient(config.prismic, { schema: loadContentSchema(rootDir) });
     return await task({ redis, client, index: new DependencyIndex(redis, config.queuePrefix) });
   } finally {
@@ -76,21 +69,10 @@ async function storageFacts(config: PublisherConfig): Promise<string[]> {
   }
 }
 
-/** The master ref, or one line saying the content API does not answer. */
-async function masterRefOf(config: PublisherConfig, client: ReturnType<typeof createContentClient>) {
-  try {
-    return await client.fetchMasterRef();
-  } catch (error) {
-    throw new UnreachableError(
-      `the content API does not answer at ${redactUrl(config.prismic.endpoint)} (${(error as Error).message}); PRISMIC_ENDPOINT names it`,
-    );
-  }
-}
-
 /** `pressroom plan <id…>`: which routes a publish of those ids would render and delete, and why. Writes nothing. */
 export function planCommand(config: PublisherConfig, rootDir: string, ids: string[]): Promise<string> {
   return withReaders(config, rootDir, async ({ client, index }) => {
-    const ref = await masterRefOf(config, client);
+    const ref = await masterRefOrUnreachable(client, config.prismic.endpoint);
     if ((await index.ref()) === undefined) {
       return `The dependency index is missing (no build has run against ${config.redisUrl} with prefix ${config.queuePrefix}): the next publish runs a diff build of every route.`;
     }
@@ -143,7 +125,7 @@ export function statusCommand(
           .fetchMasterRef()
           .catch(
             (error: Error) =>
-              `unreachable at ${config.prismic.endpoint} (${error.message}); PRISMIC_ENDPOINT names the content API`,
+              `unreachable at ${redactUrl(config.prismic.endpoint)} (${reason(error)}); PRISMIC_ENDPOINT names the content API`,
           ),
         redis.get(keys.lastRef),
         index.ref(),

@@ -7,6 +7,7 @@ import type { Logger } from "#logger";
 import { createSiteStore } from "#storage";
 import { buildSiteAssets } from "#web/assets.ts";
 import { withLock } from "./publish/lock.ts";
+import { connectOrUnreachable, masterRefOrUnreachable } from "./reachable.ts";
 import { type Verification, verifyStorage } from "./verify.ts";
 
 /**
@@ -18,12 +19,25 @@ export async function verifyCommand(
   rootDir: string,
   logger: Logger,
 ): Promise<{ text: string; result: Verification }> {
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  // Both services are asked first, as `plan` and `status` do, so that a wrong REDIS_URL or
+  // PRISMIC_ENDPOINT is one line before the publish lock is taken or storage is read.
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
+  let connected = false;
+  // connect rejects with the first error; later ones are retried, and said.
+  redis.on("error", (error) => connected && logger.warn({ err: error }, "Redis connection error; retrying"));
+  const client = createContentClient(config.prismic, { schema: loadContentSchema(rootDir), logger });
+  try {
+    await connectOrUnreachable(redis, config.redisUrl);
+    connected = true;
+    await masterRefOrUnreachable(client, config.prismic.endpoint);
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
   const store = createSiteStore(config.storage, { logger });
   // What verify repairs is purged at the edge too; a purge that fails is owed (the worker re-sends).
   const edge = createEdgePurger(config.edge?.purgeUrl, { logger });
   try {
-    const client = createContentClient(config.prismic, { schema: loadContentSchema(rootDir), logger });
     const { assets } = await buildSiteAssets();
     const ctx = {
       client,

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import { createAnswerCache } from "./answer-cache.ts";
 import { ASSET_BASE_PLACEHOLDER } from "./demo.ts";
 import { EditRejectedError } from "./errors.ts";
-import type { Models } from "./models.ts";
+import type { ModelSource } from "./models.ts";
 import { oncePer } from "./once-per.ts";
 import { ApiError, searchDocuments } from "./query/index.ts";
 import type { ContentStore } from "./store.ts";
@@ -18,7 +18,8 @@ import {
 
 export interface ContentAppOptions {
   store: ContentStore;
-  models: Models;
+  /** Read again on the API root and on edits (store.ts), so that a model added while running is served. */
+  models: ModelSource;
   repository: string;
   /** The URL other processes reach this service at (known only once it listens). */
   publicUrl: () => string;
@@ -54,7 +55,6 @@ const IMAGE_TYPES: Record<string, string> = {
  */
 export async function contentApp(app: FastifyInstance, options: ContentAppOptions): Promise<void> {
   const { store, models } = options;
-  const knownTypes = models.customTypes.map((t) => t.id);
   const apiBase = () => `${options.publicUrl()}/api/v2`;
   const webhookTarget = (): WebhookTarget | undefined =>
     options.webhook && {
@@ -150,7 +150,7 @@ export async function contentApp(app: FastifyInstance, options: ContentAppOption
       refs: [{ id: "master", ref: store.masterRef, label: "Master", isMasterRef: true }, ...previewRefs],
       integrationFieldsRef: null,
       bookmarks: { ...options.apiRoot?.bookmarks },
-      types: Object.fromEntries(models.customTypes.map((t) => [t.id, t.label ?? t.id])),
+      types: Object.fromEntries(models.current().customTypes.map((t) => [t.id, t.label ?? t.id])),
       languages: [MASTER_LANG],
       tags: tagsOf(documents),
       forms: {
@@ -215,7 +215,9 @@ export async function contentApp(app: FastifyInstance, options: ContentAppOption
       ref,
       apiBase: apiBase(),
       masterLang: MASTER_LANG.id,
-      knownTypes,
+      // The models last read: every client reads the API root (which reads them again) before it
+      // searches, and a search must not cost a look at the model files.
+      knownTypes: models.last().customTypes.map((t) => t.id),
     });
     const body = Buffer.from(serializeJson(result));
     if (immutable) answers.set(key, body);

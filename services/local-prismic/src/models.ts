@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { CustomTypeModel, SharedSliceModel } from "@prismicio/client";
 
@@ -51,4 +51,75 @@ function readJsonFiles<T>(dir: string, fileName: string): T[] {
 
 function sortById<T extends { id: string }>(items: T[]): T[] {
   return items.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/**
+ * The models as they are on disk now, for a service that runs while they are edited: Slice Machine
+ * adds a slice folder and a choice to a custom type, and the next edit may use them.
+ */
+export interface ModelSource {
+  /** The models, read again first when a model file was added, removed or changed since. */
+  current(): Models;
+  /** The models last read, without looking at the files. */
+  last(): Models;
+}
+
+/**
+ * Reads the models from `rootDir` and again whenever their files change. Decision: each `current()`
+ * compares the model files' sizes, mtimes and inodes with those of the last read (two readdirs and
+ * one stat per model, a few dozen microseconds) rather than watching: file watchers miss changes on
+ * bind mounts and network file systems, need a recursive watch for new slice folders, and hold
+ * inotify watches. Callers ask on edits and the API root only, never per search.
+ *
+ * Models that cannot be read (a file saved half-way, invalid JSON) leave the last good ones in force;
+ * `onError` hears of each broken state once. The first read throws, as the service cannot start
+ * without models.
+ */
+export function modelsFromFiles(
+  rootDir: string,
+  events: { onReload?: (models: Models) => void; onError?: (error: Error) => void } = {},
+): ModelSource {
+  let stamp = modelStamp(rootDir);
+  let models = loadModels(rootDir);
+  let broken: string | undefined;
+  return {
+    current() {
+      let now: string;
+      try {
+        now = modelStamp(rootDir);
+      } catch (error) {
+        // A model folder gone for a moment (a branch being checked out): as a file that cannot be read.
+        now = `unreadable: ${(error as Error).message}`;
+      }
+      if (now === stamp || now === broken) return models;
+      try {
+        models = loadModels(rootDir);
+        stamp = now;
+        broken = undefined;
+        events.onReload?.(models);
+      } catch (error) {
+        broken = now;
+        events.onError?.(error as Error);
+      }
+      return models;
+    },
+    last: () => models,
+  };
+}
+
+/** What changes when a model file is added, removed, rewritten or replaced (size, mtime, inode). */
+function modelStamp(rootDir: string): string {
+  const parts: string[] = [];
+  for (const [dir, fileName] of [
+    [CUSTOM_TYPES_DIR, "index.json"],
+    [SLICE_LIBRARY_DIR, "model.json"],
+  ] as const) {
+    const base = join(rootDir, dir);
+    for (const entry of readdirSync(base, { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue;
+      const stat = statSync(join(base, entry.name, fileName), { throwIfNoEntry: false, bigint: true });
+      if (stat) parts.push(`${dir}/${entry.name} ${stat.size} ${stat.mtimeNs} ${stat.ino}`);
+    }
+  }
+  return parts.sort().join("\n");
 }

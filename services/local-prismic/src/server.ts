@@ -4,10 +4,10 @@ import Fastify, { type FastifyInstance, LogController, type RawServerDefault } f
 import type { Logger } from "pino";
 import { type ApiRootSwitch, contentApp } from "./app.ts";
 import { DEMO_DIR, DEMO_IMAGES_DIR, loadDemoDocuments } from "./demo.ts";
-import { loadModels } from "./models.ts";
+import { modelsFromFiles } from "./models.ts";
 import { ContentStore } from "./store.ts";
 
-/** The repository root: the models (customtypes/, web/slices/) are read from there as files. */
+/** The repository root: the models (customtypes/, web/slices/) are read from there as files, and read again when they change. */
 export const ROOT_DIR = fileURLToPath(new URL("../../../", import.meta.url));
 
 /** What the service is started with (the `content` config of services/shared has this shape). */
@@ -24,6 +24,8 @@ export interface ContentServiceOptions {
   previewTtlMs: number;
   /** How the API root looks (tests: a root without a form, with bookmarks). */
   apiRoot?: ApiRootSwitch;
+  /** The folder holding customtypes/ and web/slices/ (tests: a copy to add models to); the repository root by default. */
+  modelsDir?: string;
 }
 
 export interface RunningContentService {
@@ -39,7 +41,19 @@ export async function startContentService(
   config: ContentServiceOptions,
   logger: Logger,
 ): Promise<RunningContentService> {
-  const models = loadModels(ROOT_DIR);
+  const modelsDir = config.modelsDir ?? ROOT_DIR;
+  const models = modelsFromFiles(modelsDir, {
+    onReload: (read) =>
+      logger.info(
+        { customTypes: read.customTypes.length, slices: read.slices.length },
+        "models changed on disk: read again",
+      ),
+    onError: (error) =>
+      logger.warn(
+        { err: error },
+        "models changed on disk but cannot be read; the last good ones stay in force",
+      ),
+  });
   let publicUrl = config.publicUrl?.replace(/\/+$/, "") ?? "";
   const store = await ContentStore.open({
     dataDir: config.dataDir,

@@ -1,6 +1,6 @@
 import { EditRejectedError } from "./errors.ts";
 import { newPrismicId, prismicDate } from "./ids.ts";
-import type { Models } from "./models.ts";
+import type { ModelSource } from "./models.ts";
 import { oncePer } from "./once-per.ts";
 import { type PersistedState, RepositoryFolder } from "./persistence.ts";
 import { ApiError, type PrismicDocument, prepareDocuments } from "./query/index.ts";
@@ -8,7 +8,8 @@ import { checkSingleton, validateDocument, validateRepository } from "./validate
 
 export interface StoreOptions {
   dataDir: string;
-  models: Models;
+  /** Edits are checked against the models as they are when the edit arrives. */
+  models: ModelSource;
   /** Documents to start from when the folder holds no repository yet. */
   seed: () => Promise<PrismicDocument[]>;
   /** How many earlier master refs stay queryable. */
@@ -200,6 +201,7 @@ export class ContentStore {
 
   #validate(changed: readonly PrismicDocument[], all: DocMap): void {
     const issues: { id: string; path: string; message: string }[] = [];
+    const models = this.options.models.current();
     const others = [...all.values()];
     // Index once rather than scanning every document for every changed one. `all` already holds the
     // changed documents, so each key keeps every id that has it: one id per key would let the new
@@ -211,9 +213,8 @@ export class ContentStore {
       byUid.set(key, [...(byUid.get(key) ?? []), doc.id]);
     }
     for (const doc of changed) {
-      for (const issue of validateDocument(doc, this.options.models)) issues.push({ id: doc.id, ...issue });
-      for (const issue of checkSingleton(doc, others, this.options.models))
-        issues.push({ id: doc.id, ...issue });
+      for (const issue of validateDocument(doc, models)) issues.push({ id: doc.id, ...issue });
+      for (const issue of checkSingleton(doc, others, models)) issues.push({ id: doc.id, ...issue });
       const holders = doc.uid ? (byUid.get(`${doc.type}|${doc.lang}|${doc.uid}`) ?? []) : [];
       const clash = holders.find((id) => id !== doc.id);
       if (clash !== undefined) {
@@ -303,7 +304,7 @@ export class ContentStore {
 
   async #seed(): Promise<void> {
     const docs = await this.options.seed();
-    const issues = validateRepository(docs, this.options.models);
+    const issues = validateRepository(docs, this.options.models.current());
     if (issues.length > 0)
       throw new EditRejectedError(issues.map(({ document, ...issue }) => ({ id: document, ...issue })));
     this.#master = new Map(docs.map((doc) => [doc.id, doc]));

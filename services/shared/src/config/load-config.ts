@@ -39,7 +39,10 @@ export interface ServerConfig {
 
 export interface PrismicConfig {
   repository: string;
-  /** Document API v2 endpoint; derived from the repository unless PRISMIC_ENDPOINT is set. */
+  /**
+   * Document API v2 endpoint: PRISMIC_ENDPOINT; else Prismic's CDN of PRISMIC_REPOSITORY when that is
+   * set; else the local content service (LOCAL_CONTENT_ENDPOINT).
+   */
   endpoint: string;
   accessToken: string | undefined;
   timeoutMs: number;
@@ -230,11 +233,22 @@ type SafeResult =
   | { success: true; data: unknown }
   | { success: false; error: { issues: { message: string }[] } };
 
+/**
+ * The content API every command reads when neither PRISMIC_ENDPOINT nor PRISMIC_REPOSITORY is set:
+ * the local content service at its default address, as `pressroom start` runs it. An unconfigured
+ * command must never reach a real Prismic repository (a build would write its pages over the ones
+ * `npm start` built in ./data/site); naming the repository is what selects Prismic.
+ */
+export const LOCAL_CONTENT_ENDPOINT = `http://127.0.0.1:${DEFAULT_PORTS.content}/api/v2`;
+
 function prismicConfig(read: EnvReader): PrismicConfig {
   const repository = read.get("PRISMIC_REPOSITORY");
+  const named = Boolean(read.env.PRISMIC_REPOSITORY);
   return {
     repository,
-    endpoint: read.get("PRISMIC_ENDPOINT") ?? `https://${repository}.cdn.prismic.io/api/v2`,
+    endpoint:
+      read.get("PRISMIC_ENDPOINT") ??
+      (named ? `https://${repository}.cdn.prismic.io/api/v2` : LOCAL_CONTENT_ENDPOINT),
     accessToken: read.get("PRISMIC_ACCESS_TOKEN"),
     timeoutMs: read.get("PRISMIC_TIMEOUT_MS"),
     cacheTtlMs: read.get("PRISMIC_CACHE_TTL_MS"),

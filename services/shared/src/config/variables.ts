@@ -141,7 +141,7 @@ export const variables = {
         .refine((v) => /\/api\/v2\/?$/.test(new URL(v).pathname), "does not end in /api/v2")
         .optional(),
     ),
-    fix: "Set PRISMIC_ENDPOINT to a Document API v2 URL such as https://my-repo.cdn.prismic.io/api/v2 or http://127.0.0.1:4100/api/v2, or unset it to derive it from PRISMIC_REPOSITORY.",
+    fix: "Set PRISMIC_ENDPOINT to a Document API v2 URL such as https://my-repo.cdn.prismic.io/api/v2 or http://127.0.0.1:4100/api/v2, or unset it: then it is https://<PRISMIC_REPOSITORY>.cdn.prismic.io/api/v2 when PRISMIC_REPOSITORY is set, else the local content service at http://127.0.0.1:4100/api/v2.",
   },
   PRISMIC_ACCESS_TOKEN: {
     schema: optionalString(),
