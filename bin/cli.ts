@@ -161,6 +161,9 @@ function formatSummary(s: import("#worker/build/full-build.ts").BuildSummary): s
   return [...lines, ...s.javascript.lines].join("\n");
 }
 
+/** Puts the console back as it was: a server that fails to start says why in its own plain line. */
+let restoreConsole: () => void = () => {};
+
 /**
  * Each long-running process: its configuration, logger and start, imported only when it runs.
  * From its logger on, what libraries print goes through it: every line is JSON (stray-output.ts).
@@ -169,21 +172,21 @@ const servers: Record<string, (env: Env) => Promise<{ logger: Logger; close: () 
   async site(env) {
     const config = loadConfig(COMMAND_CONFIG["serve site"], env);
     const logger = createLogger({ name: "site", level: config.logLevel });
-    routeStrayOutput(logger);
+    restoreConsole = routeStrayOutput(logger);
     const { startSite } = await import("#site/server.ts");
     return { logger, close: (await startSite(config, logger)).close };
   },
   async webhook(env) {
     const config = loadConfig(COMMAND_CONFIG["serve webhook"], env);
     const logger = createLogger({ name: "webhook", level: config.logLevel });
-    routeStrayOutput(logger);
+    restoreConsole = routeStrayOutput(logger);
     const { startWebhook } = await import("#webhook/server.ts");
     return { logger, close: (await startWebhook(config, logger)).close };
   },
   async worker(env) {
     const config = loadConfig(COMMAND_CONFIG["serve worker"], env);
     const logger = createLogger({ name: "worker", level: config.logLevel });
-    routeStrayOutput(logger);
+    restoreConsole = routeStrayOutput(logger);
     const { startWorker } = await import("#worker/worker.ts");
     const running = await startWorker(config, logger, { rootDir: ROOT_DIR });
     if (!config.ops) return { logger, close: running.close };
@@ -203,7 +206,7 @@ const servers: Record<string, (env: Env) => Promise<{ logger: Logger; close: () 
   async preview(env) {
     const config = loadConfig(COMMAND_CONFIG["serve preview"], env);
     const logger = createLogger({ name: "preview", level: config.logLevel });
-    routeStrayOutput(logger);
+    restoreConsole = routeStrayOutput(logger);
     const { startPreview } = await import("#preview/server.ts");
     return { logger, close: (await startPreview(config, logger)).close };
   },
@@ -248,6 +251,7 @@ export async function main(argv: string[], env: Env): Promise<number> {
   try {
     return await command.run(args, env);
   } catch (error) {
+    restoreConsole();
     if (error instanceof ConfigError) {
       const [only] = error.problems;
       console.error(
