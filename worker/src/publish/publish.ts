@@ -30,7 +30,7 @@ import { idsAsked, planIds } from "./plan-ids.ts";
 import { idsToFetch } from "./planner.ts";
 import { type PurgeOutcome, purgeStage, startOwnPurge } from "./purge-stage.ts"; // the edge (issue 21)
 import { redirectsConcerned, reportRedirectNotices } from "./redirect-notices.ts";
-import { servedOf } from "./redirect-objects.ts";
+import { keyOrUndefined, servedOf } from "./redirect-objects.ts";
 import { publishRedirects } from "./redirects-stage.ts"; // redirects (issue 13 §2, issue 23 §3)
 import { renderRoutes } from "./render-routes.ts";
 import { recordRouteFailures } from "./route-failures.ts";
@@ -320,16 +320,13 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   // it checks before each stage that writes, claims each delete as it claims each put, and commits
   // the index only while still the newest (atomically: generation.ts). What a pause can still slip
   // in is one step's writes, as for a put (docs/reliability.md).
-  await ensureCurrent(ctx.redis, ctx.queuePrefix, generation);
-  const deletable = await claimWrites(ctx.redis, ctx.queuePrefix, deleted, generation);
-  for (const route of deleted) {
-    if (!deletable.has(route)) continue;
-    await ctx.store.delete(previous.get(route)?.key ?? keyForRoute(route));
-    counts.deleted++;
-  }
-
+  //
   // redirects (issue 13 §2, issue 23 §3): old routes of renamed documents and editors' redirects
-  // answer 301 or 302; what changed since the manifest's list is written (redirects-stage.ts).
+  // answer 301 or 302; what changed since the manifest's list is written (redirects-stage.ts). Before
+  // the deletes: a renamed page's old route becomes its redirect in one write over the page, never a
+  // 404 between a delete and the redirect, and never a redirect before the page it leads to is
+  // written (the pages were written above; the site server serves a page the manifest does not
+  // name yet, services/site/src/route-table.ts, as the manifest is written last and may not fit).
   await ensureCurrent(ctx.redis, ctx.queuePrefix, generation);
   const redirected = new Set<string>();
   const manifest = await readManifest(ctx.store);
@@ -341,6 +338,16 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     touched: redirected,
   });
   reportRedirectNotices(redirects.notices, log, redirectsConcerned(ids, rules.values()));
+  await ensureCurrent(ctx.redis, ctx.queuePrefix, generation);
+  const redirectKeys = new Set([...redirects.served.keys()].map(keyOrUndefined));
+  const deletable = await claimWrites(ctx.redis, ctx.queuePrefix, deleted, generation);
+  for (const route of deleted) {
+    if (!deletable.has(route)) continue;
+    const key = previous.get(route)?.key ?? keyForRoute(route);
+    // The route's page is gone either way; a redirect served there now holds its key.
+    if (!redirectKeys.has(key)) await ctx.store.delete(key);
+    counts.deleted++;
+  }
   await ensureCurrent(ctx.redis, ctx.queuePrefix, generation);
   await updateManifest(ctx.store, ref, written, deleted, redirects.served, manifest);
   await index.commit({
