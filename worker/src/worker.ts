@@ -37,6 +37,7 @@ import { waitForChildren } from "./publish/wait-for-children.ts";
 import { publishDelivery } from "./publish-delivery.ts";
 import { type ReconcileOutcome, reconcile, removeStaleTemp } from "./reconcile.ts";
 import { watchForRedisLoss } from "./redis-loss.ts";
+import { retryWhenStorageFull } from "./storage-full.ts";
 
 export interface WorkerOptions {
   rootDir: string;
@@ -204,7 +205,7 @@ export async function startWorker(
   );
   const assetKeys = built.files.map((file) => file.key);
 
-  const processor = async (job: Job) => {
+  const processor = async (job: Job, token?: string) => {
     const log = logger.child({ jobId: job.id, job: job.name });
     try {
       return await run(job, log);
@@ -213,6 +214,8 @@ export async function startWorker(
       // may not report the failure: the job's lock is the other worker's by now).
       if (error instanceof SupersededError)
         log.warn({ err: error }, "superseded: another worker took this over; nothing more of it is written");
+      // A full disk: tried again until space is freed, never given up (storage-full.ts).
+      if (job.name === "publish" || job.name === "build") await retryWhenStorageFull(job, token, error, log);
       throw error;
     }
   };
