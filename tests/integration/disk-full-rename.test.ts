@@ -2,31 +2,30 @@
  * A full disk during a rename: the site's folder is a small tmpfs filled so that a rename's pages
  * fit and the build manifest (the largest file a small publish writes) does not. Through the real
  * publish path (local content service calling the real webhook receiver, real Redis, the worker,
- * the folder driver, the real site server over HTTP): the new URL answers 200 while the disk is
- * full, the old one 301 to it, and no visitor gets a 404 for the page once it is written nor a
- * redirect to a page that is not served; the publish fails with ENOSPC in its log and is retried
- * until space is freed, then the site equals a fresh full build, with no reconcile round and no
- * operator. The times from the webhook to the new URL's 200 and from space freed to a consistent
- * site are printed. Needs `mount -t tmpfs` (root): skipped with a visible note where it is refused.
+ * the folder driver; the site server as its own process): the new URL answers 200 while the disk
+ * is full, the old one 301 to it, and no visitor gets a 404 for the page once it is written nor a
+ * redirect to a page that is not served; the publish fails with ENOSPC in its log and is retried,
+ * spending no attempt, until space is freed; then the site equals a fresh full build, with no
+ * reconcile round and no operator. The times from the webhook to the new URL's 200 and from space
+ * freed to a consistent site are printed. Needs `mount -t tmpfs` (root): skipped with a visible
+ * note where it is refused.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, statfsSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Queue } from "bullmq";
-import type { FastifyInstance } from "fastify";
-import Fastify from "fastify";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublisherConfig } from "#config";
 import { jobCatalog, QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
 import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
-import { siteApp } from "#site/app.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { startWebhook } from "#webhook/server.ts";
 import { type RunningWorker, startWorker } from "#worker/worker.ts";
 import { expectEqualsFullBuild } from "../support/full-build-reference.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { type PressroomProcess, startPressroom } from "../support/pressroom-process.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { untilWorkerSettled } from "../support/worker-settled.ts";
 
@@ -77,7 +76,7 @@ let content: LocalPrismic;
 let webhook: Awaited<ReturnType<typeof startWebhook>>;
 let worker: RunningWorker;
 let store: SiteStore;
-let site: FastifyInstance;
+let site: PressroomProcess;
 let siteUrl: string;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -142,14 +141,22 @@ beforeAll(async () => {
   // No reconcile round during the test: the publish alone must come back once space is freed.
   worker = await startWorker(config, logger, { rootDir: ROOT, reconcileEveryMs: 3_600_000 });
   await untilWorkerSettled(redis, PREFIX, content.store.masterRef, 180_000);
-  site = Fastify();
-  await site.register(siteApp, { store });
-  siteUrl = await site.listen({ host: "127.0.0.1", port: 0 });
+  // The site server as production runs it: its own process (a publish's synchronous writes in this
+  // one would hold its answers back, and the times measured with them).
+  site = startPressroom(["serve", "site"], {
+    STORAGE_URL: `file://${mountPoint}`,
+    PORT: "0",
+    OPS_PORT: "off",
+    REDIS_URL: "redis://127.0.0.1:6379",
+    QUEUE_PREFIX: PREFIX,
+    SITE_URL,
+  });
+  siteUrl = (await site.waitFor(/site listening on (http:\/\/[\d.:]+)/, 30_000))[1] as string;
 }, 240_000);
 
 afterAll(async () => {
   if (!mounted) return;
-  await site?.close();
+  await site?.stop();
   await worker?.close();
   await webhook?.close();
   await content?.stop();
@@ -264,7 +271,8 @@ describe.skipIf(!mounted)("a rename on a full disk (a tmpfs with room for pages,
       expect(firstRedirect && firstServed && firstRedirect.at >= firstServed.at - 50).toBe(true);
 
       console.log(
-        `disk-full-rename: webhook → new URL 200 in ${(firstServed?.at ?? 0) - sent} ms (disk full); ` +
+        `disk-full-rename: webhook → new URL 200 in ${(firstServed?.at ?? 0) - sent} ms (disk full; ` +
+          `${Number(enospc()[0]?.time) - (firstServed?.at ?? 0)} ms before the first ENOSPC was logged); ` +
           `space freed → site consistent in ${consistent - freed} ms; ENOSPC tries: ${enospc().length}`,
       );
       await expectEqualsFullBuild(store, content.endpoint, ref, SITE_URL);
