@@ -46,6 +46,11 @@ const cloneOf = (i: number) => ({
   slugs: [`clone-${String(i).padStart(4, "0")}`],
 });
 const RENAMED = cloneOf(7);
+const EDITED_TITLE = "Edited while the disk was full";
+const EDITED = (() => {
+  const clone = cloneOf(9) as ReturnType<typeof cloneOf> & { data: Record<string, unknown> };
+  return { ...clone, data: { ...clone.data, title: [{ type: "heading1", text: EDITED_TITLE, spans: [] }] } };
+})();
 const OLD = `/${RENAMED.uid}`;
 const NEW = `/${RENAMED.uid}-renamed`;
 
@@ -237,6 +242,24 @@ describe.skipIf(!mounted)("a rename on a full disk (a tmpfs with room for pages,
         const job = await publishJob(ref);
         expect(job?.attemptsStarted).toBeGreaterThan(1);
         expect(job?.attemptsMade, "attempts spent on a full disk").toBe(0);
+        // Another delivery meanwhile: one try, then its document is left to the job waiting for
+        // space, which publishes both (one publish every 30 s at most, not one per delivery).
+        const edited = await fetch(`${content.url}/admin/publish`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ upsert: [EDITED] }),
+        });
+        expect(edited.status).toBe(200);
+        const editRef = content.store.masterRef;
+        await until(
+          async () => (await publishJob(editRef))?.finishedOn !== undefined,
+          60_000,
+          "the second delivery's job to end",
+        );
+        const second = await publishJob(editRef);
+        expect(second?.returnvalue).toEqual({ mode: "storage-full", leftTo: job?.id });
+        expect(await second?.isCompleted()).toBe(true);
+        expect(await (await publishJob(ref))?.isDelayed()).toBe(true);
         expect(freeBytes()).toBeLessThan(manifestBytes);
       } finally {
         unlinkSync(filler);
@@ -245,7 +268,7 @@ describe.skipIf(!mounted)("a rename on a full disk (a tmpfs with room for pages,
       await until(
         async () =>
           parseManifest((await store.get(MANIFEST_KEY))?.body)?.routes[NEW] !== undefined &&
-          (await redis.hget(`${PREFIX}:index:meta`, "ref")) === ref &&
+          (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef &&
           (await redis.scard(redisKeys(PREFIX).processingIds)) === 0 &&
           (await redis.scard(redisKeys(PREFIX).pendingIds)) === 0,
         120_000,
@@ -275,7 +298,9 @@ describe.skipIf(!mounted)("a rename on a full disk (a tmpfs with room for pages,
           `${Number(enospc()[0]?.time) - (firstServed?.at ?? 0)} ms before the first ENOSPC was logged); ` +
           `space freed → site consistent in ${consistent - freed} ms; ENOSPC tries: ${enospc().length}`,
       );
-      await expectEqualsFullBuild(store, content.endpoint, ref, SITE_URL);
+      expect((await get(`/${EDITED.uid}`)).status).toBe(200);
+      expect((await store.get(`${EDITED.uid}/index.html`))?.body.toString()).toContain(EDITED_TITLE);
+      await expectEqualsFullBuild(store, content.endpoint, content.store.masterRef, SITE_URL);
     } finally {
       await stopWatching().catch(() => undefined);
     }

@@ -205,6 +205,15 @@ export async function startWorker(
   );
   const assetKeys = built.files.map((file) => file.key);
 
+  const queue = new Queue(QUEUE_NAME, { connection, prefix: config.queuePrefix });
+  // Which publish job waits for space while storage is full (storage-full.ts). An active one may be
+  // past its last take of the pending ids: not counted, at worst two jobs wait for space a while.
+  const storageFull = {
+    redis: connection,
+    prefix: config.queuePrefix,
+    isQueued: async (id: string) =>
+      ["waiting", "delayed", "prioritized"].includes(await queue.getJobState(id)),
+  };
   const processor = async (job: Job, token?: string) => {
     const log = logger.child({ jobId: job.id, job: job.name });
     try {
@@ -215,7 +224,10 @@ export async function startWorker(
       if (error instanceof SupersededError)
         log.warn({ err: error }, "superseded: another worker took this over; nothing more of it is written");
       // A full disk: tried again until space is freed, never given up (storage-full.ts).
-      if (job.name === "publish" || job.name === "build") await retryWhenStorageFull(job, token, error, log);
+      if (job.name === "publish" || job.name === "build") {
+        const left = await retryWhenStorageFull(job, token, error, log, storageFull);
+        if (left) return left;
+      }
       throw error;
     }
   };
@@ -302,7 +314,6 @@ export async function startWorker(
   );
   const indexSize = () => connection.hlen(`${config.queuePrefix}:index:routes`);
 
-  const queue = new Queue(QUEUE_NAME, { connection, prefix: config.queuePrefix });
   const contactQueue = new Queue(CONTACT_QUEUE_NAME, { connection, prefix: config.queuePrefix });
   const reconcileQueue = new Queue(RECONCILE_QUEUE_NAME, { connection, prefix: config.queuePrefix });
   // Older code scheduled reconcile on the main queue.

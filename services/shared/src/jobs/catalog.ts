@@ -197,4 +197,9 @@ export const redisKeys = (prefix: string) => ({
   edgeLiveFrom: `${prefix}:edge-live-from`,
   /** Hash: contact message id → why its delivery failed (services/shared/src/contact/undelivered.ts). */
   contactUndelivered: `${prefix}:contact-undelivered`,
+  /**
+   * The id of the publish job that is tried again while storage is full (worker/src/storage-full.ts):
+   * other deliveries meeting the full store leave their documents to it. Expires after its wait.
+   */
+  storageFullRetrier: `${prefix}:storage-full-retrier`,
 });
