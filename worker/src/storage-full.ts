@@ -3,8 +3,8 @@
  * takes: the job goes back to the delayed set without spending one of its attempts, every 1 s at
  * first, doubling to STORAGE_FULL_MAX_WAIT_MS, each try logged as an error with the reason. Its
  * ids stay pending meanwhile, so the first try after space is freed publishes them, with no
- * reconcile round and no operator. Spending attempts instead gave up after two minutes and left
- * the site to the next reconcile round, minutes after space came back.
+ * reconcile round and no operator. Spending attempts would give up after about two minutes (8
+ * attempts, 1 s doubling) and leave the site to the next reconcile round, minutes after space is back.
  *
  * One publish job at a time is tried again: a delivery that meets the full store while another is
  * waiting for space completes, its documents left pending for that one (a publish takes every
