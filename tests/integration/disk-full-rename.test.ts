@@ -27,6 +27,7 @@ import { expectEqualsFullBuild } from "../support/full-build-reference.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { type PressroomProcess, startPressroom } from "../support/pressroom-process.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
+import { hasVarnish, startVarnish, type Varnish } from "../support/varnish.ts";
 import { untilWorkerSettled } from "../support/worker-settled.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -83,6 +84,8 @@ let worker: RunningWorker;
 let store: SiteStore;
 let site: PressroomProcess;
 let siteUrl: string;
+/** A real varnishd with the shipped VCL in front of the site server, where it is installed. */
+let varnish: Varnish | undefined;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function until(condition: () => Promise<boolean> | boolean, timeoutMs: number, what: string) {
@@ -102,6 +105,7 @@ async function publishJob(ref: string) {
   }
 }
 const get = (path: string) => fetch(`${siteUrl}${path}`, { redirect: "manual" });
+const viaEdge = (path: string) => fetch(`${varnish?.url}${path}`, { redirect: "manual" });
 const blocks = (bytes: number) => Math.ceil(bytes / BLOCK);
 const freeBytes = () => {
   const stats = statfsSync(mountPoint);
@@ -126,6 +130,23 @@ beforeAll(async () => {
   content = await startLocalPrismic({ webhookUrl: `${webhook.url}/webhooks/prismic`, webhookSecret: SECRET });
   // Straight into the content service (no webhook): the worker's first build publishes them.
   await content.store.publish({ upsert: Array.from({ length: CLONES }, (_, i) => cloneOf(i)) });
+  // The site server as production runs it: its own process (a publish's synchronous writes in this
+  // one would hold its answers back, and the times measured with them).
+  site = startPressroom(["serve", "site"], {
+    STORAGE_URL: `file://${mountPoint}`,
+    PORT: "0",
+    OPS_PORT: "off",
+    REDIS_URL: "redis://127.0.0.1:6379",
+    QUEUE_PREFIX: PREFIX,
+    SITE_URL,
+  });
+  siteUrl = (await site.waitFor(/site listening on (http:\/\/[\d.:]+)/, 30_000))[1] as string;
+  if (hasVarnish)
+    varnish = await startVarnish({
+      backend: { host: "127.0.0.1", port: Number(new URL(siteUrl).port) },
+      purgers: ["127.0.0.1"],
+    });
+  else console.warn("disk-full-rename: the edge part is skipped (no varnishd with the xkey vmod here)");
   const config: PublisherConfig = {
     logLevel: "info",
     prismic: {
@@ -141,28 +162,19 @@ beforeAll(async () => {
     queuePrefix: PREFIX,
     storage: { url: `file://${mountPoint}`, s3Endpoint: undefined, s3Region: "us-east-1" },
     siteUrl: SITE_URL,
+    ...(varnish ? { edge: { purgeUrl: `varnish://127.0.0.1:${varnish.port}` } } : {}),
   };
   store = createSiteStore(config.storage);
   // No reconcile round during the test: the publish alone must come back once space is freed.
   worker = await startWorker(config, logger, { rootDir: ROOT, reconcileEveryMs: 3_600_000 });
   await untilWorkerSettled(redis, PREFIX, content.store.masterRef, 180_000);
-  // The site server as production runs it: its own process (a publish's synchronous writes in this
-  // one would hold its answers back, and the times measured with them).
-  site = startPressroom(["serve", "site"], {
-    STORAGE_URL: `file://${mountPoint}`,
-    PORT: "0",
-    OPS_PORT: "off",
-    REDIS_URL: "redis://127.0.0.1:6379",
-    QUEUE_PREFIX: PREFIX,
-    SITE_URL,
-  });
-  siteUrl = (await site.waitFor(/site listening on (http:\/\/[\d.:]+)/, 30_000))[1] as string;
 }, 240_000);
 
 afterAll(async () => {
   if (!mounted) return;
-  await site?.stop();
   await worker?.close();
+  await varnish?.stop();
+  await site?.stop();
   await webhook?.close();
   await content?.stop();
   await store?.close();
@@ -178,6 +190,11 @@ describe.skipIf(!mounted)("a rename on a full disk (a tmpfs with room for pages,
   it("serves the new URL at once, redirects the old one to it, and completes once space is freed", async () => {
     expect((await get(OLD)).status).toBe(200);
     expect((await get(NEW)).status).toBe(404);
+    if (varnish) {
+      // The edge keeps both: the page, and the 404 of the new URL someone asked for too early.
+      expect((await viaEdge(OLD)).status).toBe(200);
+      expect((await viaEdge(NEW)).status).toBe(404);
+    }
 
     // Room for what a rename writes before its manifest (its page, the sitemap rewritten beside the
     // old one, the redirect object and its metadata, the redirect history), not for the manifest.
@@ -236,6 +253,12 @@ describe.skipIf(!mounted)("a rename on a full disk (a tmpfs with room for pages,
         const old = await get(OLD);
         expect(old.status).toBe(301);
         expect(old.headers.get("location")).toBe(NEW);
+        if (varnish) {
+          // Through the edge: the new URL purged as soon as its page was written, though no manifest
+          // names it; the old one is its kept page until the publish commits (then purged: below).
+          expect((await viaEdge(NEW)).status).toBe(200);
+          expect((await viaEdge(OLD)).status).toBe(200);
+        }
         // Retried while the disk stays full, and said each time.
         await until(() => enospc().length > 1, 60_000, "a second try, failing with ENOSPC too");
         // Tried again without spending an attempt: a disk full for hours does not exhaust the job.
@@ -275,6 +298,15 @@ describe.skipIf(!mounted)("a rename on a full disk (a tmpfs with room for pages,
         "the publish to complete once space is freed",
       );
       const consistent = Date.now();
+      if (varnish) {
+        await until(
+          async () => (await viaEdge(OLD)).status === 301,
+          30_000,
+          "the edge to let the old page go",
+        );
+        expect((await viaEdge(OLD)).headers.get("location")).toBe(NEW);
+        expect((await viaEdge(NEW)).status).toBe(200);
+      }
       await stopWatching();
 
       const firstServed = seen.find((answer) => answer.path === NEW && answer.status === 200);
