@@ -63,7 +63,7 @@ export async function retryWhenStorageFull(
   const waitMs = storageFullWait(tries);
   log.error(
     { err: error, reason: code, tries, retryInMs: waitMs },
-    `storage is full (${code}): the ${job.name} could not write and is tried again in ${Math.round(waitMs / 1000)} s, until space is freed (what visitors are served stays as it was)`,
+    `storage is full (${code}): the ${job.name} could not write and is tried again in ${Math.round(waitMs / 1000)} s, until space is freed; the pages it wrote are served, the rest waits`,
   );
   if (job.name === "publish") await ctx.redis.set(retrierKey, job.id, "PX", waitMs + 60_000);
   await job.moveToDelayed(Date.now() + waitMs, token);
