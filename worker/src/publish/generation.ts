@@ -12,7 +12,8 @@ import type { TransactionGuard } from "./chunked-transaction.ts";
  *  - a child job of a superseded generation is dropped before it renders (`isCurrent`);
  *  - each write is claimed first (`claimWrite`): one Lua script, atomic in Redis, refuses it when
  *    a newer generation has started or has already written that route, and records the route's
- *    generation otherwise.
+ *    generation otherwise, and the route as unsettled until the index is committed (a publish that
+ *    fails after writing leaves storage ahead of the index: the next one renders those routes).
  * What remains is the time of one put (a claim granted, then a newer claim and put finishing
  * before ours): reconcile's storage sample (verify.ts) finds and repairs such a page.
  *
@@ -26,6 +27,7 @@ if current > mine then return 0 end
 local written = tonumber(redis.call("hget", KEYS[2], ARGV[1]) or "0")
 if written > mine then return 0 end
 redis.call("hset", KEYS[2], ARGV[1], ARGV[2])
+redis.call("sadd", KEYS[3], ARGV[1])
 return 1`;
 
 /** CLAIM for many routes in one round trip: answers, per route (ARGV[2..]), 1 granted or 0 refused. */
@@ -39,6 +41,7 @@ for i = 2, #ARGV do
     local written = tonumber(redis.call("hget", KEYS[2], ARGV[i]) or "0")
     if written <= mine then
       redis.call("hset", KEYS[2], ARGV[i], ARGV[1])
+      redis.call("sadd", KEYS[3], ARGV[i])
       granted = 1
     end
   end
@@ -67,9 +70,10 @@ export async function claimWrite(
   const keys = redisKeys(prefix);
   const granted = await redis.eval(
     CLAIM,
-    2,
+    3,
     keys.generation,
     keys.routeGenerations,
+    keys.unsettledRoutes,
     route,
     String(generation),
   );
@@ -90,9 +94,10 @@ export async function claimWrites(
   const keys = redisKeys(prefix);
   const answers = (await redis.eval(
     CLAIM_MANY,
-    2,
+    3,
     keys.generation,
     keys.routeGenerations,
+    keys.unsettledRoutes,
     String(generation),
     ...routes,
   )) as number[];

@@ -154,11 +154,15 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
       )
     : undefined;
   atHint?.catch(() => undefined); // an old ref may be gone: the master ref's fetch answers instead
-  const [next, ref, prior] = await Promise.all([
+  const [next, ref, prior, unsettled] = await Promise.all([
     nextGeneration(ctx.redis, ctx.queuePrefix),
     timer.time("masterRef", ctx.client.fetchMasterRef()),
     priorRead,
+    // Routes a publish wrote or deleted and did not commit (it failed after: a full disk, Redis
+    // away): storage may hold there what the index does not say. Rendered and written again below.
+    ctx.redis.smembers(keys.unsettledRoutes),
   ]);
+  const rewrite = new Set(unsettled);
   generation = next;
   const speculated = atHint && ref === hint ? (atHint as Promise<Map<string, PrismicDocument>>) : undefined;
   const log = ctx.logger.child({ ref, generation });
@@ -183,6 +187,9 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     timer,
     ...(speculated ? { fetchedAlready: speculated } : {}),
   });
+  for (const route of rewrite)
+    if (!plan.render.has(route) && !plan.delete.has(route))
+      plan.render.set(route, "written by a publish that did not commit");
   for (const [route, why] of plan.render) log.debug({ route, why }, "render");
   for (const [route, why] of plan.delete) log.debug({ route, why }, "delete");
   for (const [from, why] of plan.redirects) log.debug({ from, why }, "redirect");
@@ -278,6 +285,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
         index,
         log,
         generation,
+        rewrite,
         timings: { render: "ownRender", write: "ownWrite", timer },
       }),
     );
@@ -312,6 +320,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
         index,
         log,
         generation,
+        rewrite,
       }),
     );
     timer.lap("rest");
@@ -371,6 +380,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
         previous,
         deleted,
         redirected,
+        rewritten: [...rewrite].filter((route) => written.has(route)),
         ownChanged,
         early,
         earlyPurge,

@@ -178,6 +178,12 @@ export const redisKeys = (prefix: string) => ({
   generation: `${prefix}:generation`,
   /** Hash route → the generation that last wrote it: a write of an older generation is refused. */
   routeGenerations: `${prefix}:route-generations`,
+  /**
+   * Set of routes written (or deleted) since the index was last committed: storage may hold there
+   * what the index does not say (a publish that failed after writing, a full disk). The next
+   * publish renders them and writes them whatever the index's hash; the commit empties it.
+   */
+  unsettledRoutes: `${prefix}:unsettled-routes`,
   /** The last storage verification (JSON), full (`pressroom verify`) or reconcile's sample, for `pressroom status`. */
   lastVerify: `${prefix}:last-verify`,
   /** Where reconcile's rotating storage sample resumes (an index route, exclusive). */
