@@ -112,6 +112,31 @@ const freeBytes = () => {
   return stats.bavail * stats.bsize;
 };
 
+/**
+ * Fills the disk, leaving room for what renaming `uid` writes before its manifest (its page, the
+ * sitemap rewritten beside the old one, the redirect object and its metadata, the redirect
+ * history) and not for the manifest.
+ */
+async function fillLeavingRoomToRename(uid: string) {
+  const size = async (key: string) => (await store.head(key))?.size ?? 0;
+  const manifestBytes = await size(MANIFEST_KEY);
+  const room = (blocks(await size(`${uid}/index.html`)) + blocks(await size("sitemap.xml")) + 4) * BLOCK;
+  expect(blocks(manifestBytes), "the manifest must be larger than the room left").toBeGreaterThan(
+    blocks(room) + 2,
+  );
+  const filler = join(mountPoint, ".pressroom-filler");
+  writeFileSync(filler, Buffer.alloc(freeBytes() - room));
+  expect(freeBytes()).toBe(room);
+  return { filler, manifestBytes };
+}
+
+/** The worker's error lines that say ENOSPC, from the `from`th log line on. */
+const enospcSince = (from: number) =>
+  lines
+    .slice(from)
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => JSON.stringify(line).includes("ENOSPC") && line.level === 50);
+
 beforeAll(async () => {
   if (!mounted) return;
   redis = new Redis({ maxRetriesPerRequest: null });
@@ -196,18 +221,7 @@ describe.skipIf(!mounted)("a rename on a full disk (a tmpfs with room for pages,
       expect((await viaEdge(NEW)).status).toBe(404);
     }
 
-    // Room for what a rename writes before its manifest (its page, the sitemap rewritten beside the
-    // old one, the redirect object and its metadata, the redirect history), not for the manifest.
-    const size = async (key: string) => (await store.head(key))?.size ?? 0;
-    const manifestBytes = await size(MANIFEST_KEY);
-    const room =
-      (blocks(await size(`${RENAMED.uid}/index.html`)) + blocks(await size("sitemap.xml")) + 4) * BLOCK;
-    expect(blocks(manifestBytes), "the manifest must be larger than the room left").toBeGreaterThan(
-      blocks(room) + 2,
-    );
-    const filler = join(mountPoint, ".pressroom-filler");
-    writeFileSync(filler, Buffer.alloc(freeBytes() - room));
-    expect(freeBytes()).toBe(room);
+    const { filler, manifestBytes } = await fillLeavingRoomToRename(RENAMED.uid);
 
     // Every answer the two URLs give from the edit on, in order.
     const seen: { path: string; status: number; location: string | null; at: number }[] = [];
@@ -336,5 +350,48 @@ describe.skipIf(!mounted)("a rename on a full disk (a tmpfs with room for pages,
     } finally {
       await stopWatching().catch(() => undefined);
     }
+  }, 300_000);
+
+  it("a page renamed and renamed back while the disk is full ends at its first URL, as a full build", async () => {
+    const page = cloneOf(11);
+    const moved = { ...page, uid: `${page.uid}-moved`, slugs: [`${page.uid}-moved`] };
+    const publishEdit = async (doc: object) => {
+      const answer = await fetch(`${content.url}/admin/publish`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ upsert: [doc] }),
+      });
+      expect(answer.status).toBe(200);
+    };
+    const { filler } = await fillLeavingRoomToRename(page.uid);
+    try {
+      const before = lines.length;
+      await publishEdit(moved);
+      await until(() => enospcSince(before).length > 0, 60_000, "the rename to fail with ENOSPC");
+      expect((await get(`/${moved.uid}`)).status).toBe(200);
+      expect((await get(`/${page.uid}`)).headers.get("location")).toBe(`/${moved.uid}`);
+
+      // Renamed back while the disk is still full: the next try writes the page at its first URL
+      // again (the index still holds its bytes: storage does not) and removes the other.
+      const back = lines.length;
+      await publishEdit(page);
+      await until(() => enospcSince(back).length > 1, 60_000, "a try after the rename back");
+      expect((await get(`/${page.uid}`)).status).toBe(200);
+      expect((await get(`/${moved.uid}`)).status).toBe(404);
+    } finally {
+      unlinkSync(filler);
+    }
+    await until(
+      async () =>
+        (await redis.hget(`${PREFIX}:index:meta`, "ref")) === content.store.masterRef &&
+        (await redis.scard(redisKeys(PREFIX).processingIds)) === 0 &&
+        (await redis.scard(redisKeys(PREFIX).pendingIds)) === 0,
+      120_000,
+      "the publish to complete once space is freed",
+    );
+    expect(await redis.scard(redisKeys(PREFIX).unsettledRoutes)).toBe(0);
+    expect((await get(`/${page.uid}`)).status).toBe(200);
+    expect((await get(`/${moved.uid}`)).status).toBe(404);
+    await expectEqualsFullBuild(store, content.endpoint, content.store.masterRef, SITE_URL);
   }, 300_000);
 });
