@@ -6,9 +6,11 @@
  * is full, the old one 301 to it, and no visitor gets a 404 for the page once it is written nor a
  * redirect to a page that is not served; the publish fails with ENOSPC in its log and is retried,
  * spending no attempt, until space is freed; then the site equals a fresh full build, with no
- * reconcile round and no operator. The times from the webhook to the new URL's 200 and from space
- * freed to a consistent site are printed. Needs `mount -t tmpfs` (root): skipped with a visible
- * note where it is refused.
+ * reconcile round and no operator. Where varnishd runs, the edge in front lets the new URL's cached
+ * 404 go at once. A page renamed and renamed back while the disk is full ends at its first URL (the
+ * next try rewrites what the failed one wrote). The times from the webhook to the new URL's 200 and
+ * from space freed to a consistent site are printed. Needs `mount -t tmpfs` (root): skipped with a
+ * visible note where it is refused.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, statfsSync, unlinkSync, writeFileSync } from "node:fs";
