@@ -30,9 +30,14 @@ describe("changedRoutes", () => {
     expect(changedRoutes(rendered, previous)).toEqual(["/about", "/sitemap.xml", "/careers"]);
   });
 
-  it("purges early only what the site server already serves from the same key", () => {
+  it("purges early what the site server serves before the manifest names it: the same key, or its path's", () => {
     expect(servedBeforeCommit("/about", entry("about/index.html", "a2"), previous)).toBe(true);
-    expect(servedBeforeCommit("/careers", entry("careers/index.html", "c1"), previous)).toBe(false);
+    // A new route (a renamed page's) at its path's key: served at once, even while no manifest can be written.
+    expect(servedBeforeCommit("/careers", entry("careers/index.html", "c1"), previous)).toBe(true);
+    expect(servedBeforeCommit("/%C3%BCber-uns", entry("über-uns/index.html", "u1"), previous)).toBe(true);
+    // Elsewhere, or spelled with a trailing slash: only once the manifest names it.
+    expect(servedBeforeCommit("/careers", entry("jobs/index.html", "c1"), previous)).toBe(false);
+    expect(servedBeforeCommit("/events/", entry("events/index.html", "e1"), previous)).toBe(false);
   });
 });
 

@@ -38,6 +38,7 @@ import { waitForChildren } from "./publish/wait-for-children.ts";
 import { publishDelivery } from "./publish-delivery.ts";
 import { type ReconcileOutcome, reconcile, removeStaleTemp } from "./reconcile.ts";
 import { watchForRedisLoss } from "./redis-loss.ts";
+import { retryWhenStorageFull } from "./storage-full.ts";
 
 export interface WorkerOptions {
   rootDir: string;
@@ -227,7 +228,16 @@ export async function startWorker(
   logErrors(renderWorker, RENDER_QUEUE_NAME);
   const assetKeys = built.files.map((file) => file.key);
 
-  const processor = async (job: Job) => {
+  const queue = logErrors(new Queue(QUEUE_NAME, { connection, prefix: config.queuePrefix }), QUEUE_NAME);
+  // Which publish job waits for space while storage is full (storage-full.ts). An active one may be
+  // past its last take of the pending ids: not counted, at worst two jobs wait for space a while.
+  const storageFull = {
+    redis: connection,
+    prefix: config.queuePrefix,
+    isQueued: async (id: string) =>
+      ["waiting", "delayed", "prioritized"].includes(await queue.getJobState(id)),
+  };
+  const processor = async (job: Job, token?: string) => {
     const log = logger.child({ jobId: job.id, job: job.name });
     try {
       return await run(job, log);
@@ -236,6 +246,11 @@ export async function startWorker(
       // may not report the failure: the job's lock is the other worker's by now).
       if (error instanceof SupersededError)
         log.warn({ err: error }, "superseded: another worker took this over; nothing more of it is written");
+      // A full disk: tried again until space is freed, never given up (storage-full.ts).
+      if (job.name === "publish" || job.name === "build") {
+        const left = await retryWhenStorageFull(job, token, error, log, storageFull);
+        if (left) return left;
+      }
       throw error;
     }
   };
@@ -323,7 +338,6 @@ export async function startWorker(
   logErrors(edgeWorker, EDGE_QUEUE_NAME);
   const indexSize = () => connection.hlen(`${config.queuePrefix}:index:routes`);
 
-  const queue = logErrors(new Queue(QUEUE_NAME, { connection, prefix: config.queuePrefix }), QUEUE_NAME);
   const contactQueue = logErrors(
     new Queue(CONTACT_QUEUE_NAME, { connection, prefix: config.queuePrefix }),
     CONTACT_QUEUE_NAME,

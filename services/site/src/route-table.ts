@@ -1,5 +1,5 @@
 import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
-import type { SiteStore } from "#storage";
+import { isSafeKey, type SiteStore } from "#storage";
 
 export interface RouteMatch {
   /** The storage key to serve. */
@@ -55,7 +55,21 @@ export class RouteTable {
     // `/about`), a redirect or a miss: checked against a fresh manifest, as the route may have moved.
     if (found && found.key !== "" && found.redirect === undefined) return found;
     await this.#refresh(true);
-    return this.#lookup(path);
+    return this.#lookup(path) ?? (await this.#written(path));
+  }
+
+  /**
+   * A path no manifest names whose page is in storage at the key the path gives (`/about` →
+   * `about/index.html`, as without a manifest). A publish writes its pages first and the manifest
+   * last, and the manifest is its largest file: while it cannot be written (a full disk, for as
+   * long as it stays full) a renamed page's new route is served from its object, as a bucket
+   * website serves it, so the old route's redirect never leads to a 404. One `head` per such path.
+   */
+  async #written(path: string): Promise<RouteMatch | undefined> {
+    if (this.empty) return undefined; // #lookup already answered by the key's shape
+    const shaped = byShape(path);
+    if (!isSafeKey(shaped.key) || shaped.key.startsWith(".")) return undefined;
+    return (await this.store.head(shaped.key)) ? shaped : undefined;
   }
 
   /** The route at decoded `path` as the manifest spells it (`/%C3%BCber-uns`); undefined for no route. */
@@ -67,9 +81,7 @@ export class RouteTable {
     const found = this.#lookupAsSpelled(path);
     if (found || !this.empty) return found;
     // No manifest (a site written by other means): folders with an index.html, no trailing slash.
-    if (path === "/") return { key: "index.html" };
-    if (path.endsWith("/")) return { key: `${path.slice(1)}index.html`, redirect: path.slice(0, -1) };
-    return { key: `${path.slice(1)}/index.html` };
+    return byShape(path);
   }
 
   #lookupAsSpelled(path: string): RouteMatch | undefined {
@@ -145,6 +157,13 @@ export class RouteTable {
     })();
     await refresh.promise;
   }
+}
+
+/** A path's key by its shape: folders with an index.html, no trailing slash (the other spelling redirects). */
+function byShape(path: string): RouteMatch {
+  if (path === "/") return { key: "index.html" };
+  if (path.endsWith("/")) return { key: `${path.slice(1)}index.html`, redirect: path.slice(0, -1) };
+  return { key: `${path.slice(1)}/index.html` };
 }
 
 function decodedRoute(route: string): string {

@@ -62,6 +62,11 @@ export interface BuildOptions {
    * back is found and rewritten even where its metadata still claims the old hash.
    */
   storedHashes?: ReadonlyMap<string, string>;
+  /**
+   * Keys written since the manifest was (a publish that failed after writing, in the worker:
+   * publish/generation.ts): what they hold is not what the manifest says, so each is written again.
+   */
+  unsettledKeys?: ReadonlySet<string>;
   /** URLs per sitemap file before `/sitemap.xml` becomes an index (default 50,000, the protocol's; tests lower it). */
   sitemapUrlLimit?: number;
   /**
@@ -195,6 +200,7 @@ async function build(
     options.storedHashes ??
     (previous && !options.verify ? await storedKeys(store) : await storedHashes(store));
   const isStored = (key: string, hash: string) =>
+    !options.unsettledKeys?.has(key) &&
     existing.has(key) &&
     (options.storedHashes ? existing.get(key) : (existing.get(key) ?? previousHashes.get(key))) === hash;
 

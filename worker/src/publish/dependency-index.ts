@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { redisKeys } from "#jobs/catalog.ts";
 import { chunksOf } from "#jobs/chunks.ts";
 import { seesDependency } from "#web/content/index.ts";
 import type { RedirectRule } from "#web/redirects/redirect-rules.ts";
@@ -412,6 +413,8 @@ export class DependencyIndex {
     yield ["hset", this.key("meta"), "version", INDEX_VERSION, "ref", change.ref];
     for (const [id, doc] of change.documents)
       if (doc?.type === "settings") yield ["hset", this.key("meta"), "settings", id];
+    // The publish rendered every route left unsettled before it (publish.ts): storage and index agree.
+    yield ["del", redisKeys(this.prefix).unsettledRoutes];
   }
 
   /** Replaces the whole index (after a full or diff build). */
@@ -458,6 +461,8 @@ export class DependencyIndex {
     yield ["hset", this.key("meta"), "version", INDEX_VERSION, "ref", ref];
     for (const [id, doc] of documents)
       if (doc.type === "settings") yield ["hset", this.key("meta"), "settings", id];
+    // The build wrote every unsettled route again (diff-build.ts): storage and index agree.
+    yield ["del", redisKeys(this.prefix).unsettledRoutes];
   }
 }
 

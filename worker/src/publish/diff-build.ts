@@ -1,7 +1,8 @@
 import type { PrismicDocument } from "@prismicio/client";
+import { redisKeys } from "#jobs/catalog.ts";
 import { type CanonicalTarget, canonicalTargetOf, noindexOf } from "#web/lib/page-seo.ts";
 import { REDIRECT_TYPE, redirectRuleOf } from "#web/redirects/redirect-rules.ts";
-import { routeForDocument } from "#web/routes.ts";
+import { keyForRoute, routeForDocument } from "#web/routes.ts";
 import { documentHash } from "../build/document-hash.ts";
 import { buildSite } from "../build/full-build.ts";
 import type { PublishContext } from "./context.ts";
@@ -41,7 +42,10 @@ export async function rebuild(
   // A new generation: any child job of an earlier publish still queued is dropped, not written; and
   // every write of this build carries it (a worker paused mid-build writes nothing once superseded).
   const mine = generation ?? (await nextGeneration(ctx.redis, ctx.queuePrefix));
+  // Written by a publish that did not commit: the manifest's hashes are not what is stored there.
+  const unsettled = await ctx.redis.smembers(redisKeys(ctx.queuePrefix).unsettledRoutes);
   const outcome = await buildSite({
+    unsettledKeys: new Set(unsettled.flatMap((route) => keyOf(route) ?? [])),
     guard: buildGuard(ctx.redis, ctx.queuePrefix, mine),
     reuse: await knownDependencies(index),
     client: ctx.client,
@@ -152,4 +156,13 @@ export function indexed(doc: PrismicDocument, hash = documentHash(doc)): Indexed
 export function withCanonical(doc: PrismicDocument): { canonical?: CanonicalTarget } {
   const canonical = canonicalTargetOf(doc);
   return canonical ? { canonical } : {};
+}
+
+/** A route's key, or undefined for one no key can hold (recorded by older code, or by hand). */
+function keyOf(route: string): string | undefined {
+  try {
+    return keyForRoute(route);
+  } catch {
+    return undefined;
+  }
 }

@@ -7,9 +7,11 @@ import type { TransactionGuard } from "./chunked-transaction.ts";
  * diff build) takes a new generation from a Redis counter under the publish lock, and its child jobs
  * carry it. A killed worker's child job that BullMQ retries after a newer publish started is then
  * dropped before it renders (`isCurrent`), and each write is claimed first (`claimWrite`, one Lua
- * script) and refused when a newer generation started or already wrote that route. What remains is
- * one put's window, which reconcile's storage sample (verify.ts) repairs. If Redis loses its data
- * the counter restarts, but the child jobs are lost with it.
+ * script): refused when a newer generation started or already wrote that route, recorded otherwise,
+ * with the route unsettled until the index commits (a publish that fails after writing leaves
+ * storage ahead of the index: the next one renders those routes). What remains is one put's window,
+ * which reconcile's storage sample (verify.ts) repairs. If Redis loses its data the counter
+ * restarts, but the child jobs are lost with it.
  */
 const CLAIM = `
 local current = tonumber(redis.call("get", KEYS[1]) or "0")
@@ -18,6 +20,7 @@ if current > mine then return 0 end
 local written = tonumber(redis.call("hget", KEYS[2], ARGV[1]) or "0")
 if written > mine then return 0 end
 redis.call("hset", KEYS[2], ARGV[1], ARGV[2])
+redis.call("sadd", KEYS[3], ARGV[1])
 return 1`;
 
 /** CLAIM for many routes in one round trip: answers, per route (ARGV[2..]), 1 granted or 0 refused. */
@@ -31,6 +34,7 @@ for i = 2, #ARGV do
     local written = tonumber(redis.call("hget", KEYS[2], ARGV[i]) or "0")
     if written <= mine then
       redis.call("hset", KEYS[2], ARGV[i], ARGV[1])
+      redis.call("sadd", KEYS[3], ARGV[i])
       granted = 1
     end
   end
@@ -59,9 +63,10 @@ export async function claimWrite(
   const keys = redisKeys(prefix);
   const granted = await redis.eval(
     CLAIM,
-    2,
+    3,
     keys.generation,
     keys.routeGenerations,
+    keys.unsettledRoutes,
     route,
     String(generation),
   );
@@ -82,9 +87,10 @@ export async function claimWrites(
   const keys = redisKeys(prefix);
   const answers = (await redis.eval(
     CLAIM_MANY,
-    2,
+    3,
     keys.generation,
     keys.routeGenerations,
+    keys.unsettledRoutes,
     String(generation),
     ...routes,
   )) as number[];

@@ -31,7 +31,7 @@ import { idsAsked, planIds } from "./plan-ids.ts";
 import { idsToFetch } from "./planner.ts";
 import { type PurgeOutcome, purgeStage, startOwnPurge } from "./purge-stage.ts";
 import { redirectsConcerned, reportRedirectNotices } from "./redirect-notices.ts";
-import { servedOf } from "./redirect-objects.ts";
+import { keyOrUndefined, servedOf } from "./redirect-objects.ts";
 import { publishRedirects } from "./redirects-stage.ts";
 import { renderRoutes } from "./render-routes.ts";
 import { recordRouteFailures } from "./route-failures.ts";
@@ -148,11 +148,15 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
       )
     : undefined;
   atHint?.catch(() => undefined); // an old ref may be gone: the master ref's fetch answers instead
-  const [next, ref, prior] = await Promise.all([
+  const [next, ref, prior, unsettled] = await Promise.all([
     nextGeneration(ctx.redis, ctx.queuePrefix),
     timer.time("masterRef", ctx.client.fetchMasterRef()),
     priorRead,
+    // Routes a publish wrote or deleted and did not commit (it failed after: a full disk, Redis
+    // away): storage may hold there what the index does not say. Rendered and written again below.
+    ctx.redis.smembers(keys.unsettledRoutes),
   ]);
+  const rewrite = new Set(unsettled);
   generation = next;
   const speculated = atHint && ref === hint ? (atHint as Promise<Map<string, PrismicDocument>>) : undefined;
   const log = ctx.logger.child({ ref, generation });
@@ -184,6 +188,9 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     timer,
     ...(speculated ? { fetchedAlready: speculated } : {}),
   });
+  for (const route of rewrite)
+    if (!plan.render.has(route) && !plan.delete.has(route))
+      plan.render.set(route, "written by a publish that did not commit");
   for (const [route, why] of plan.render) log.debug({ route, why }, "render");
   for (const [route, why] of plan.delete) log.debug({ route, why }, "delete");
   for (const [from, why] of plan.redirects) log.debug({ from, why }, "redirect");
@@ -279,6 +286,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
         index,
         log,
         generation,
+        rewrite,
         timings: { render: "ownRender", write: "ownWrite", timer },
       }),
     );
@@ -313,6 +321,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
         index,
         log,
         generation,
+        rewrite,
       }),
     );
     timer.lap("rest");
@@ -321,16 +330,11 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   // it checks before each stage that writes, claims each delete as it claims each put, and commits
   // the index only while still the newest (atomically: generation.ts). What a pause can still slip
   // in is one step's writes, as for a put (docs/reliability.md).
-  await ensureCurrent(ctx.redis, ctx.queuePrefix, generation);
-  const deletable = await claimWrites(ctx.redis, ctx.queuePrefix, deleted, generation);
-  for (const route of deleted) {
-    if (!deletable.has(route)) continue;
-    await ctx.store.delete(previous.get(route)?.key ?? keyForRoute(route));
-    counts.deleted++;
-  }
-
-  // Redirects: old routes of renamed documents and editors' redirects
-  // answer 301 or 302; what changed since the manifest's list is written (redirects-stage.ts).
+  //
+  // Redirects (old routes of renamed documents, editors' redirects) go before the deletes: a renamed
+  // page's old route becomes its redirect in one write over the page, never a 404 between a delete
+  // and the redirect, and never a redirect before the page it leads to is written (the site server
+  // serves a page the manifest does not name yet: the manifest is written last and may not fit).
   await ensureCurrent(ctx.redis, ctx.queuePrefix, generation);
   const redirected = new Set<string>();
   const manifest = await readManifest(ctx.store);
@@ -342,6 +346,16 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
     touched: redirected,
   });
   reportRedirectNotices(redirects.notices, log, redirectsConcerned(ids, rules.values()));
+  await ensureCurrent(ctx.redis, ctx.queuePrefix, generation);
+  const redirectKeys = new Set([...redirects.served.keys()].map(keyOrUndefined));
+  const deletable = await claimWrites(ctx.redis, ctx.queuePrefix, deleted, generation);
+  for (const route of deleted) {
+    if (!deletable.has(route)) continue;
+    const key = previous.get(route)?.key ?? keyForRoute(route);
+    // The route's page is gone either way; a redirect served there now holds its key.
+    if (!redirectKeys.has(key)) await ctx.store.delete(key);
+    counts.deleted++;
+  }
   await ensureCurrent(ctx.redis, ctx.queuePrefix, generation);
   await updateManifest(ctx.store, ref, written, deleted, redirects.served, manifest);
   await index.commit({
@@ -365,6 +379,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
         previous,
         deleted,
         redirected,
+        rewritten: [...rewrite].filter((route) => written.has(route)),
         ownChanged,
         early,
         earlyPurge,

@@ -27,16 +27,31 @@ export function changedRoutes(
 }
 
 /**
- * Whether the site server serves `route` from the same key before the manifest is written: then
- * its purge can go out as soon as its page is written (the editor's wait). A route that is new, or
- * moved to another key, is purged after the manifest names it, or the edge would fetch a 404.
+ * Whether the site server serves `route` from `entry.key` before the manifest is written: then its
+ * purge can go out as soon as its page is written (the editor's wait). It does when the route was
+ * at that key before, and when the key is the one its path gives (`/careers` → `careers/index.html`):
+ * a path no manifest names yet is served from there (services/site/src/route-table.ts), as a bucket
+ * website serves it. So a new route (a renamed page's) is purged at once, and an edge holding its
+ * 404 lets it go even while the manifest cannot be written (a full disk). A route moved to another
+ * key is purged after the manifest names it, or the edge would fetch a 404.
  */
 export function servedBeforeCommit(
   route: string,
   entry: Entry,
   previous: ReadonlyMap<string, Entry>,
 ): boolean {
-  return previous.get(route)?.key === entry.key;
+  return previous.get(route)?.key === entry.key || entry.key === keyOfPath(route);
+}
+
+/** The key the site server reads for a path no manifest names (`/` and pages; a trailing slash redirects). */
+function keyOfPath(route: string): string | undefined {
+  if (route === "/") return "index.html";
+  if (route.endsWith("/")) return undefined;
+  try {
+    return `${decodeURIComponent(route.slice(1))}/index.html`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Fewer routes than this are always purged one by one, whatever the site's size. */

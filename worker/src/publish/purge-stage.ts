@@ -63,6 +63,8 @@ export async function purgeStage(
     previous: ReadonlyMap<string, IndexedRoute>;
     deleted: readonly string[];
     redirected: ReadonlySet<string>;
+    /** Routes written again whatever the index said (unsettled, generation.ts): the edge may hold other bytes. */
+    rewritten: readonly string[];
     ownChanged: readonly string[];
     early: readonly string[];
     earlyPurge: Promise<PurgeOutcome> | undefined;
@@ -77,6 +79,7 @@ export async function purgeStage(
       ...changedRoutes(work.written, work.previous).filter((route) => !early.has(route)),
       ...work.deleted,
       ...work.redirected,
+      ...work.rewritten,
     ]),
   ].sort();
   const earlier = await work.earlyPurge;

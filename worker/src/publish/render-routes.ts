@@ -1,4 +1,5 @@
 import type { PrismicDocument } from "@prismicio/client";
+import { redisKeys } from "#jobs/catalog.ts";
 import type { Logger } from "#logger";
 import { CACHE_CONTROL } from "#manifest/manifest.ts";
 import { observeRender, observeRenderMs } from "#metrics/metrics.ts";
@@ -40,6 +41,8 @@ export async function renderRoutes(
     log: Logger;
     /** The publish's generation: every write is claimed first and refused if a newer one exists. */
     generation?: number;
+    /** Routes written whatever `previous` says: storage may not hold it (unsettled, generation.ts). */
+    rewrite?: ReadonlySet<string>;
     /** Adds the time spent rendering and writing to the steps `render` and `write` (summed over routes). */
     timings?: { render: string; write: string; timer: StepTimer };
   },
@@ -115,7 +118,7 @@ export async function renderRoutes(
     };
     outcome.written.push([route, entry]);
     const before = job.previous.get(route);
-    if (before?.hash === hash && before.key === key) {
+    if (before?.hash === hash && before.key === key && !job.rewrite?.has(route)) {
       outcome.unchanged++;
       return;
     }
@@ -171,12 +174,16 @@ export async function renderBatchJob(
     return { ...emptyOutcome(), superseded: true };
   }
   const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
-  const previous = await index.routes(routes);
+  const [previous, unsettled] = await Promise.all([
+    index.routes(routes),
+    ctx.redis.smembers(redisKeys(ctx.queuePrefix).unsettledRoutes),
+  ]);
+  const rewrite = new Set(unsettled);
   const log = ctx.logger.child({ ref, generation });
   const onThreads = ctx.threads ? routes.filter((r) => !isListingRoute(r)) : [];
   const onSource = routes.filter((r) => !onThreads.includes(r));
   const threaded = ctx.threads
-    ? await renderOnThreads(ctx, ctx.threads, { ref, routes: onThreads, previous, log, generation })
+    ? await renderOnThreads(ctx, ctx.threads, { ref, routes: onThreads, previous, log, generation, rewrite })
     : emptyOutcome();
   if (onSource.length === 0) return threaded;
   const { documents, gone } = await fetchBatchContent(ctx, ref, onSource, previous);
@@ -190,6 +197,7 @@ export async function renderBatchJob(
     index,
     log,
     generation,
+    rewrite,
   });
   return {
     written: [...threaded.written, ...rest.written],
@@ -220,6 +228,8 @@ async function renderOnThreads(
     previous: ReadonlyMap<string, IndexedRoute>;
     log: Logger;
     generation: number;
+    /** Routes written whatever `previous` says (unsettled, generation.ts). */
+    rewrite: ReadonlySet<string>;
   },
 ): Promise<BatchOutcome> {
   const outcome = emptyOutcome();
@@ -256,7 +266,8 @@ async function renderOnThreads(
       },
     ]);
     const before = job.previous.get(result.route);
-    if (before?.hash === result.hash && before.key === result.key) outcome.unchanged++;
+    if (before?.hash === result.hash && before.key === result.key && !job.rewrite.has(result.route))
+      outcome.unchanged++;
     else changed.push(result);
   }
   // A newer publish started or already wrote a route: older bytes must never replace it.

@@ -192,6 +192,12 @@ export const redisKeys = (prefix: string) => ({
   generation: `${prefix}:generation`,
   /** Hash route → the generation that last wrote it: a write of an older generation is refused. */
   routeGenerations: `${prefix}:route-generations`,
+  /**
+   * Set of routes written (or deleted) since the index was last committed: storage may hold there
+   * what the index does not say (a publish that failed after writing, a full disk). The next
+   * publish renders them and writes them whatever the index's hash; the commit empties it.
+   */
+  unsettledRoutes: `${prefix}:unsettled-routes`,
   /** The last storage verification (JSON), full (`pressroom verify`) or reconcile's sample, for `pressroom status`. */
   lastVerify: `${prefix}:last-verify`,
   /** Where reconcile's rotating storage sample resumes (an index route, exclusive). */
@@ -211,4 +217,9 @@ export const redisKeys = (prefix: string) => ({
   edgeLiveFrom: `${prefix}:edge-live-from`,
   /** Hash: contact message id → why its delivery failed (services/shared/src/contact/undelivered.ts). */
   contactUndelivered: `${prefix}:contact-undelivered`,
+  /**
+   * The id of the publish job that is tried again while storage is full (worker/src/storage-full.ts):
+   * other deliveries meeting the full store leave their documents to it. Expires after its wait.
+   */
+  storageFullRetrier: `${prefix}:storage-full-retrier`,
 });

@@ -42,6 +42,24 @@ export async function writeFileAtomic(
   data: Buffer | string,
   options: { stats: boolean } = { stats: true },
 ): Promise<BigIntStats | undefined> {
+  const file = writeTemp(target, data, options);
+  commitTemp(file);
+  return file.stats;
+}
+
+/** A file written beside its target under a temp name, not yet in place (`commitTemp`). */
+export interface TempFile {
+  temp: string;
+  target: string;
+  /** The temp file's stats when asked for: the very inode the target will be. */
+  stats: BigIntStats | undefined;
+}
+
+/**
+ * The first half of `writeFileAtomic`: every byte written (a full disk fails here, with the temp
+ * file removed and the target untouched), nothing visible yet.
+ */
+export function writeTemp(target: string, data: Buffer | string, options: { stats: boolean }): TempFile {
   const folder = dirname(target);
   const temp = join(folder, `${TEMP_PREFIX}${randomUUID()}`);
   const fd = openCreatingFolders(folder, temp);
@@ -55,13 +73,22 @@ export async function writeFileAtomic(
     throw error;
   }
   closeSync(fd);
+  return { temp, target, stats };
+}
+
+/** Renames a temp file over its target (atomic); the temp file is removed if that fails. */
+export function commitTemp(file: TempFile): void {
   try {
-    renameSync(temp, target);
+    renameSync(file.temp, file.target);
   } catch (error) {
-    removeQuietly(temp);
+    removeQuietly(file.temp);
     throw error;
   }
-  return stats;
+}
+
+/** Removes a temp file that will not be committed. */
+export function discardTemp(file: TempFile): void {
+  removeQuietly(file.temp);
 }
 
 function writeAll(fd: number, bytes: Uint8Array): void {

@@ -6,22 +6,27 @@ import { defaultCacheControl } from "../site/manifest.ts";
 import { sha256 } from "./content-hash.ts";
 import { contentTypeFor } from "./content-types.ts";
 import {
+  commitTemp,
+  discardTemp,
   errorCode,
   pruneEmptyFolders,
   removeFile,
   removeFileIfPresent,
+  type TempFile,
   walkFiles,
   writeFileAtomic,
+  writeTemp,
 } from "./fs-files.ts";
 import { META_FOLDER, readSidecar, type Sidecar, sidecarFor } from "./fs-sidecar.ts";
 import { removeStaleTempFiles } from "./fs-temp-cleanup.ts";
 import { KeyedLock } from "./keyed-lock.ts";
 import { toPutInput } from "./put-input.ts";
 import type { ObjectInfo, SiteStore, StoredObject } from "./site-store.ts";
-import { StorageError, type StorageOperation } from "./storage-errors.ts";
+import { STORAGE_FULL_CODES, StorageError, type StorageOperation } from "./storage-errors.ts";
 import { assertSafeKey, assertSafePrefix, compareKeys, isSafeKey } from "./storage-keys.ts";
 
-const RETRYABLE_CODES = new Set(["EAGAIN", "EBUSY", "EMFILE", "ENFILE", "ETIMEDOUT"]);
+// A full disk too: freeing space is all it takes (the publish waits for it: worker.ts).
+const RETRYABLE_CODES = new Set(["EAGAIN", "EBUSY", "EMFILE", "ENFILE", "ETIMEDOUT", ...STORAGE_FULL_CODES]);
 // ENAMETOOLONG: a key longer than a file name can be (255 bytes a segment) cannot have been stored.
 const isNotFound = (error: unknown) => ["ENOENT", "ENOTDIR", "ENAMETOOLONG"].includes(errorCode(error) ?? "");
 
@@ -42,9 +47,13 @@ export function createFsStore(root: string, options: { logger?: Logger } = {}): 
   const metaPath = (key: string) => join(metaRoot, ...key.split("/"));
 
   const fail = (operation: StorageOperation, key: string, error: unknown): StorageError => {
-    const retryable = RETRYABLE_CODES.has(errorCode(error) ?? "");
+    const code = errorCode(error);
+    const retryable = RETRYABLE_CODES.has(code ?? "");
     const detail = error instanceof Error ? error.message : String(error);
-    return new StorageError(operation, key, description, retryable, detail, { cause: error });
+    return new StorageError(operation, key, description, retryable, detail, {
+      cause: error,
+      ...(code ? { code } : {}),
+    });
   };
 
   const metadata = (key: string, file: BigIntStats) =>
@@ -134,8 +143,20 @@ export function createFsStore(root: string, options: { logger?: Logger } = {}): 
             // What an earlier put of the key left (a redirect, now a page) would no longer be current.
             removeFileIfPresent(metaPath(key));
           } else {
-            const file = await writeFileAtomic(bodyPath(key), input.body);
-            await writeFileAtomic(metaPath(key), sidecarFor(file, input));
+            // Both files are written before either is renamed into place, so a write that fails (a
+            // full disk) leaves the object as it was: never a redirect's body without its location,
+            // served as a page. Metadata first: until the body's rename it names an inode not in
+            // place yet, which readers ignore (readSidecar).
+            const file = writeTemp(bodyPath(key), input.body, { stats: true });
+            let meta: TempFile;
+            try {
+              meta = writeTemp(metaPath(key), sidecarFor(file.stats as BigIntStats, input), { stats: false });
+              commitTemp(meta);
+            } catch (error) {
+              discardTemp(file);
+              throw error;
+            }
+            commitTemp(file);
           }
         } catch (error) {
           throw fail("put", key, error);
