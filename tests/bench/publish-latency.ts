@@ -12,7 +12,7 @@
  *
  *   npm run bench:publish-latency        (PAGES=2000 EDITS=50 npm run bench:publish-latency for a quick run)
  */
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -108,6 +108,27 @@ async function untilPublished(ref: string, timeoutMs = 600_000) {
 let t = performance.now();
 await untilIndexAt(await masterRef());
 console.log(`initial diff build by the worker: ${((performance.now() - t) / 1000).toFixed(1)} s`);
+
+/** What the dependency index holds in Redis (MEMORY USAGE of every `<prefix>:index:*` key), for sizing. */
+async function indexBytes(): Promise<{ bytes: number; keys: number; routes: number }> {
+  let bytes = 0;
+  let keys = 0;
+  let cursor = "0";
+  do {
+    const [next, found] = await redis.scan(cursor, "MATCH", `${prefix}:index:*`, "COUNT", 1000);
+    cursor = next;
+    for (const key of found) {
+      bytes += Number((await redis.call("MEMORY", "USAGE", key, "SAMPLES", "0")) ?? 0);
+      keys++;
+    }
+  } while (cursor !== "0");
+  return { bytes, keys, routes: await redis.hlen(`${prefix}:index:routes`) };
+}
+const sized = await indexBytes();
+const manifestBytes = statSync(join(siteDir, ".pressroom/manifest.json")).size;
+console.log(
+  `dependency index in Redis: ${(sized.bytes / 1e6).toFixed(1)} MB in ${sized.keys} keys for ${sized.routes} routes, ${Math.round(sized.bytes / sized.routes)} bytes a route (MEMORY USAGE … SAMPLES 0); the manifest, rewritten by every publish: ${(manifestBytes / 1e6).toFixed(2)} MB`,
+);
 
 const client = localContentClient(endpoint, { timeoutMs: 30_000, rateLimitRetries: 3 });
 const docs = (
