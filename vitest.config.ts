@@ -40,8 +40,8 @@ export default defineConfig({
     // and SIGKILL on 2 shared cores, and a single slow moment must not throw away a whole run. A test
     // that fails twice still fails CI, and vitest prints every retry, so a flaky test stays visible.
     retry: process.env.CI ? 1 : 0,
-    // Vitest runs the two-at-a-time group first, then the one-at-a-time group (a project with one
-    // worker runs in a group of its own, last).
+    // Projects run at the same time unless their `sequence.groupOrder` differs: the two-at-a-time
+    // group runs first, and the one-at-a-time group after it has finished, alone.
     projects: [
       {
         extends: true,
@@ -50,11 +50,18 @@ export default defineConfig({
           include: ["tests/**/*.test.ts"],
           exclude: [...EXCLUDE, ...ONE_AT_A_TIME],
           maxWorkers: 2,
+          sequence: { groupOrder: 0 },
         },
       },
       {
         extends: true,
-        test: { name: "one-at-a-time", include: ONE_AT_A_TIME, exclude: EXCLUDE, maxWorkers: 1 },
+        test: {
+          name: "one-at-a-time",
+          include: ONE_AT_A_TIME,
+          exclude: EXCLUDE,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+        },
       },
     ],
   },
