@@ -18,9 +18,18 @@ export interface PressroomProcess {
   exited(): Promise<number | null>;
 }
 
-/** `node bin/pressroom.js <args>` as its own OS process, as a container runs it; JSON logs on stdout. */
-export function startPressroom(args: string[], env: Record<string, string>): PressroomProcess {
-  const child = spawn(process.execPath, [BIN, ...args], {
+/**
+ * `node bin/pressroom.js <args>` as its own OS process, as a container runs it; JSON logs on stdout.
+ * `root`: another checkout to run, from its folder (a deploy of other code: deployed-copy.ts).
+ */
+export function startPressroom(
+  args: string[],
+  env: Record<string, string>,
+  options: { root?: string } = {},
+): PressroomProcess {
+  const bin = options.root ? `${options.root}/bin/pressroom.js` : BIN;
+  const child = spawn(process.execPath, [bin, ...args], {
+    ...(options.root ? { cwd: options.root } : {}),
     env: { ...process.env, LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -27,7 +27,7 @@ import { replayContactArchives } from "./contact/replay.ts";
 import { longWaitError, recordContentApiWait } from "./content-api-wait.ts";
 import type { BatchOutcome, PublishContext } from "./publish/context.ts";
 import type { IndexedDocument } from "./publish/dependency-index.ts";
-import { diffBuild } from "./publish/diff-build.ts";
+import { diffBuild, siteVersionOf } from "./publish/diff-build.ts";
 import { sendOwedPurges } from "./publish/edge-purge.ts";
 import { fetchPageAnswers } from "./publish/fetch-documents.ts";
 import { SupersededError } from "./publish/generation.ts";
@@ -329,7 +329,14 @@ export async function startWorker(
     logger.warn({ err: error }, "could not read the contact archive"),
   );
   logger.info(
-    { queue: QUEUE_NAME, prefix: config.queuePrefix, storage: store.description },
+    {
+      queue: QUEUE_NAME,
+      prefix: config.queuePrefix,
+      storage: store.description,
+      // The code it renders with: a publish or reconcile that finds the index built with another
+      // runs a diff build (a deploy). Computed now, so its first job does not wait for the bundle.
+      site: await siteVersionOf(context),
+    },
     "worker started",
   );
   logContactDelivery(config, logger);

@@ -95,10 +95,15 @@ export interface IndexedDocument extends KnownDocument {
 
 export type IndexedRoute = BuiltRoute;
 
-/** What the index's meta says: the ref it describes (undefined: missing or another version), the settings id. */
+/**
+ * What the index's meta says: the ref it describes (undefined: missing or another version), the
+ * settings id, and the site's version it was built with (render-code.ts `siteVersion`; undefined:
+ * not recorded, or marked stale by `pressroom build`).
+ */
 export interface IndexMeta {
   ref: string | undefined;
   settingsId: string | undefined;
+  site: string | undefined;
 }
 
 /** What the index knew, before a publish, of the ids it changes: read before any content request. */
@@ -126,8 +131,9 @@ export interface PriorState {
 
 /**
  * The dependency index, in Redis under `<prefix>:index:*`:
- *   meta          hash    version, ref (the master ref the index describes)
- *   routes        hash    route → {key, hash, status, dependencies, documentId}
+ *   meta          hash    version, ref (the master ref the index describes), settings (its id),
+ *                         site (the site's version it was built with)
+ *   routes        hash    route → {key, hash, status, dependencies, documentId, inputs}
  *   docs          hash    document id → {route, type, uid, lang, dates, hash of the document}
  *   dep:<dep>     set     routes that recorded dependency <dep> (doc:<id>, url:<id>, type:<type>,
  *                         routes:<type>, year:<n>)
@@ -152,16 +158,30 @@ export class DependencyIndex {
     return version === INDEX_VERSION && ref ? ref : undefined;
   }
 
-  /** The meta hash: read with a publish's take (take.ts: version, ref, settings), `parseMeta` reads the answer. */
+  /** The site's version the index was built with; undefined when not recorded or marked stale. */
+  async site(): Promise<string | undefined> {
+    return (await this.redis.hget(this.key("meta"), "site")) ?? undefined;
+  }
+
+  /**
+   * Marks the index as not describing the site in storage (`pressroom build` wrote it behind the
+   * worker's back): the next publish or reconcile round runs a diff build, as after a deploy.
+   */
+  async markStale(): Promise<void> {
+    await this.redis.hdel(this.key("meta"), "site");
+  }
+
+  /** The meta hash: read with a publish's take (take.ts: version, ref, settings, site), `parseMeta` reads the answer. */
   get metaKey(): string {
     return this.key("meta");
   }
 
   static parseMeta(answer: readonly (string | null)[]): IndexMeta {
-    const [version, ref, settings] = answer;
+    const [version, ref, settings, site] = answer;
     return {
       ref: version === INDEX_VERSION && ref ? ref : undefined,
       settingsId: settings ?? undefined,
+      site: site ?? undefined,
     };
   }
 
@@ -420,21 +440,28 @@ export class DependencyIndex {
       if (doc?.type === "settings") yield ["hset", this.key("meta"), "settings", id];
   }
 
-  /** Replaces the whole index (after a full or diff build). */
+  /** Replaces the whole index (after a full or diff build), built with the site's version `site`. */
   async replace(
     ref: string,
     routes: ReadonlyMap<string, IndexedRoute>,
     documents: ReadonlyMap<string, IndexedDocument>,
+    site: string,
     guard?: TransactionGuard,
   ): Promise<void> {
     const stale = await this.redis.keys(`${this.key("dep:")}*`);
-    await execTransaction(this.redis, this.replaceCommands(ref, routes, documents, stale), undefined, guard);
+    await execTransaction(
+      this.redis,
+      this.replaceCommands(ref, routes, documents, site, stale),
+      undefined,
+      guard,
+    );
   }
 
   private *replaceCommands(
     ref: string,
     routes: ReadonlyMap<string, IndexedRoute>,
     documents: ReadonlyMap<string, IndexedDocument>,
+    site: string,
     stale: readonly string[],
   ): Generator<RedisCommand> {
     yield ["del", this.key("routes"), this.key("docs"), this.key("meta"), this.key("redirects")];
@@ -461,7 +488,7 @@ export class DependencyIndex {
       this.key("redirects"),
       mapEntries(documents, (doc) => (doc.redirect ? JSON.stringify(doc.redirect) : undefined)),
     );
-    yield ["hset", this.key("meta"), "version", INDEX_VERSION, "ref", ref];
+    yield ["hset", this.key("meta"), "version", INDEX_VERSION, "ref", ref, "site", site];
     for (const [id, doc] of documents)
       if (doc.type === "settings") yield ["hset", this.key("meta"), "settings", id];
   }

@@ -3,7 +3,8 @@ import { noindexOf } from "#web/lib/page-seo.ts";
 import { REDIRECT_TYPE, redirectRuleOf } from "#web/redirects/redirect-rules.ts";
 import { routeForDocument } from "#web/routes.ts";
 import { documentHash } from "../build/document-hash.ts";
-import { buildSite } from "../build/full-build.ts";
+import { buildSite, type KnownRoute } from "../build/full-build.ts";
+import { currentSiteVersion } from "../build/render-code.ts";
 import type { PublishContext } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
 import { dependencyPool } from "./dependency-pool.ts";
@@ -70,7 +71,7 @@ export async function rebuild(
   const documents = new Map(
     outcome.documents.map((doc) => [doc.id, indexed(doc, outcome.hashes.get(doc.id))]),
   );
-  await index.replace(ref, routes, documents, generationGuard(ctx.queuePrefix, mine));
+  await index.replace(ref, routes, documents, outcome.site, generationGuard(ctx.queuePrefix, mine));
   // A delivery announcing this ref with no ids (pending-refs.ts) now needs no diff build of its own.
   await ctx.redis.multi(builtRefsCommands(ctx.queuePrefix, [ref])).exec();
   // This build's failures recorded (attempts counted on), every other recorded failure forgotten.
@@ -119,16 +120,31 @@ export async function rebuild(
 }
 
 /**
- * The dependencies the index recorded for every route, so the build may keep a page whose inputs
- * are unchanged (its dependencies are then the same too); none when the index is missing or of
- * another version (its dependencies may not mean what this version's do): every page renders.
+ * The site's version this process renders (render-code.ts): what a publish and reconcile compare
+ * with the one the index was built with. Computed once per process (the render thread's bundle).
  */
-async function knownDependencies(index: DependencyIndex): Promise<ReadonlyMap<string, string[]> | false> {
+export function siteVersionOf(ctx: Pick<PublishContext, "assets" | "siteUrl" | "sitemapUrlLimit">) {
+  return currentSiteVersion({
+    assets: ctx.assets,
+    siteUrl: ctx.siteUrl,
+    ...(ctx.sitemapUrlLimit ? { sitemapUrlLimit: ctx.sitemapUrlLimit } : {}),
+  });
+}
+
+/**
+ * The dependencies the index recorded for every route, with the inputs of the build's render that
+ * recorded them, so the build may keep a page whose inputs are those and unchanged (its
+ * dependencies are then the same too: a route a publish or another build rendered since has other
+ * inputs, or none, and renders); none when the index is missing or of another version (its
+ * dependencies may not mean what this version's do): every page renders.
+ */
+async function knownDependencies(index: DependencyIndex): Promise<ReadonlyMap<string, KnownRoute> | false> {
   if ((await index.ref()) === undefined) return false;
   const pooled = dependencyPool(); // one copy of each dependency string (dependency-pool.ts)
-  const known = new Map<string, string[]>();
+  const known = new Map<string, KnownRoute>();
   for (const [route, entry] of await index.routes(await index.routeNames()))
-    if (Array.isArray(entry.dependencies)) known.set(route, pooled(entry).dependencies);
+    if (Array.isArray(entry.dependencies) && entry.inputs)
+      known.set(route, { dependencies: pooled(entry).dependencies, inputs: entry.inputs });
   return known;
 }
 
