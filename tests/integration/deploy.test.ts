@@ -82,8 +82,9 @@ async function deploy(name: string, edits: SourceEdit[], running: PressroomProce
   await running.stop();
   const next = await runWorker(copy);
   // Said for the docs' bound: from the new worker's process start to its first round committed.
+  const build = next.worker.records.find((record) => record.msg === "build finished");
   console.log(
-    `deploy "${name}": storage, index and edge current ${next.settledMs} ms after the worker's process started`,
+    `deploy "${name}": storage, index and edge current ${next.settledMs} ms after the worker's process started (its diff build: ${build?.durationMs ?? "none"} ms)`,
   );
   return next.worker;
 }
