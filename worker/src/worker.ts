@@ -153,10 +153,11 @@ export async function startWorker(
   await renderEvents.waitUntilReady();
   const renderSpec = jobCatalog["render-batch"];
   context.fanOut = async (ref, batches, documents, generation, keep) => {
+    const site = await siteVersionOf(context);
     const jobs = await renderQueue.addBulk(
       batches.map((routes) => ({
         name: "render-batch",
-        data: renderSpec.schema.parse({ ref, routes, documents, generation }),
+        data: renderSpec.schema.parse({ ref, routes, documents, generation, site }),
         opts: {
           attempts: renderSpec.attempts,
           backoff: { ...renderSpec.backoff },
@@ -184,7 +185,14 @@ export async function startWorker(
   const renderWorker = new Worker(
     RENDER_QUEUE_NAME,
     async (job) => {
-      const { ref, routes, documents, generation } = renderSpec.schema.parse(job.data);
+      const { ref, routes, documents, generation, site } = renderSpec.schema.parse(job.data);
+      // Queued by a worker of another site version (a rolling deploy): its pages are that code's to
+      // render. Refused, the job is retried (on another worker) or fails its publish, which retries.
+      const mine = await siteVersionOf(context);
+      if (site !== undefined && site !== mine)
+        throw new Error(
+          `a child job of site version ${site}, and this worker renders ${mine}: left to a worker of that version`,
+        );
       const overlay = new Map(documents.map(([id, doc]) => [id, doc as IndexedDocument | null]));
       return renderBatchJob(
         { ...context, logger: logger.child({ jobId: job.id, job: job.name }) },
