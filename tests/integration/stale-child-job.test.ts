@@ -130,13 +130,16 @@ describe("a child job of a superseded publish", () => {
   }, 120_000);
 
   it("is refused when a worker of another site version queued it (a rolling deploy): it writes nothing", async () => {
-    // The stored home page as this worker would never render it: a render would rewrite it.
+    // The home page as another version rendered it, stored and indexed: a render here would rewrite it.
     const stale = "<!doctype html><title>rendered by another site version</title>";
     await store.put("index.html", stale, {
       contentType: "text/html; charset=utf-8",
       cacheControl: "no-store",
       contentHash: sha256(stale),
     });
+    const routesKey = `${PREFIX}:index:routes`;
+    const entry = JSON.parse((await redis.hget(routesKey, "/")) as string) as { hash: string };
+    await redis.hset(routesKey, "/", JSON.stringify({ ...entry, hash: sha256(stale) }));
     const queue = new Queue(RENDER_QUEUE_NAME, { connection: redis, prefix: PREFIX });
     const events = new QueueEvents(RENDER_QUEUE_NAME, {
       connection: new Redis({ maxRetriesPerRequest: null }),
