@@ -126,7 +126,7 @@ describe("pressroom build and the worker's index", () => {
     // The price list is renamed; its webhook arrives and the worker publishes it.
     await edit([{ ...demo(WEBSITES), uid: "web-projects" }]);
     await redis.sadd(redisKeys(PREFIX).pendingIds, WEBSITES);
-    await publish(ctx);
+    const published = await publish(ctx);
 
     // About links to where the price list is now, as a full build at this ref renders it.
     expect((await store.get("about/index.html"))?.body.toString()).toContain(
@@ -134,5 +134,7 @@ describe("pressroom build and the worker's index", () => {
     );
     await expectEqualsFullBuild(store, content.endpoint, content.store.masterRef, SITE_URL);
     expect(built.output).toContain("Worker index: marked stale");
+    // The mark made the publish rebuild the index (a diff build) before anything else.
+    expect(published.mode).toBe("diff-build");
   }, 60_000);
 });
