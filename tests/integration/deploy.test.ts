@@ -209,6 +209,8 @@ describe("a deploy is a publish", () => {
     const { routes: entries } = await manifest();
     const keys = priceListPages.map((route) => entries[route]?.key as string);
     await primeEdge(priceListPages);
+    const listed = (await store.get("sitemap.xml"))?.body.toString() ?? "";
+    for (const route of priceListPages) expect(listed, route).toContain(`${SITE_URL}${route}<`);
 
     // The site no longer gives price lists a page of their own (pages still embed them).
     running = await deploy(
@@ -232,6 +234,10 @@ describe("a deploy is a publish", () => {
       expect(Object.keys(now.redirects ?? {}), route).not.toContain(route);
       expect(indexed, route).not.toContain(route);
     }
+    // The sitemap no longer lists them.
+    const sitemap = (await store.get("sitemap.xml"))?.body.toString() ?? "";
+    expect(sitemap).toContain(`${SITE_URL}/about`);
+    for (const route of priceListPages) expect(sitemap, route).not.toContain(`${SITE_URL}${route}<`);
     // Every other route is still there: the deploy rebuilt the site, it did not drop it.
     expect(Object.keys(now.routes).length).toBe(Object.keys(entries).length - priceListPages.length);
 
