@@ -16,7 +16,7 @@ import { type RunningSite, startSite } from "#site/server.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { type DeployedCopy, deployedCopy, type SourceEdit } from "../support/deployed-copy.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
-import { type PressroomProcess, startPressroom } from "../support/pressroom-process.ts";
+import { type PressroomProcess, runPressroom, startPressroom } from "../support/pressroom-process.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { hasVarnish, startVarnish, type Varnish } from "../support/varnish.ts";
@@ -75,6 +75,49 @@ async function runWorker(copy?: DeployedCopy): Promise<{ worker: PressroomProces
   return { worker, settledMs: Date.now() - started };
 }
 
+/** What the worker's diff build logged (`build finished`): rendered, reused, written… */
+const builtBy = (worker: PressroomProcess) =>
+  worker.records.find((record) => record.msg === "build finished") as
+    | { rendered: number; reused: number; written: number; durationMs: number }
+    | undefined;
+
+/**
+ * Storage holds what `pressroom build` of the deployed code makes from nothing at the master ref,
+ * object for object (the metadata aside).
+ */
+async function expectBuiltBy(copy: DeployedCopy): Promise<void> {
+  const reference = await tempDir("deploy-reference");
+  const referenceStore = createSiteStore({
+    url: `file://${reference.path}`,
+    s3Endpoint: undefined,
+    s3Region: "us-east-1",
+  });
+  try {
+    const built = await runPressroom(
+      ["build"],
+      {
+        PRISMIC_ENDPOINT: content.endpoint,
+        STORAGE_URL: `file://${reference.path}`,
+        SITE_URL,
+        REDIS_URL: "redis://127.0.0.1:6379",
+        QUEUE_PREFIX: `${PREFIX}-reference`,
+        RENDER_THREADS: "1",
+        LOG_LEVEL: "warn",
+      },
+      { root: copy.root },
+    );
+    expect(built.code, built.output).toBe(0);
+    const expected = new Map<string, string>();
+    for await (const key of referenceStore.keys())
+      if (!key.startsWith(".pressroom/"))
+        expected.set(key, sha((await referenceStore.get(key))?.body ?? Buffer.alloc(0)));
+    expect(await stored()).toEqual(expected);
+  } finally {
+    await referenceStore.close();
+    await reference.remove();
+  }
+}
+
 /** A deploy: the running worker stopped (SIGTERM), one of `edits` started in its place. */
 async function deploy(name: string, edits: SourceEdit[], running: PressroomProcess) {
   const copy = await deployedCopy(name, edits);
@@ -82,7 +125,8 @@ async function deploy(name: string, edits: SourceEdit[], running: PressroomProce
   await running.stop();
   const next = await runWorker(copy);
   // Said for the docs' bound: from the new worker's process start to its first round committed.
-  const build = next.worker.records.find((record) => record.msg === "build finished");
+  const build = builtBy(next.worker);
+  await expectBuiltBy(copy);
   console.log(
     `deploy "${name}": storage, index and edge current ${next.settledMs} ms after the worker's process started (its diff build: ${build?.durationMs ?? "none"} ms)`,
   );
@@ -103,6 +147,13 @@ async function primeEdge(routes: readonly string[]): Promise<void> {
     expect(again.headers.get("x-cache"), route).toBe("hit");
   }
 }
+
+/** The site without price lists' own pages: the deploy of the second test, kept by the third. */
+const NO_PRICE_LIST_PAGES: SourceEdit = {
+  file: "web/src/routes.ts",
+  from: '  return pathForRoute({ kind: "price-list", uid });\n}',
+  to: "  return null;\n}",
+};
 
 const pageRoutes = async () =>
   Object.keys((await manifest()).routes).filter((route) => route.startsWith("/"));
@@ -180,6 +231,8 @@ describe("a deploy is a publish", () => {
     expect(showing.length).toBeLessThan([...after.keys()].filter((key) => key.endsWith(".html")).length);
     expect(changed.sort()).toEqual(showing.sort());
     expect(removed).toEqual([]);
+    // A shared component (not one slice's): every page was rendered again, none kept.
+    expect(builtBy(running)?.reused).toBe(0);
     // The index now describes the deployed code.
     expect(await redis.hget(`${PREFIX}:index:meta`, "site")).not.toBe(indexSite);
 
@@ -213,17 +266,7 @@ describe("a deploy is a publish", () => {
     for (const route of priceListPages) expect(listed, route).toContain(`${SITE_URL}${route}<`);
 
     // The site no longer gives price lists a page of their own (pages still embed them).
-    running = await deploy(
-      "route",
-      [
-        {
-          file: "web/src/routes.ts",
-          from: '  return pathForRoute({ kind: "price-list", uid });\n}',
-          to: "  return null;\n}",
-        },
-      ],
-      running,
-    );
+    running = await deploy("route", [NO_PRICE_LIST_PAGES], running);
 
     const after = await stored();
     for (const key of keys) expect(after.has(key), key).toBe(false);
@@ -247,5 +290,35 @@ describe("a deploy is a publish", () => {
         await answer.arrayBuffer();
         expect(answer.status, route).toBe(404);
       }
+  }, 60_000);
+
+  it("a change in one slice's code renders again only the pages that show the slice", async () => {
+    const MARK = 'data-deployed="slice-only"';
+    const before = await stored();
+    const pages = Object.values((await manifest()).routes).filter((entry) => entry.documentId).length;
+
+    running = await deploy(
+      "slice",
+      [
+        NO_PRICE_LIST_PAGES,
+        {
+          file: "web/slices/Faq/index.tsx",
+          from: '<div className="faq__list">',
+          to: `<div className="faq__list" ${MARK}>`,
+        },
+      ],
+      running,
+    );
+
+    const after = await stored();
+    const changed = [...after].filter(([key, hash]) => before.get(key) !== hash).map(([key]) => key);
+    const showing: string[] = [];
+    for (const key of after.keys())
+      if ((await store.get(key))?.body.toString("utf8").includes(MARK)) showing.push(key);
+    expect(showing.length).toBeGreaterThan(0);
+    expect(changed.sort()).toEqual(showing.sort());
+    // Every page without the slice was kept, not rendered: only the slice's pages (and the price
+    // lists and listings, which a build always renders) were.
+    expect(builtBy(running)?.reused).toBe(pages - showing.length);
   }, 60_000);
 });

@@ -105,13 +105,17 @@ export function startPressroom(
 
 /**
  * `node bin/pressroom.js <args>` run to its end, as an operator runs a command such as `build`:
- * its exit code and everything it printed (stdout and stderr, in the order they came).
+ * its exit code and everything it printed (stdout and stderr, in the order they came). `root`: as
+ * for `startPressroom`.
  */
 export async function runPressroom(
   args: string[],
   env: Record<string, string>,
+  options: { root?: string } = {},
 ): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const bin = options.root ? `${options.root}/bin/pressroom.js` : BIN;
+  const child = spawn(process.execPath, [bin, ...args], {
+    ...(options.root ? { cwd: options.root } : {}),
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -35,9 +35,9 @@ import { mapLimit } from "./map-limit.ts";
 import { type PageInputsFile, readPageInputs, shortHash, writePageInputs } from "./page-inputs.ts";
 import { createProgress, type Progress } from "./progress.ts";
 import type { BatchResult, FailedRender, SharedContent } from "./render-batch.ts";
-import { renderCode, siteVersion } from "./render-code.ts";
+import { renderCode, siteParts } from "./render-code.ts";
 import { type RenderPool, startRenderPool } from "./render-pool.ts";
-import { renderThreadBundle } from "./render-thread-bundle.ts";
+import { type BundleModules, renderThreadBundle, renderThreadModules } from "./render-thread-bundle.ts";
 
 export interface BuildOptions {
   /** The content client (`createContentClient`): its `fetchMasterRef` bypasses every cache. */
@@ -84,6 +84,12 @@ export interface BuildOptions {
    * `fullBuild`, off for `buildSite`.
    */
   reuse?: boolean | ReadonlyMap<string, KnownRoute>;
+  /**
+   * After a deploy that changed only some slices' code (diff-build.ts): the earlier code's
+   * `renderCode` and those slice types. A page showing none of them is reused when its inputs under
+   * the earlier code are unchanged (only with `reuse`).
+   */
+  earlier?: { code: string; unless: readonly string[] };
 }
 
 export interface BuildSummary {
@@ -158,8 +164,8 @@ export interface BuildOutcome {
   hashes: Map<string, string>;
   /** Routes whose stored object the build wrote or deleted, assets aside: what the edge purges. */
   changedRoutes: string[];
-  /** The site's version the build rendered with (render-code.ts `siteVersion`). */
-  site: string;
+  /** The site's version the build rendered with (render-code.ts `siteVersion`), its frame and modules. */
+  site: { version: string; frame: string; modules: BundleModules };
 }
 
 /** The document types a build reads: everything else in the repository is not the site's. */
@@ -245,12 +251,17 @@ async function build(
   // Each page's dependencies come from a render thread as strings of their own: the manifest keeps
   // one copy of each (every page names the navigation's targets and settings).
   const pooled = dependencyPool();
-  const commit = async ({ rendered, failed: failedHere, reused = [] }: BatchResult, progress?: Progress) => {
+  const commit = async (
+    { rendered, failed: failedHere, reused = [], renewed = {} }: BatchResult,
+    progress?: Progress,
+  ) => {
     for (const route of reused) {
       // Offered to the render threads only when stored as the previous manifest says (below).
       const before = previous?.routes[route] as ManifestRoute;
       const dependencies = reuse instanceof Map ? [...(reuse.get(route)?.dependencies ?? [])] : [];
-      const kept = previousInputs[route] as PageInputsFile[string];
+      // Kept under the earlier code: recorded with its inputs under this code, for the next build.
+      const last = previousInputs[route] as PageInputsFile[string];
+      const kept = renewed[route] ? { ...last, inputs: renewed[route] } : last;
       manifest.routes[route] = { ...before, dependencies, inputs: kept.inputs };
       pageInputs[route] = kept;
       if (kept.islands) javascript.add(route, kept.islands);
@@ -324,14 +335,23 @@ async function build(
     siteUrl: options.siteUrl,
     ...(options.sitemapUrlLimit ? { sitemapUrlLimit: options.sitemapUrlLimit } : {}),
   };
-  const [site, code] = await Promise.all([siteVersion(siteCode), renderCode(siteCode)]);
+  const [parts, code, modules] = await Promise.all([
+    siteParts(siteCode),
+    renderCode(siteCode),
+    renderThreadModules(),
+  ]);
+  const site = parts.version;
   manifest.site = site;
   const shared: SharedContent = {
     siteUrl: options.siteUrl,
     assets: built.assets,
     documents: [settings, ...priceLists],
     ...(options.sitemapUrlLimit ? { sitemapUrlLimit: options.sitemapUrlLimit } : {}),
-    inputs: { code, previous: reusable },
+    inputs: {
+      code,
+      previous: reusable,
+      ...(options.earlier && reuse instanceof Map ? { earlier: options.earlier } : {}),
+    },
   };
   const pool = await beginRenderPool(shared);
   // Listings need every page's route and dates, not its content.
@@ -447,7 +467,7 @@ async function build(
     documents: [stub(settings), ...priceLists.map(stub), ...pageStubs, ...redirectDocs],
     hashes,
     changedRoutes: routesOfKeys(changedKeys, routesByKey([previous, manifest])),
-    site,
+    site: { ...parts, modules },
   };
 }
 

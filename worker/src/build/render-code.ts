@@ -25,11 +25,18 @@ export interface SiteCode {
  * the page inputs record it; a worker that finds another one rebuilds the site (diff-build.ts).
  */
 export async function siteVersion(options: SiteCode): Promise<string> {
+  return (await siteParts(options)).version;
+}
+
+/**
+ * The site's version, and its `frame`: everything in it but the bundle's own code (packages, Node,
+ * assets, site URL, sitemap limit). Two versions with the same frame differ only by the render code.
+ */
+export async function siteParts(options: SiteCode): Promise<{ version: string; frame: string }> {
   const bundle = fileURLToPath(options.bundle);
   const code = await readFile(bundle, "utf8");
-  return sha256(
+  const frame = sha256(
     JSON.stringify({
-      bundle: bundle.slice(bundle.lastIndexOf("/") + 1),
       packages: packageVersions(code, bundle),
       node: process.version,
       assets: options.assets,
@@ -37,19 +44,28 @@ export async function siteVersion(options: SiteCode): Promise<string> {
       sitemapUrlLimit: options.sitemapUrlLimit || null,
     }),
   ).slice(0, 32);
+  const name = bundle.slice(bundle.lastIndexOf("/") + 1);
+  return { version: sha256(JSON.stringify({ bundle: name, frame })).slice(0, 32), frame };
 }
 
-let current: { key: string; version: Promise<string> } | undefined;
+let current: { key: string; parts: Promise<{ version: string; frame: string }> } | undefined;
 
 /**
- * This process's site version: its render thread's bundle (made once per process) with `site`'s
- * assets and settings. The same answer every time for the same settings.
+ * This process's site version and frame: its render thread's bundle (made once per process) with
+ * `site`'s assets and settings. The same answer every time for the same settings.
  */
-export function currentSiteVersion(site: Omit<SiteCode, "bundle">): Promise<string> {
+export function currentSiteParts(
+  site: Omit<SiteCode, "bundle">,
+): Promise<{ version: string; frame: string }> {
   const key = JSON.stringify([site.assets, site.siteUrl, site.sitemapUrlLimit || null]);
   if (current?.key !== key)
-    current = { key, version: renderThreadBundle().then((bundle) => siteVersion({ ...site, bundle })) };
-  return current.version;
+    current = { key, parts: renderThreadBundle().then((bundle) => siteParts({ ...site, bundle })) };
+  return current.parts;
+}
+
+/** This process's site version (`currentSiteParts`). */
+export async function currentSiteVersion(site: Omit<SiteCode, "bundle">): Promise<string> {
+  return (await currentSiteParts(site)).version;
 }
 
 /**
@@ -58,7 +74,12 @@ export function currentSiteVersion(site: Omit<SiteCode, "bundle">): Promise<stri
  * every page again on its first build.
  */
 export async function renderCode(options: SiteCode & { now?: Date }): Promise<string> {
-  return sha256(JSON.stringify({ site: await siteVersion(options), year: copyrightYear(options.now) }));
+  return renderCodeOf(await siteVersion(options), options.now);
+}
+
+/** `renderCode` of the site version `site` (an earlier one, recorded by the index). */
+export function renderCodeOf(site: string, now?: Date): string {
+  return sha256(JSON.stringify({ site, year: copyrightYear(now) }));
 }
 
 /** `name@version` of every package the bundle imports, sorted (`node:` modules aside). */

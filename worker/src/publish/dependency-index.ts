@@ -3,6 +3,7 @@ import { chunksOf } from "#jobs/chunks.ts";
 import { seesDependency } from "#web/content/index.ts";
 import type { RedirectRule } from "#web/redirects/redirect-rules.ts";
 import type { BuiltRoute } from "../build/full-build.ts";
+import type { BundleModules } from "../build/render-thread-bundle.ts";
 import { execTransaction, type RedisCommand, type TransactionGuard } from "./chunked-transaction.ts";
 import type { KnownDocument } from "./planner.ts";
 
@@ -95,6 +96,13 @@ export interface IndexedDocument extends KnownDocument {
 
 export type IndexedRoute = BuiltRoute;
 
+/** The code an index was built with (`builtWith`). */
+export interface BuiltWith {
+  version: string;
+  frame: string;
+  modules: BundleModules;
+}
+
 /**
  * What the index's meta says: the ref it describes (undefined: missing or another version), the
  * settings id, and the site's version it was built with (render-code.ts `siteVersion`; undefined:
@@ -132,7 +140,8 @@ export interface PriorState {
 /**
  * The dependency index, in Redis under `<prefix>:index:*`:
  *   meta          hash    version, ref (the master ref the index describes), settings (its id),
- *                         site (the site's version it was built with)
+ *                         site (the site's version it was built with), frame (render-code.ts)
+ *   modules       string  the render bundle's modules it was built with (JSON: hashes, imports)
  *   routes        hash    route → {key, hash, status, dependencies, documentId, inputs}
  *   docs          hash    document id → {route, type, uid, lang, dates, hash of the document}
  *   dep:<dep>     set     routes that recorded dependency <dep> (doc:<id>, url:<id>, type:<type>,
@@ -440,12 +449,25 @@ export class DependencyIndex {
       if (doc?.type === "settings") yield ["hset", this.key("meta"), "settings", id];
   }
 
-  /** Replaces the whole index (after a full or diff build), built with the site's version `site`. */
+  /**
+   * The code the index was built with: the site's version, its frame and the render bundle's
+   * modules (render-code.ts, render-thread-bundle.ts); undefined when not recorded.
+   */
+  async builtWith(): Promise<BuiltWith | undefined> {
+    const [[site, frame], modules] = await Promise.all([
+      this.redis.hmget(this.key("meta"), "site", "frame"),
+      this.redis.get(this.key("modules")),
+    ]);
+    if (!site || !frame || !modules) return undefined;
+    return { version: site, frame, modules: JSON.parse(modules) as BundleModules };
+  }
+
+  /** Replaces the whole index (after a full or diff build), built with the code `site`. */
   async replace(
     ref: string,
     routes: ReadonlyMap<string, IndexedRoute>,
     documents: ReadonlyMap<string, IndexedDocument>,
-    site: string,
+    site: BuiltWith,
     guard?: TransactionGuard,
   ): Promise<void> {
     const stale = await this.redis.keys(`${this.key("dep:")}*`);
@@ -461,10 +483,11 @@ export class DependencyIndex {
     ref: string,
     routes: ReadonlyMap<string, IndexedRoute>,
     documents: ReadonlyMap<string, IndexedDocument>,
-    site: string,
+    site: BuiltWith,
     stale: readonly string[],
   ): Generator<RedisCommand> {
     yield ["del", this.key("routes"), this.key("docs"), this.key("meta"), this.key("redirects")];
+    yield ["set", this.key("modules"), JSON.stringify(site.modules)];
     for (let i = 0; i < stale.length; i += GROUP) yield ["del", ...stale.slice(i, i + GROUP)];
     yield* hsetInGroups(
       this.key("routes"),
@@ -488,7 +511,18 @@ export class DependencyIndex {
       this.key("redirects"),
       mapEntries(documents, (doc) => (doc.redirect ? JSON.stringify(doc.redirect) : undefined)),
     );
-    yield ["hset", this.key("meta"), "version", INDEX_VERSION, "ref", ref, "site", site];
+    yield [
+      "hset",
+      this.key("meta"),
+      "version",
+      INDEX_VERSION,
+      "ref",
+      ref,
+      "site",
+      site.version,
+      "frame",
+      site.frame,
+    ];
     for (const [id, doc] of documents)
       if (doc.type === "settings") yield ["hset", this.key("meta"), "settings", id];
   }

@@ -1,10 +1,13 @@
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 import type { PrismicDocument } from "@prismicio/client";
 import { noindexOf } from "#web/lib/page-seo.ts";
 import { REDIRECT_TYPE, redirectRuleOf } from "#web/redirects/redirect-rules.ts";
 import { routeForDocument } from "#web/routes.ts";
 import { documentHash } from "../build/document-hash.ts";
 import { buildSite, type KnownRoute } from "../build/full-build.ts";
-import { currentSiteVersion } from "../build/render-code.ts";
+import { currentSiteParts, currentSiteVersion, renderCodeOf } from "../build/render-code.ts";
+import { renderThreadModules } from "../build/render-thread-bundle.ts";
 import type { PublishContext } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
 import { dependencyPool } from "./dependency-pool.ts";
@@ -42,9 +45,11 @@ export async function rebuild(
   // A new generation: any child job of an earlier publish still queued is dropped, not written; and
   // every write of this build carries it (a worker paused mid-build writes nothing once superseded).
   const mine = generation ?? (await nextGeneration(ctx.redis, ctx.queuePrefix));
+  const [reuse, earlier] = await Promise.all([knownDependencies(index), slicesOnly(ctx, index)]);
   const outcome = await buildSite({
     guard: buildGuard(ctx.redis, ctx.queuePrefix, mine),
-    reuse: await knownDependencies(index),
+    reuse,
+    ...(earlier ? { earlier } : {}),
     client: ctx.client,
     store: ctx.store,
     siteUrl: ctx.siteUrl,
@@ -129,6 +134,71 @@ export function siteVersionOf(ctx: Pick<PublishContext, "assets" | "siteUrl" | "
     siteUrl: ctx.siteUrl,
     ...(ctx.sitemapUrlLimit ? { sitemapUrlLimit: ctx.sitemapUrlLimit } : {}),
   });
+}
+
+/** The checkout's root (the render bundle's module paths are relative to it). */
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+/** Maps slice types to their components: a slice's module imported by it alone concerns that slice only. */
+const SLICE_REGISTRY = "web/slices/index.ts";
+
+/** `web/slices/<folder>/…` → the folder; undefined for anything else. */
+const sliceFolder = (path: string) => /^web\/slices\/([^/]+)\//.exec(path)?.[1];
+
+/**
+ * After a deploy whose code differs from the index's only in slice components: the earlier code's
+ * `renderCode` and the slice types whose pages must render again (a page showing none of them is
+ * kept when nothing else it is rendered from changed). Only when sure: the versions' frames are
+ * equal (packages, Node, assets, site URL), and every module that changed, was added or is
+ * imported by one that changed lies in one slice's folder (`web/slices/<Slice>/`), up to the slice
+ * registry. Anything else (a shared component, a model, a module gone, no record): undefined, and
+ * every page renders.
+ */
+async function slicesOnly(
+  ctx: PublishContext,
+  index: DependencyIndex,
+): Promise<{ code: string; unless: string[] } | undefined> {
+  const [before, now, modules] = await Promise.all([
+    index.builtWith(),
+    currentSiteParts({
+      assets: ctx.assets,
+      siteUrl: ctx.siteUrl,
+      ...(ctx.sitemapUrlLimit ? { sitemapUrlLimit: ctx.sitemapUrlLimit } : {}),
+    }),
+    renderThreadModules(),
+  ]);
+  if (!before || before.version === now.version || before.frame !== now.frame) return undefined;
+  const importers = new Map<string, string[]>();
+  for (const [from, imported] of Object.entries(modules.imports))
+    for (const path of imported) importers.set(path, [...(importers.get(path) ?? []), from]);
+  const paths = new Set([...Object.keys(before.modules.hashes), ...Object.keys(modules.hashes)]);
+  const folders = new Set<string>();
+  for (const path of paths) {
+    if (before.modules.hashes[path] === modules.hashes[path]) continue;
+    const folder = sliceFolder(path);
+    if (!folder || !(path in modules.hashes)) return undefined;
+    const seen = new Set([path]);
+    const queue = [path];
+    for (let next = queue.pop(); next !== undefined; next = queue.pop())
+      for (const from of importers.get(next) ?? []) {
+        if (from === SLICE_REGISTRY || seen.has(from)) continue;
+        if (sliceFolder(from) !== folder) return undefined;
+        seen.add(from);
+        queue.push(from);
+      }
+    folders.add(folder);
+  }
+  const unless: string[] = [];
+  for (const folder of folders) {
+    const model = await readFile(`${ROOT}web/slices/${folder}/model.json`, "utf8").catch(() => undefined);
+    const id = model ? (JSON.parse(model) as { id?: unknown }).id : undefined;
+    if (typeof id !== "string") return undefined;
+    unless.push(id);
+  }
+  ctx.logger.info(
+    { slices: unless },
+    "the site's code changed only in these slices: pages showing none of them are kept",
+  );
+  return { code: renderCodeOf(before.version), unless };
 }
 
 /**
