@@ -59,6 +59,7 @@ const commands: Record<string, Command> = {
       const { runBuild } = await import("./run-build.ts");
       const summary = await runBuild({ ...config, rootDir: ROOT_DIR, logger });
       console.log(formatSummary(summary));
+      console.log(summary.index);
       if (summary.edge) console.log(summary.edge);
       return summary.failed.length > 0 || summary.edgeFailed ? EXIT_ROUTES_FAILED : 0;
     },

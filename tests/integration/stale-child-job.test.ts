@@ -10,7 +10,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublisherConfig } from "#config";
 import { RENDER_QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
-import { createSiteStore, type SiteStore } from "#storage";
+import { createSiteStore, type SiteStore, sha256 } from "#storage";
 import { startWebhook } from "#webhook/server.ts";
 import { claimWrite, claimWrites, nextGeneration } from "#worker/publish/generation.ts";
 import { type RunningWorker, startWorker } from "#worker/worker.ts";
@@ -110,6 +110,39 @@ describe("a child job of a superseded publish", () => {
     }
     expect(await home()).toContain("Newer Edition LLC");
   }, 120_000);
+
+  it("is refused when a worker of another site version queued it (a rolling deploy): it writes nothing", async () => {
+    // The home page as another version rendered it, stored and indexed: a render here would rewrite it.
+    const stale = "<!doctype html><title>rendered by another site version</title>";
+    await store.put("index.html", stale, {
+      contentType: "text/html; charset=utf-8",
+      cacheControl: "no-store",
+      contentHash: sha256(stale),
+    });
+    const routesKey = `${PREFIX}:index:routes`;
+    const entry = JSON.parse((await redis.hget(routesKey, "/")) as string) as { hash: string };
+    await redis.hset(routesKey, "/", JSON.stringify({ ...entry, hash: sha256(stale) }));
+    const queue = new Queue(RENDER_QUEUE_NAME, { connection: redis, prefix: PREFIX });
+    const events = new QueueEvents(RENDER_QUEUE_NAME, {
+      connection: new Redis({ maxRetriesPerRequest: null }),
+      prefix: PREFIX,
+    });
+    try {
+      await events.waitUntilReady();
+      const child = await queue.add("render-batch", {
+        ref: content.store.masterRef,
+        routes: ["/"],
+        documents: [],
+        generation: await nextGeneration(redis, PREFIX),
+        site: "another-site-version",
+      });
+      await expect(child.waitUntilFinished(events, 60_000)).rejects.toThrow(/site version/);
+    } finally {
+      await events.close();
+      await queue.close();
+    }
+    expect(await home()).toBe(stale);
+  }, 60_000);
 
   it("cannot claim a write once a newer generation started or wrote the route", async () => {
     const older = await nextGeneration(redis, PREFIX);

@@ -20,14 +20,19 @@ export interface PressroomProcess {
   exited(): Promise<number | null>;
 }
 
-/** `node bin/pressroom.js <args>` as its own OS process, as a container runs it; JSON logs on stdout. */
+/**
+ * `node bin/pressroom.js <args>` as its own OS process, as a container runs it; JSON logs on stdout.
+ * `root`: another checkout to run, from its folder (a deploy of other code: deployed-copy.ts);
+ * `captureStderr`: read stderr too (into `lines` and `records`) instead of passing it through.
+ */
 export function startPressroom(
   args: string[],
   env: Record<string, string>,
-  /** `captureStderr`: read stderr too (into `lines` and `records`) instead of passing it through. */
-  options: { captureStderr?: boolean } = {},
+  options: { root?: string; captureStderr?: boolean } = {},
 ): PressroomProcess {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const bin = options.root ? `${options.root}/bin/pressroom.js` : BIN;
+  const child = spawn(process.execPath, [bin, ...args], {
+    ...(options.root ? { cwd: options.root } : {}),
     env: { ...process.env, LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", options.captureStderr ? "pipe" : "inherit"],
   });
@@ -108,16 +113,20 @@ export function startPressroom(
 
 /**
  * `node bin/pressroom.js <args>` run to its end, as an operator runs a command such as `build`:
- * its exit code and everything it printed (stdout and stderr, in the order they came).
+ * its exit code and everything it printed (stdout and stderr, in the order they came). `root`: as
+ * for `startPressroom`.
  */
 export async function runPressroom(
   args: string[],
   env: Record<string, string>,
-  options: { cwd?: string } = {},
+  /** `root`: another checkout to run, from its folder; `cwd`: the folder to run this one in. */
+  options: { root?: string; cwd?: string } = {},
 ): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...process.env, ...env },
+  const bin = options.root ? `${options.root}/bin/pressroom.js` : BIN;
+  const child = spawn(process.execPath, [bin, ...args], {
+    ...(options.root ? { cwd: options.root } : {}),
     ...(options.cwd ? { cwd: options.cwd } : {}),
+    env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -18,6 +18,10 @@ export const BROWSER_BUILD = {
   define: { "process.env.NODE_ENV": '"production"' },
   legalComments: "none",
   logLevel: "silent",
+  // Packages by the path they are imported through (`node_modules/react/…`), not where a linked
+  // node_modules really lies: chunk names hash module paths, and the same sources must give the
+  // same asset names (the site's version) on every machine and checkout.
+  preserveSymlinks: true,
 } as const satisfies BuildOptions;
 
 /**

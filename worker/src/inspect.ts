@@ -106,6 +106,7 @@ export function statusCommand(
         masterRef,
         lastRef,
         indexRef,
+        indexSite,
         routes,
         docs,
         pending,
@@ -129,6 +130,7 @@ export function statusCommand(
           ),
         redis.get(keys.lastRef),
         index.ref(),
+        index.site(),
         redis.hlen(`${config.queuePrefix}:index:routes`),
         redis.hlen(`${config.queuePrefix}:index:docs`),
         redis.scard(keys.pendingIds),
@@ -156,7 +158,7 @@ export function statusCommand(
         `master ref:          ${masterRef}`,
         `content API:         ${describeContentApiWait(apiWait)}`,
         `last processed ref:  ${lastRef ?? "none"}${lastRef && lastRef !== masterRef && !masterRef.startsWith("unreachable") ? "  (behind: a publish is pending or reconcile will catch up)" : ""}`,
-        `index:               ${indexRef ? `${routes} routes, ${docs} documents, at ${indexRef}` : "missing (the next publish runs a diff build)"}`,
+        `index:               ${indexRef ? `${routes} routes, ${docs} documents, at ${indexRef}, ${indexSite ? `site version ${indexSite} (a worker logs its own at start; another rebuilds the site)` : "marked stale (the next publish or reconcile round rebuilds it)"}` : "missing (the next publish runs a diff build)"}`,
         `pending ids:         ${pending} waiting, ${processing + backlog} being published${backlog > 0 ? ` (${backlog} as a backlog: every route is published)` : ""}${refsWithoutDocuments.length === 0 ? "" : `; deliveries naming no document at ${refsWithoutDocuments.sort().join(", ")} (every route is published)`}`,
         `queue:               ${Object.entries(counts)
           .map(([state, n]) => `${state} ${n}`)

@@ -7,7 +7,7 @@ import { SITE_TYPES } from "./build/full-build.ts";
 import { publishObserved } from "./ops/publish-metrics.ts";
 import type { PublishContext } from "./publish/context.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
-import { diffBuild } from "./publish/diff-build.ts";
+import { diffBuild, siteVersionOf } from "./publish/diff-build.ts";
 import { sendOwedPurges } from "./publish/edge-purge.ts";
 import { republishPastYears } from "./publish/year-turn.ts";
 import { sampleStorage } from "./verify.ts";
@@ -26,8 +26,9 @@ export interface ReconcileOutcome {
 
 /**
  * Catches what webhooks missed. A diff build runs when the index is missing or of another version,
- * when the master ref moved with no publish pending (a lost delivery), or when the site's assets are
- * not this code's (a deploy). Runs under the publish lock, like a publish.
+ * when the index or the stored site was built with another site version than this process's (a
+ * deploy: render code, routes, models or assets; or `pressroom build`), or when the master ref moved
+ * with no publish pending (a lost delivery). Runs under the publish lock, like a publish.
  *
  * A moved ref, or publications the index has not seen (`checkPublications`), are acted on only when
  * the previous round saw them too: Prismic moves the ref before its webhook arrives, and a round in
@@ -92,6 +93,8 @@ async function reconcileRefs(ctx: PublishContext, assetKeys: readonly string[]):
     processingRefs,
     masterRef,
     manifestObject,
+    indexSite,
+    site,
   ] = await Promise.all([
     index.ref(),
     ctx.redis.scard(keys.pendingIds),
@@ -102,6 +105,8 @@ async function reconcileRefs(ctx: PublishContext, assetKeys: readonly string[]):
     ctx.redis.scard(keys.processingRefs),
     ctx.client.fetchMasterRef(),
     ctx.store.get(MANIFEST_KEY),
+    index.site(),
+    siteVersionOf(ctx),
   ]);
   const pending = pendingIds + pendingRefs;
   const processing = processingIds + backlog + processingRefs;
@@ -115,6 +120,9 @@ async function reconcileRefs(ctx: PublishContext, assetKeys: readonly string[]):
   let reason: string | undefined;
   if (indexRef === undefined) reason = "the dependency index is missing or of another version";
   else if (!manifest) reason = "storage holds no build manifest";
+  else if (indexSite !== site || manifest.site !== site)
+    // A deploy, or `pressroom build` (it marks the index, and records its version in the manifest).
+    reason = `the site's code is not the one the ${indexSite === site ? "stored site" : "index"} was built with (a deploy, or pressroom build)`;
   else if (pending + processing === 0 && indexRef !== masterRef) {
     const seenBefore = await ctx.redis.getset(keys.movedRef, masterRef);
     if (seenBefore !== masterRef) {

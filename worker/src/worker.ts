@@ -28,7 +28,7 @@ import { replayContactArchives } from "./contact/replay.ts";
 import { longWaitError, recordContentApiWait } from "./content-api-wait.ts";
 import type { BatchOutcome, PublishContext } from "./publish/context.ts";
 import type { IndexedDocument } from "./publish/dependency-index.ts";
-import { diffBuild } from "./publish/diff-build.ts";
+import { diffBuild, siteVersionOf } from "./publish/diff-build.ts";
 import { sendOwedPurges } from "./publish/edge-purge.ts";
 import { fetchPageAnswers } from "./publish/fetch-documents.ts";
 import { SupersededError } from "./publish/generation.ts";
@@ -176,10 +176,11 @@ export async function startWorker(
   await renderEvents.waitUntilReady();
   const renderSpec = jobCatalog["render-batch"];
   context.fanOut = async (ref, batches, documents, generation, keep) => {
+    const site = await siteVersionOf(context);
     const jobs = await renderQueue.addBulk(
       batches.map((routes) => ({
         name: "render-batch",
-        data: renderSpec.schema.parse({ ref, routes, documents, generation }),
+        data: renderSpec.schema.parse({ ref, routes, documents, generation, site }),
         opts: {
           attempts: renderSpec.attempts,
           backoff: { ...renderSpec.backoff },
@@ -207,7 +208,14 @@ export async function startWorker(
   const renderWorker = new Worker(
     RENDER_QUEUE_NAME,
     async (job) => {
-      const { ref, routes, documents, generation } = renderSpec.schema.parse(job.data);
+      const { ref, routes, documents, generation, site } = renderSpec.schema.parse(job.data);
+      // Queued by a worker of another site version (a rolling deploy): its pages are that code's to
+      // render. Refused, the job is retried (on another worker) or fails its publish, which retries.
+      const mine = await siteVersionOf(context);
+      if (site !== undefined && site !== mine)
+        throw new Error(
+          `a child job of site version ${site}, and this worker renders ${mine}: left to a worker of that version`,
+        );
       const overlay = new Map(documents.map(([id, doc]) => [id, doc as IndexedDocument | null]));
       return renderBatchJob(
         { ...context, logger: logger.child({ jobId: job.id, job: job.name }) },
@@ -373,7 +381,14 @@ export async function startWorker(
     logger.warn({ err: error }, "could not read the contact archive"),
   );
   logger.info(
-    { queue: QUEUE_NAME, prefix: config.queuePrefix, storage: store.description },
+    {
+      queue: QUEUE_NAME,
+      prefix: config.queuePrefix,
+      storage: store.description,
+      // The code it renders with: a publish or reconcile that finds the index built with another
+      // runs a diff build (a deploy). Computed now, so its first job does not wait for the bundle.
+      site: await siteVersionOf(context),
+    },
     "worker started",
   );
   logContactDelivery(config, logger);

@@ -35,9 +35,9 @@ import { mapLimit } from "./map-limit.ts";
 import { type PageInputsFile, readPageInputs, shortHash, writePageInputs } from "./page-inputs.ts";
 import { createProgress, type Progress } from "./progress.ts";
 import type { BatchResult, FailedRender, SharedContent } from "./render-batch.ts";
-import { renderCode } from "./render-code.ts";
+import { renderCode, siteParts } from "./render-code.ts";
 import { type RenderPool, startRenderPool } from "./render-pool.ts";
-import { renderThreadBundle } from "./render-thread-bundle.ts";
+import { type BundleModules, renderThreadBundle, renderThreadModules } from "./render-thread-bundle.ts";
 
 export interface BuildOptions {
   /** The content client (`createContentClient`): its `fetchMasterRef` bypasses every cache. */
@@ -83,11 +83,18 @@ export interface BuildOptions {
   /**
    * Keep a stored page without rendering it when what it is rendered from is unchanged since the
    * build that rendered it (render-inputs.ts). `true`: routes come back without their dependencies
-   * (`fullBuild`, which hands back only the summary); a map (route → the dependencies the worker's
-   * index recorded): only routes it holds are reused, with those dependencies. Default: `true` for
+   * (`fullBuild`, which hands back only the summary); a map (route → what the worker's index
+   * recorded of it): only routes whose indexed render is the one the page inputs describe (the same
+   * `inputs`) are reused, with the dependencies that render recorded. Default: `true` for
    * `fullBuild`, off for `buildSite`.
    */
-  reuse?: boolean | ReadonlyMap<string, readonly string[]>;
+  reuse?: boolean | ReadonlyMap<string, KnownRoute>;
+  /**
+   * After a deploy that changed only some slices' code (diff-build.ts): the earlier code's
+   * `renderCode` and those slice types. A page showing none of them is reused when its inputs under
+   * the earlier code are unchanged (only with `reuse`).
+   */
+  earlier?: { code: string; unless: readonly string[] };
 }
 
 export interface BuildSummary {
@@ -134,6 +141,18 @@ export async function fullBuild(options: BuildOptions): Promise<BuildSummary> {
 /** A route as built: what the manifest stores, plus what it depends on (kept by the worker's index). */
 export interface BuiltRoute extends ManifestRoute {
   dependencies: string[];
+  /**
+   * What a build rendered it from (render-inputs.ts), when a build rendered it: a later build may
+   * reuse the page with these dependencies only if its page inputs are these (a publish's render,
+   * or another build's, recorded other dependencies).
+   */
+  inputs?: string;
+}
+
+/** What a diff build knows of a route from the index: the dependencies and inputs of its last render. */
+export interface KnownRoute {
+  dependencies: readonly string[];
+  inputs?: string | undefined;
 }
 
 export interface BuiltManifest extends BuildManifest {
@@ -150,6 +169,8 @@ export interface BuildOutcome {
   hashes: Map<string, string>;
   /** Routes whose stored object the build wrote or deleted, assets aside: what the edge purges. */
   changedRoutes: string[];
+  /** The site's version the build rendered with (render-code.ts `siteVersion`), its frame and modules. */
+  site: { version: string; frame: string; modules: BundleModules };
 }
 
 /** The document types a build reads: everything else in the repository is not the site's. */
@@ -236,13 +257,18 @@ async function build(
   // Each page's dependencies come from a render thread as strings of their own: the manifest keeps
   // one copy of each (every page names the navigation's targets and settings).
   const pooled = dependencyPool();
-  const commit = async ({ rendered, failed: failedHere, reused = [] }: BatchResult, progress?: Progress) => {
+  const commit = async (
+    { rendered, failed: failedHere, reused = [], renewed = {} }: BatchResult,
+    progress?: Progress,
+  ) => {
     for (const route of reused) {
       // Offered to the render threads only when stored as the previous manifest says (below).
       const before = previous?.routes[route] as ManifestRoute;
-      const dependencies = reuse instanceof Map ? [...(reuse.get(route) ?? [])] : [];
-      manifest.routes[route] = { ...before, dependencies };
-      const kept = previousInputs[route] as PageInputsFile[string];
+      const dependencies = reuse instanceof Map ? [...(reuse.get(route)?.dependencies ?? [])] : [];
+      // Kept under the earlier code: recorded with its inputs under this code, for the next build.
+      const last = previousInputs[route] as PageInputsFile[string];
+      const kept = renewed[route] ? { ...last, inputs: renewed[route] } : last;
+      manifest.routes[route] = { ...before, dependencies, inputs: kept.inputs };
       pageInputs[route] = kept;
       if (kept.islands) javascript.add(route, kept.islands);
       counts.reused++;
@@ -276,7 +302,7 @@ async function build(
         inputs,
         ...entry
       } = result;
-      manifest.routes[route] = pooled(entry);
+      manifest.routes[route] = { ...pooled(entry), ...(inputs ? { inputs } : {}) };
       if (inputs)
         pageInputs[route] = { hash: shortHash(result.hash), inputs, ...(islands ? { islands } : {}) };
       counts.rendered++;
@@ -296,7 +322,8 @@ async function build(
 
   // A page may be kept when the bytes the last build rendered from its inputs are still the
   // route's (no publish rewrote it since) and stored as the manifest says, and its inputs are
-  // unchanged (render-inputs.ts); with a dependency map, only when the map knows its dependencies.
+  // unchanged (render-inputs.ts); with the index's routes, only when the index recorded the render
+  // those page inputs describe (its dependencies are that render's).
   const reusable: Record<string, string> = {};
   if (reuse !== false)
     for (const [route, entry] of Object.entries(previous?.routes ?? {})) {
@@ -304,22 +331,33 @@ async function build(
       if (
         last?.hash === shortHash(entry.hash) &&
         isStored(entry.key, entry.hash) &&
-        (reuse === true || reuse.has(route))
+        (reuse === true || reuse.get(route)?.inputs === last.inputs)
       )
         reusable[route] = last.inputs;
     }
-  const code = await renderCode({
+  const siteCode = {
     bundle: await renderThreadBundle(),
     assets: built.assets,
     siteUrl: options.siteUrl,
     ...(options.sitemapUrlLimit ? { sitemapUrlLimit: options.sitemapUrlLimit } : {}),
-  });
+  };
+  const [parts, code, modules] = await Promise.all([
+    siteParts(siteCode),
+    renderCode(siteCode),
+    renderThreadModules(),
+  ]);
+  const site = parts.version;
+  manifest.site = site;
   const shared: SharedContent = {
     siteUrl: options.siteUrl,
     assets: built.assets,
     documents: [settings, ...priceLists],
     ...(options.sitemapUrlLimit ? { sitemapUrlLimit: options.sitemapUrlLimit } : {}),
-    inputs: { code, previous: reusable },
+    inputs: {
+      code,
+      previous: reusable,
+      ...(options.earlier && reuse instanceof Map ? { earlier: options.earlier } : {}),
+    },
   };
   const pool = await beginRenderPool(shared);
   // Listings need every page's route and dates, not its content.
@@ -403,7 +441,7 @@ async function build(
     changedKeys.add(key);
   });
 
-  await writePageInputs(store, pageInputs);
+  await writePageInputs(store, pageInputs, site);
   const body = serializeManifest(manifest);
   await options.guard?.ensureCurrent();
   await store.put(MANIFEST_KEY, body, {
@@ -434,6 +472,7 @@ async function build(
     documents: [stub(settings), ...priceLists.map(stub), ...pageStubs, ...redirectDocs],
     hashes,
     changedRoutes: routesOfKeys(changedKeys, routesByKey([previous, manifest])),
+    site: { ...parts, modules },
   };
 }
 

@@ -36,8 +36,9 @@ export async function readPageInputs(store: SiteStore): Promise<PageInputsFile> 
   }
 }
 
-export async function writePageInputs(store: SiteStore, pages: PageInputsFile): Promise<void> {
-  const body = JSON.stringify({ version: VERSION, pages });
+/** `site`: the site's version that build ran (render-code.ts), recorded for whoever reads the file. */
+export async function writePageInputs(store: SiteStore, pages: PageInputsFile, site: string): Promise<void> {
+  const body = JSON.stringify({ version: VERSION, site, pages });
   await store.put(PAGE_INPUTS_KEY, body, {
     contentType: "application/json",
     cacheControl: CACHE_CONTROL.metadata,

@@ -29,9 +29,15 @@ export interface SharedContent {
   /**
    * A build's page inputs (render-inputs.ts): `code` (render-code.ts) to hash each page's inputs
    * with, and `previous`, for each route whose stored page may be kept, the inputs it was rendered
-   * from. A page whose inputs are the same is reused, not rendered.
+   * from. A page whose inputs are the same is reused, not rendered. `earlier`: after a deploy that
+   * changed only slices (diff-build.ts `slicesOnly`), a page showing none of the `unless` slice
+   * types is kept too when its inputs under the earlier code (`code`) are the previous ones.
    */
-  inputs?: { code: string; previous?: Readonly<Record<string, string>> };
+  inputs?: {
+    code: string;
+    previous?: Readonly<Record<string, string>>;
+    earlier?: { code: string; unless: readonly string[] };
+  };
 }
 
 export interface RenderedRoute {
@@ -80,6 +86,8 @@ export interface BatchResult {
   listed?: ListedDocument[];
   /** With `own`: routes not rendered, their stored page kept (inputs unchanged). */
   reused?: string[];
+  /** Reused routes kept under the earlier code (`inputs.earlier`): route → their inputs under this code. */
+  renewed?: Record<string, string>;
 }
 
 /** A document a build listed: what the main thread keeps of it, made where it was parsed. */
@@ -106,9 +114,11 @@ export async function renderOwnRoutes(
 ): Promise<BatchResult> {
   const listed: ListedDocument[] = [];
   const reused: string[] = [];
+  const renewed: Record<string, string> = {};
   const rendered: RenderedRoute[] = [];
   const failed: FailedRender[] = [];
   const shown = shared.inputs && sharedInputsOf(shared);
+  const kept = shared.inputs?.earlier;
   const base = sharedSourceOf(shared);
   let whole: ContentSource | undefined;
   const wholeBatch = () => {
@@ -137,8 +147,19 @@ export async function renderOwnRoutes(
     });
     const uidKey = doc.uid ? `${doc.type}:${doc.uid}` : undefined;
     if (route !== null) {
-      if (now !== undefined && shared.inputs?.previous?.[route] === now) reused.push(route);
-      else {
+      const previous = shared.inputs?.previous?.[route];
+      if (now !== undefined && previous === now) reused.push(route);
+      else if (
+        now !== undefined &&
+        kept &&
+        previous !== undefined &&
+        shown !== undefined &&
+        !showsSliceOf(doc, kept.unless) &&
+        routeInputs(kept.code, shown, doc).inputs === previous
+      ) {
+        reused.push(route);
+        renewed[route] = now;
+      } else {
         const source = documentSource(base, doc, uidKey !== undefined && earlier.has(uidKey), wholeBatch);
         const outcome = await renderOne(shared, source, route, logger);
         if ("error" in outcome) failed.push({ route, documentId: doc.id, error: outcome.error });
@@ -151,7 +172,20 @@ export async function renderOwnRoutes(
     }
     if (uidKey !== undefined && !earlier.has(uidKey)) earlier.set(uidKey, index);
   }
-  return { rendered, failed, listed, ...(reused.length > 0 ? { reused } : {}) };
+  return {
+    rendered,
+    failed,
+    listed,
+    ...(reused.length > 0 ? { reused } : {}),
+    ...(Object.keys(renewed).length > 0 ? { renewed } : {}),
+  };
+}
+
+/** Whether the document's slice zone holds a slice of one of `types` (only pages have one). */
+function showsSliceOf(doc: PrismicDocument, types: readonly string[]): boolean {
+  const slices = (doc.data as { slices?: unknown }).slices;
+  if (!Array.isArray(slices)) return false;
+  return slices.some((slice) => types.includes((slice as { slice_type?: string } | null)?.slice_type ?? ""));
 }
 
 /**

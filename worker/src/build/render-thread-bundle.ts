@@ -1,13 +1,21 @@
 import { createHash } from "node:crypto";
-import { mkdir, rename, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
 /** Inside node_modules, so that the bundle's package imports resolve as the sources' do. */
 const CACHE_DIR = fileURLToPath(new URL("../../../node_modules/.cache/pressroom/", import.meta.url));
 const ENTRY = fileURLToPath(new URL("./render-thread.ts", import.meta.url));
+/** The checkout's root: the bundle's module paths are relative to it, whatever the process's folder. */
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
-let bundled: Promise<URL> | undefined;
+/** The source modules in the bundle: path (from the checkout's root) → sha256 of its text, and what each imports. */
+export interface BundleModules {
+  hashes: Record<string, string>;
+  imports: Record<string, string[]>;
+}
+
+let bundled: Promise<{ url: URL; modules: BundleModules }> | undefined;
 
 /**
  * The render thread as one plain JavaScript file (packages left as imports).
@@ -17,10 +25,21 @@ let bundled: Promise<URL> | undefined;
  * content hash, so processes building at once never see each other's half-
  * written files, and an edited source always gets a new bundle.
  */
-export function renderThreadBundle(): Promise<URL> {
+export async function renderThreadBundle(): Promise<URL> {
+  return (await bundle()).url;
+}
+
+/** The modules of this process's render-thread bundle (a deploy compares them: diff-build.ts). */
+export async function renderThreadModules(): Promise<BundleModules> {
+  return (await bundle()).modules;
+}
+
+function bundle() {
   bundled ??= (async () => {
     const result = await build({
       entryPoints: [ENTRY],
+      absWorkingDir: ROOT,
+      metafile: true,
       bundle: true,
       platform: "node",
       format: "esm",
@@ -43,7 +62,14 @@ export function renderThreadBundle(): Promise<URL> {
       await writeFile(temp, code);
       await rename(temp, file);
     }
-    return pathToFileURL(file);
+    const modules: BundleModules = { hashes: {}, imports: {} };
+    for (const [path, input] of Object.entries(result.metafile.inputs)) {
+      const text = await readFile(`${ROOT}${path}`).catch(() => undefined);
+      // Not a file (esbuild's own namespaces): unknown, so never equal to another bundle's.
+      modules.hashes[path] = text ? createHash("sha256").update(text).digest("hex").slice(0, 16) : "?";
+      modules.imports[path] = input.imports.flatMap((imported) => (imported.external ? [] : [imported.path]));
+    }
+    return { url: pathToFileURL(file), modules };
   })();
   return bundled;
 }

@@ -33,7 +33,7 @@ parentPort?.on("message", async (message: BatchRequest | { shared: SharedContent
   const request = message;
   try {
     if (!shared) throw new Error("a batch came before the content every batch shares");
-    const { rendered, failed, listed, reused } = request.own
+    const { rendered, failed, listed, reused, renewed } = request.own
       ? await renderOwnRoutes(shared, batchOfAnswers(request.answers ?? []), logger)
       : await renderBatch(
           shared,
@@ -46,7 +46,7 @@ parentPort?.on("message", async (message: BatchRequest | { shared: SharedContent
         );
     // The pages' bytes move to the main thread (transferred, not copied).
     parentPort?.postMessage(
-      { id: request.id, results: rendered, failed, listed, reused },
+      { id: request.id, results: rendered, failed, listed, reused, renewed },
       rendered.map((result) => result.body.buffer as ArrayBuffer),
     );
   } catch (error) {

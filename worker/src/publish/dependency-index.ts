@@ -4,6 +4,7 @@ import { chunksOf } from "#jobs/chunks.ts";
 import { seesDependency } from "#web/content/index.ts";
 import type { RedirectRule } from "#web/redirects/redirect-rules.ts";
 import type { BuiltRoute } from "../build/full-build.ts";
+import type { BundleModules } from "../build/render-thread-bundle.ts";
 import { execTransaction, type RedisCommand, type TransactionGuard } from "./chunked-transaction.ts";
 import type { KnownDocument } from "./planner.ts";
 
@@ -97,10 +98,22 @@ export interface IndexedDocument extends KnownDocument {
 
 export type IndexedRoute = BuiltRoute;
 
-/** What the index's meta says: the ref it describes (undefined: missing or another version), the settings id. */
+/** The code an index was built with (`builtWith`). */
+export interface BuiltWith {
+  version: string;
+  frame: string;
+  modules: BundleModules;
+}
+
+/**
+ * What the index's meta says: the ref it describes (undefined: missing or another version), the
+ * settings id, and the site's version it was built with (render-code.ts `siteVersion`; undefined:
+ * not recorded, or marked stale by `pressroom build`).
+ */
 export interface IndexMeta {
   ref: string | undefined;
   settingsId: string | undefined;
+  site: string | undefined;
 }
 
 /** What the index knew, before a publish, of the ids it changes: read before any content request. */
@@ -128,8 +141,10 @@ export interface PriorState {
 
 /**
  * The dependency index, in Redis under `<prefix>:index:*`:
- *   meta          hash    version, ref (the master ref the index describes)
- *   routes        hash    route → {key, hash, status, dependencies, documentId}
+ *   meta          hash    version, ref (the master ref the index describes), settings (its id),
+ *                         site (the site's version it was built with), frame (render-code.ts)
+ *   modules       string  the render bundle's modules it was built with (JSON: hashes, imports)
+ *   routes        hash    route → {key, hash, status, dependencies, documentId, inputs}
  *   docs          hash    document id → {route, type, uid, lang, dates, hash of the document}
  *   dep:<dep>     set     routes that recorded dependency <dep> (doc:<id>, url:<id>, type:<type>,
  *                         routes:<type>, year:<n>)
@@ -154,16 +169,30 @@ export class DependencyIndex {
     return version === INDEX_VERSION && ref ? ref : undefined;
   }
 
-  /** The meta hash: read with a publish's take (take.ts: version, ref, settings), `parseMeta` reads the answer. */
+  /** The site's version the index was built with; undefined when not recorded or marked stale. */
+  async site(): Promise<string | undefined> {
+    return (await this.redis.hget(this.key("meta"), "site")) ?? undefined;
+  }
+
+  /**
+   * Marks the index as not describing the site in storage (`pressroom build` wrote it behind the
+   * worker's back): the next publish or reconcile round runs a diff build, as after a deploy.
+   */
+  async markStale(): Promise<void> {
+    await this.redis.hdel(this.key("meta"), "site");
+  }
+
+  /** The meta hash: read with a publish's take (take.ts: version, ref, settings, site), `parseMeta` reads the answer. */
   get metaKey(): string {
     return this.key("meta");
   }
 
   static parseMeta(answer: readonly (string | null)[]): IndexMeta {
-    const [version, ref, settings] = answer;
+    const [version, ref, settings, site] = answer;
     return {
       ref: version === INDEX_VERSION && ref ? ref : undefined,
       settingsId: settings ?? undefined,
+      site: site ?? undefined,
     };
   }
 
@@ -417,24 +446,45 @@ export class DependencyIndex {
     yield ["del", redisKeys(this.prefix).unsettledRoutes];
   }
 
-  /** Replaces the whole index (after a full or diff build). */
+  /**
+   * The code the index was built with: the site's version, its frame and the render bundle's
+   * modules (render-code.ts, render-thread-bundle.ts); undefined when not recorded.
+   */
+  async builtWith(): Promise<BuiltWith | undefined> {
+    const [[site, frame], modules] = await Promise.all([
+      this.redis.hmget(this.key("meta"), "site", "frame"),
+      this.redis.get(this.key("modules")),
+    ]);
+    if (!site || !frame || !modules) return undefined;
+    return { version: site, frame, modules: JSON.parse(modules) as BundleModules };
+  }
+
+  /** Replaces the whole index (after a full or diff build), built with the code `site`. */
   async replace(
     ref: string,
     routes: ReadonlyMap<string, IndexedRoute>,
     documents: ReadonlyMap<string, IndexedDocument>,
+    site: BuiltWith,
     guard?: TransactionGuard,
   ): Promise<void> {
     const stale = await this.redis.keys(`${this.key("dep:")}*`);
-    await execTransaction(this.redis, this.replaceCommands(ref, routes, documents, stale), undefined, guard);
+    await execTransaction(
+      this.redis,
+      this.replaceCommands(ref, routes, documents, site, stale),
+      undefined,
+      guard,
+    );
   }
 
   private *replaceCommands(
     ref: string,
     routes: ReadonlyMap<string, IndexedRoute>,
     documents: ReadonlyMap<string, IndexedDocument>,
+    site: BuiltWith,
     stale: readonly string[],
   ): Generator<RedisCommand> {
     yield ["del", this.key("routes"), this.key("docs"), this.key("meta"), this.key("redirects")];
+    yield ["set", this.key("modules"), JSON.stringify(site.modules)];
     for (let i = 0; i < stale.length; i += GROUP) yield ["del", ...stale.slice(i, i + GROUP)];
     yield* hsetInGroups(
       this.key("routes"),
@@ -458,7 +508,18 @@ export class DependencyIndex {
       this.key("redirects"),
       mapEntries(documents, (doc) => (doc.redirect ? JSON.stringify(doc.redirect) : undefined)),
     );
-    yield ["hset", this.key("meta"), "version", INDEX_VERSION, "ref", ref];
+    yield [
+      "hset",
+      this.key("meta"),
+      "version",
+      INDEX_VERSION,
+      "ref",
+      ref,
+      "site",
+      site.version,
+      "frame",
+      site.frame,
+    ];
     for (const [id, doc] of documents)
       if (doc.type === "settings") yield ["hset", this.key("meta"), "settings", id];
     // The build wrote every unsettled route again (diff-build.ts): storage and index agree.

@@ -1,10 +1,14 @@
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 import type { PrismicDocument } from "@prismicio/client";
 import { redisKeys } from "#jobs/catalog.ts";
 import { type CanonicalTarget, canonicalTargetOf, noindexOf } from "#web/lib/page-seo.ts";
 import { REDIRECT_TYPE, redirectRuleOf } from "#web/redirects/redirect-rules.ts";
 import { keyForRoute, routeForDocument } from "#web/routes.ts";
 import { documentHash } from "../build/document-hash.ts";
-import { buildSite } from "../build/full-build.ts";
+import { buildSite, type KnownRoute } from "../build/full-build.ts";
+import { currentSiteParts, currentSiteVersion, renderCodeOf } from "../build/render-code.ts";
+import { renderThreadModules } from "../build/render-thread-bundle.ts";
 import type { PublishContext } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
 import { dependencyPool } from "./dependency-pool.ts";
@@ -43,11 +47,16 @@ export async function rebuild(
   // every write of this build carries it (a worker paused mid-build writes nothing once superseded).
   const mine = generation ?? (await nextGeneration(ctx.redis, ctx.queuePrefix));
   // Written by a publish that did not commit: the manifest's hashes are not what is stored there.
-  const unsettled = await ctx.redis.smembers(redisKeys(ctx.queuePrefix).unsettledRoutes);
+  const [unsettled, reuse, earlier] = await Promise.all([
+    ctx.redis.smembers(redisKeys(ctx.queuePrefix).unsettledRoutes),
+    knownDependencies(index),
+    slicesOnly(ctx, index),
+  ]);
   const outcome = await buildSite({
     unsettledKeys: new Set(unsettled.flatMap((route) => keyOf(route) ?? [])),
     guard: buildGuard(ctx.redis, ctx.queuePrefix, mine),
-    reuse: await knownDependencies(index),
+    reuse,
+    ...(earlier ? { earlier } : {}),
     client: ctx.client,
     store: ctx.store,
     siteUrl: ctx.siteUrl,
@@ -74,7 +83,7 @@ export async function rebuild(
   const documents = new Map(
     outcome.documents.map((doc) => [doc.id, indexed(doc, outcome.hashes.get(doc.id))]),
   );
-  await index.replace(ref, routes, documents, generationGuard(ctx.queuePrefix, mine));
+  await index.replace(ref, routes, documents, outcome.site, generationGuard(ctx.queuePrefix, mine));
   // A delivery announcing this ref with no ids (pending-refs.ts) now needs no diff build of its own.
   await ctx.redis.multi(builtRefsCommands(ctx.queuePrefix, [ref])).exec();
   // This build's failures recorded (attempts counted on), every other recorded failure forgotten.
@@ -123,16 +132,96 @@ export async function rebuild(
 }
 
 /**
- * The dependencies the index recorded for every route, so the build may keep a page whose inputs
- * are unchanged (its dependencies are then the same too); none when the index is missing or of
- * another version (its dependencies may not mean what this version's do): every page renders.
+ * The site's version this process renders (render-code.ts): what a publish and reconcile compare
+ * with the one the index was built with. Computed once per process (the render thread's bundle).
  */
-async function knownDependencies(index: DependencyIndex): Promise<ReadonlyMap<string, string[]> | false> {
+export function siteVersionOf(ctx: Pick<PublishContext, "assets" | "siteUrl" | "sitemapUrlLimit">) {
+  return currentSiteVersion({
+    assets: ctx.assets,
+    siteUrl: ctx.siteUrl,
+    ...(ctx.sitemapUrlLimit ? { sitemapUrlLimit: ctx.sitemapUrlLimit } : {}),
+  });
+}
+
+/** The checkout's root (the render bundle's module paths are relative to it). */
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+/** Maps slice types to their components: a slice's module imported by it alone concerns that slice only. */
+const SLICE_REGISTRY = "web/slices/index.ts";
+
+/** `web/slices/<folder>/…` → the folder; undefined for anything else. */
+const sliceFolder = (path: string) => /^web\/slices\/([^/]+)\//.exec(path)?.[1];
+
+/**
+ * After a deploy whose code differs from the index's only in slice components: the earlier code's
+ * `renderCode` and the slice types whose pages must render again (a page showing none of them is
+ * kept when nothing else it is rendered from changed). Only when sure: the versions' frames are
+ * equal (packages, Node, assets, site URL), and every module that changed, was added or is
+ * imported by one that changed lies in one slice's folder (`web/slices/<Slice>/`), up to the slice
+ * registry. Anything else (a shared component, a model, a module gone, no record): undefined, and
+ * every page renders.
+ */
+async function slicesOnly(
+  ctx: PublishContext,
+  index: DependencyIndex,
+): Promise<{ code: string; unless: string[] } | undefined> {
+  const [before, now, modules] = await Promise.all([
+    index.builtWith(),
+    currentSiteParts({
+      assets: ctx.assets,
+      siteUrl: ctx.siteUrl,
+      ...(ctx.sitemapUrlLimit ? { sitemapUrlLimit: ctx.sitemapUrlLimit } : {}),
+    }),
+    renderThreadModules(),
+  ]);
+  if (!before || before.version === now.version || before.frame !== now.frame) return undefined;
+  const importers = new Map<string, string[]>();
+  for (const [from, imported] of Object.entries(modules.imports))
+    for (const path of imported) importers.set(path, [...(importers.get(path) ?? []), from]);
+  const paths = new Set([...Object.keys(before.modules.hashes), ...Object.keys(modules.hashes)]);
+  const folders = new Set<string>();
+  for (const path of paths) {
+    if (before.modules.hashes[path] === modules.hashes[path]) continue;
+    const folder = sliceFolder(path);
+    if (!folder || !(path in modules.hashes)) return undefined;
+    const seen = new Set([path]);
+    const queue = [path];
+    for (let next = queue.pop(); next !== undefined; next = queue.pop())
+      for (const from of importers.get(next) ?? []) {
+        if (from === SLICE_REGISTRY || seen.has(from)) continue;
+        if (sliceFolder(from) !== folder) return undefined;
+        seen.add(from);
+        queue.push(from);
+      }
+    folders.add(folder);
+  }
+  const unless: string[] = [];
+  for (const folder of folders) {
+    const model = await readFile(`${ROOT}web/slices/${folder}/model.json`, "utf8").catch(() => undefined);
+    const id = model ? (JSON.parse(model) as { id?: unknown }).id : undefined;
+    if (typeof id !== "string") return undefined;
+    unless.push(id);
+  }
+  ctx.logger.info(
+    { slices: unless },
+    "the site's code changed only in these slices: pages showing none of them are kept",
+  );
+  return { code: renderCodeOf(before.version), unless };
+}
+
+/**
+ * The dependencies the index recorded for every route, with the inputs of the build's render that
+ * recorded them, so the build may keep a page whose inputs are those and unchanged (its
+ * dependencies are then the same too: a route a publish or another build rendered since has other
+ * inputs, or none, and renders); none when the index is missing or of another version (its
+ * dependencies may not mean what this version's do): every page renders.
+ */
+async function knownDependencies(index: DependencyIndex): Promise<ReadonlyMap<string, KnownRoute> | false> {
   if ((await index.ref()) === undefined) return false;
   const pooled = dependencyPool(); // one copy of each dependency string (dependency-pool.ts)
-  const known = new Map<string, string[]>();
+  const known = new Map<string, KnownRoute>();
   for (const [route, entry] of await index.routes(await index.routeNames()))
-    if (Array.isArray(entry.dependencies)) known.set(route, pooled(entry).dependencies);
+    if (Array.isArray(entry.dependencies) && entry.inputs)
+      known.set(route, { dependencies: pooled(entry).dependencies, inputs: entry.inputs });
   return known;
 }
 

@@ -22,7 +22,7 @@ import {
   type PriorState,
 } from "./dependency-index.ts";
 import { dependencyPool } from "./dependency-pool.ts";
-import { diffBuild, indexed } from "./diff-build.ts";
+import { diffBuild, indexed, siteVersionOf } from "./diff-build.ts";
 import { fetchByIds, fetchPagesByUid, pageUidsOf } from "./fetch-documents.ts";
 import { claimWrites, ensureCurrent, generationGuard, nextGeneration } from "./generation.ts";
 import { layeredSource } from "./layered-source.ts";
@@ -148,13 +148,14 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
       )
     : undefined;
   atHint?.catch(() => undefined); // an old ref may be gone: the master ref's fetch answers instead
-  const [next, ref, prior, unsettled] = await Promise.all([
+  const [next, ref, prior, unsettled, site] = await Promise.all([
     nextGeneration(ctx.redis, ctx.queuePrefix),
     timer.time("masterRef", ctx.client.fetchMasterRef()),
     priorRead,
     // Routes a publish wrote or deleted and did not commit (it failed after: a full disk, Redis
     // away): storage may hold there what the index does not say. Rendered and written again below.
     ctx.redis.smembers(keys.unsettledRoutes),
+    siteVersionOf(ctx),
   ]);
   const rewrite = new Set(unsettled);
   generation = next;
@@ -169,6 +170,15 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   }
   if (prior === undefined) {
     log.warn("the dependency index is missing or of another version: running a diff build");
+    return done({ ...(await diffBuild(ctx, ref, index, generation)), ids: ids.length });
+  }
+  if (meta.site !== site) {
+    // A deploy (or `pressroom build`, which marks the index): any page may render differently, a
+    // route may have come or gone, and the index's dependencies were recorded by other code.
+    log.warn(
+      { indexSite: meta.site ?? null, site },
+      "the site's code is not the one the index was built with (a deploy, or pressroom build): running a diff build",
+    );
     return done({ ...(await diffBuild(ctx, ref, index, generation)), ids: ids.length });
   }
   if (unbuilt.length > 0) {

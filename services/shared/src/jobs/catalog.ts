@@ -59,6 +59,12 @@ const renderBatchPayload = z.object({
   /** The publish's generation (worker/src/publish/generation.ts): a job of a superseded one is dropped,
    * and none of its writes may land after a newer one's. Absent (a job queued by older code): dropped. */
   generation: z.number().int().positive().optional(),
+  /**
+   * The site version of the worker that queued it (worker/src/build/render-code.ts): a worker of
+   * another version refuses it (a rolling deploy), so no page of one version is committed under the
+   * other's index. Absent (a job queued by older code): rendered.
+   */
+  site: z.string().min(1).optional(),
 });
 
 // Checked again here, not only in the form's validation: whatever queued the job, a line break

@@ -26,6 +26,11 @@ export interface BuildManifest {
   /** Asset key → sha256 of its bytes. */
   assets: Record<string, string>;
   /**
+   * The site's version (worker/src/build/render-code.ts `siteVersion`) of the code that last built
+   * every route; publishes keep it. Absent in a manifest written before it was recorded.
+   */
+  site?: string;
+  /**
    * Every path the site answers with a redirect → where to: the old route of a renamed document
    * (its route now; the history behind it is `.pressroom/redirects.json`, see ./redirects.ts) and
    * an editor's redirect (customtypes/redirect: a page's route or a web address). Never a route of

@@ -1,0 +1,324 @@
+/**
+ * A deploy is a publish. The worker runs as a deploy runs it: an OS process of this checkout builds
+ * the site, stops, and a worker of changed code (a copy of this checkout with one source file
+ * edited: deployed-copy.ts, the real `pressroom` command and render-thread bundle) starts on the
+ * same Redis, storage and edge. With no operator step, storage and the edge (a real varnishd with
+ * the shipped VCL, where it runs) must show the new code's site: a component's markup changed
+ * rewrites exactly the pages that show it; a route removed is gone from storage and the edge.
+ */
+import { createHash } from "node:crypto";
+import { Redis } from "ioredis";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SiteConfig } from "#config";
+import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
+import { type RunningSite, startSite } from "#site/server.ts";
+import { createSiteStore, type SiteStore } from "#storage";
+import { type DeployedCopy, deployedCopy, type SourceEdit } from "../support/deployed-copy.ts";
+import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { type PressroomProcess, runPressroom, startPressroom } from "../support/pressroom-process.ts";
+import { removeKeysUnder } from "../support/redis-keys.ts";
+import { tempDir } from "../support/temp-dir.ts";
+import { hasVarnish, startVarnish, type Varnish } from "../support/varnish.ts";
+import { untilWorkerSettled } from "../support/worker-settled.ts";
+
+const PREFIX = `test-deploy-${process.pid}-${Date.now()}`;
+const SITE_URL = "https://www.example.com";
+const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
+
+let redis: Redis;
+let content: LocalPrismic;
+let folder: { path: string; remove: () => Promise<void> };
+let store: SiteStore;
+let site: RunningSite;
+let varnish: Varnish | undefined;
+const processes: PressroomProcess[] = [];
+const copies: DeployedCopy[] = [];
+
+const sha = (body: Buffer) => createHash("sha256").update(body).digest("hex");
+
+/** Every object of the site (the `.pressroom/` metadata aside): key → sha256 of its bytes. */
+async function stored(): Promise<Map<string, string>> {
+  const hashes = new Map<string, string>();
+  for await (const key of store.keys())
+    if (!key.startsWith(".pressroom/")) hashes.set(key, sha((await store.get(key))?.body ?? Buffer.alloc(0)));
+  return hashes;
+}
+
+async function manifest() {
+  const parsed = parseManifest((await store.get(MANIFEST_KEY))?.body);
+  if (!parsed) throw new Error("no manifest in storage");
+  return parsed;
+}
+
+/** A worker process of `copy` (this checkout when absent), its start's reconcile rounds over. */
+async function runWorker(copy?: DeployedCopy): Promise<{ worker: PressroomProcess; settledMs: number }> {
+  const worker = startPressroom(
+    ["serve", "worker"],
+    {
+      PRISMIC_ENDPOINT: content.endpoint,
+      REDIS_URL: "redis://127.0.0.1:6379",
+      QUEUE_PREFIX: PREFIX,
+      STORAGE_URL: `file://${folder.path}`,
+      SITE_URL,
+      OPS_PORT: "off",
+      RENDER_THREADS: "1",
+      ...(varnish ? { CDN_PURGE_URL: `varnish://127.0.0.1:${varnish.port}` } : {}),
+    },
+    copy ? { root: copy.root } : {},
+  );
+  processes.push(worker);
+  const started = Date.now();
+  // Its reconcile round is queued before it says it started.
+  await worker.waitFor(/^worker started$/, 60_000);
+  await untilWorkerSettled(redis, PREFIX, content.store.masterRef, 60_000);
+  return { worker, settledMs: Date.now() - started };
+}
+
+/** What the worker's diff build logged (`build finished`): rendered, reused, written… */
+const builtBy = (worker: PressroomProcess) =>
+  worker.records.find((record) => record.msg === "build finished") as
+    | { rendered: number; reused: number; written: number; durationMs: number }
+    | undefined;
+
+/**
+ * Storage holds what `pressroom build` of the deployed code makes from nothing at the master ref,
+ * object for object (the metadata aside).
+ */
+async function expectBuiltBy(copy: DeployedCopy): Promise<void> {
+  const reference = await tempDir("deploy-reference");
+  const referenceStore = createSiteStore({
+    url: `file://${reference.path}`,
+    s3Endpoint: undefined,
+    s3Region: "us-east-1",
+  });
+  try {
+    const built = await runPressroom(
+      ["build"],
+      {
+        PRISMIC_ENDPOINT: content.endpoint,
+        STORAGE_URL: `file://${reference.path}`,
+        SITE_URL,
+        REDIS_URL: "redis://127.0.0.1:6379",
+        QUEUE_PREFIX: `${PREFIX}-reference`,
+        RENDER_THREADS: "1",
+        LOG_LEVEL: "warn",
+      },
+      { root: copy.root },
+    );
+    expect(built.code, built.output).toBe(0);
+    const expected = new Map<string, string>();
+    for await (const key of referenceStore.keys())
+      if (!key.startsWith(".pressroom/"))
+        expected.set(key, sha((await referenceStore.get(key))?.body ?? Buffer.alloc(0)));
+    expect(await stored()).toEqual(expected);
+  } finally {
+    await referenceStore.close();
+    await reference.remove();
+  }
+}
+
+/** A deploy: the running worker stopped (SIGTERM), one of `edits` started in its place. */
+async function deploy(name: string, edits: SourceEdit[], running: PressroomProcess) {
+  const copy = await deployedCopy(name, edits);
+  copies.push(copy);
+  await running.stop();
+  const next = await runWorker(copy);
+  // Said for the docs' bound: from the new worker's process start to its first round committed.
+  const build = builtBy(next.worker);
+  await expectBuiltBy(copy);
+  console.log(
+    `deploy "${name}": storage, index and edge current ${next.settledMs} ms after the worker's process started (its diff build: ${build?.durationMs ?? "none"} ms)`,
+  );
+  return next.worker;
+}
+
+function edge(path: string) {
+  return fetch(`${varnish?.url}${path}`, { redirect: "manual" });
+}
+
+/** Every page route fetched through the edge until it is a hit: what a deploy must purge is cached. */
+async function primeEdge(routes: readonly string[]): Promise<void> {
+  if (!varnish) return;
+  for (const route of routes) {
+    await (await edge(route)).arrayBuffer();
+    const again = await edge(route);
+    await again.arrayBuffer();
+    expect(again.headers.get("x-cache"), route).toBe("hit");
+  }
+}
+
+/** The site without price lists' own pages: the deploy of the second test, kept by the third. */
+const NO_PRICE_LIST_PAGES: SourceEdit = {
+  file: "web/src/routes.ts",
+  from: '  return pathForRoute({ kind: "price-list", uid });\n}',
+  to: "  return null;\n}",
+};
+
+const pageRoutes = async () =>
+  Object.keys((await manifest()).routes).filter((route) => route.startsWith("/"));
+
+let running: PressroomProcess;
+
+beforeAll(async () => {
+  if (!hasVarnish)
+    console.warn("varnishd with xkey is not installed: the edge's half of these tests is skipped");
+  redis = new Redis({ maxRetriesPerRequest: null });
+  content = await startLocalPrismic();
+  folder = await tempDir("deploy-site");
+  const storage = { url: `file://${folder.path}`, s3Endpoint: undefined, s3Region: "us-east-1" };
+  store = createSiteStore(storage);
+  const siteConfig: SiteConfig = {
+    host: "127.0.0.1",
+    port: 0,
+    logLevel: "silent",
+    storage,
+    siteUrl: SITE_URL,
+    redisUrl: "redis://127.0.0.1:6379",
+    queuePrefix: PREFIX,
+    contactRateLimit: 5,
+    trustProxy: ["loopback"],
+  };
+  site = await startSite(siteConfig, logger);
+  if (hasVarnish)
+    varnish = await startVarnish({
+      backend: { host: "127.0.0.1", port: Number(new URL(site.url).port) },
+      purgers: ["127.0.0.1"],
+    });
+  // The site as this checkout builds it: the first worker's start builds it into empty storage.
+  running = (await runWorker()).worker;
+}, 120_000);
+
+afterAll(async () => {
+  for (const process of processes) await process.stop("SIGKILL").catch(() => undefined);
+  await site?.close();
+  await varnish?.stop();
+  await content?.stop();
+  await store?.close();
+  await removeKeysUnder(redis, PREFIX);
+  await redis?.quit();
+  await folder?.remove();
+  for (const copy of copies) await copy.remove();
+});
+
+describe("a deploy is a publish", () => {
+  it("a component's markup changed (no CSS, no browser code) rewrites every page that shows it, and no other", async () => {
+    const MARK = 'data-deployed="markup-only"';
+    const before = await stored();
+    const indexSite = await redis.hget(`${PREFIX}:index:meta`, "site");
+    await primeEdge(await pageRoutes());
+
+    running = await deploy(
+      "markup",
+      [
+        {
+          file: "web/src/components/price-table.tsx",
+          from: '<table className="price-table">',
+          to: `<table className="price-table" ${MARK}>`,
+        },
+      ],
+      running,
+    );
+
+    const after = await stored();
+    const changed = [...after].filter(([key, hash]) => before.get(key) !== hash).map(([key]) => key);
+    const removed = [...before.keys()].filter((key) => !after.has(key));
+    const showing: string[] = [];
+    for (const key of after.keys())
+      if ((await store.get(key))?.body.toString("utf8").includes(MARK)) showing.push(key);
+    // Some pages show a price table, not all: otherwise "no other" proves nothing.
+    expect(showing.length).toBeGreaterThan(0);
+    expect(showing.length).toBeLessThan([...after.keys()].filter((key) => key.endsWith(".html")).length);
+    expect(changed.sort()).toEqual(showing.sort());
+    expect(removed).toEqual([]);
+    // A shared component (not one slice's): every page was rendered again, none kept.
+    expect(builtBy(running)?.reused).toBe(0);
+    // The index now describes the deployed code.
+    expect(await redis.hget(`${PREFIX}:index:meta`, "site")).not.toBe(indexSite);
+
+    if (varnish) {
+      const routes = await pageRoutes();
+      const { routes: entries } = await manifest();
+      for (const route of routes) {
+        const answer = await edge(route);
+        const body = await answer.text();
+        if (showing.includes(entries[route]?.key as string)) {
+          // Purged: the edge fetched the new page.
+          expect(answer.headers.get("x-cache"), route).toBe("miss");
+          expect(body, route).toContain(MARK);
+        } else {
+          // Not purged: nothing changed there.
+          expect(answer.headers.get("x-cache"), route).toBe("hit");
+        }
+      }
+    }
+  }, 60_000);
+
+  it("a route removed from the site is gone from storage, the manifest, the index and the edge", async () => {
+    const priceListPages = (await pageRoutes()).filter(
+      (route) => route.startsWith("/price-list/") && route !== "/price-list/",
+    );
+    expect(priceListPages.length).toBeGreaterThan(0);
+    const { routes: entries } = await manifest();
+    const keys = priceListPages.map((route) => entries[route]?.key as string);
+    await primeEdge(priceListPages);
+    const listed = (await store.get("sitemap.xml"))?.body.toString() ?? "";
+    for (const route of priceListPages) expect(listed, route).toContain(`${SITE_URL}${route}<`);
+
+    // The site no longer gives price lists a page of their own (pages still embed them).
+    running = await deploy("route", [NO_PRICE_LIST_PAGES], running);
+
+    const after = await stored();
+    for (const key of keys) expect(after.has(key), key).toBe(false);
+    const now = await manifest();
+    const indexed = await redis.hkeys(`${PREFIX}:index:routes`);
+    for (const route of priceListPages) {
+      expect(Object.keys(now.routes), route).not.toContain(route);
+      expect(Object.keys(now.redirects ?? {}), route).not.toContain(route);
+      expect(indexed, route).not.toContain(route);
+    }
+    // The sitemap no longer lists them.
+    const sitemap = (await store.get("sitemap.xml"))?.body.toString() ?? "";
+    expect(sitemap).toContain(`${SITE_URL}/about`);
+    for (const route of priceListPages) expect(sitemap, route).not.toContain(`${SITE_URL}${route}<`);
+    // Every other route is still there: the deploy rebuilt the site, it did not drop it.
+    expect(Object.keys(now.routes).length).toBe(Object.keys(entries).length - priceListPages.length);
+
+    if (varnish)
+      for (const route of priceListPages) {
+        const answer = await edge(route);
+        await answer.arrayBuffer();
+        expect(answer.status, route).toBe(404);
+      }
+  }, 60_000);
+
+  it("a change in one slice's code renders again only the pages that show the slice", async () => {
+    const MARK = 'data-deployed="slice-only"';
+    const before = await stored();
+    const pages = Object.values((await manifest()).routes).filter((entry) => entry.documentId).length;
+
+    running = await deploy(
+      "slice",
+      [
+        NO_PRICE_LIST_PAGES,
+        {
+          file: "web/slices/Faq/index.tsx",
+          from: '<div className="faq__list">',
+          to: `<div className="faq__list" ${MARK}>`,
+        },
+      ],
+      running,
+    );
+
+    const after = await stored();
+    const changed = [...after].filter(([key, hash]) => before.get(key) !== hash).map(([key]) => key);
+    const showing: string[] = [];
+    for (const key of after.keys())
+      if ((await store.get(key))?.body.toString("utf8").includes(MARK)) showing.push(key);
+    expect(showing.length).toBeGreaterThan(0);
+    expect(changed.sort()).toEqual(showing.sort());
+    // Every page without the slice was kept, not rendered: only the slice's pages (and the price
+    // lists and listings, which a build always renders) were.
+    expect(builtBy(running)?.reused).toBe(pages - showing.length);
+  }, 60_000);
+});
