@@ -195,12 +195,12 @@ describe("metrics of a publish reconcile runs", () => {
 });
 
 describe("health and readiness", () => {
-  it("is ready when Redis, storage and the content API answer", async () => {
+  it("is ready when Redis, storage and the content API answer and publishing is not stalled", async () => {
     const ready = await fetch(`${workerOps.url}/_pressroom/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({
       status: "ok",
-      checks: { redis: "ok", storage: "ok", content: "ok" },
+      checks: { redis: "ok", storage: "ok", content: "ok", publishing: "ok" },
     });
     expect((await fetch(`${webhook.opsUrl}/_pressroom/readyz`)).status).toBe(200);
     expect((await fetch(`${webhook.url}/_pressroom/readyz`)).status).toBe(200);
