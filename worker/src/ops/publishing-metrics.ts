@@ -1,24 +1,14 @@
 import type { Redis } from "ioredis";
 import { Gauge } from "prom-client";
-import { withTimeout } from "#metrics/queue-metrics.ts";
 import { registry } from "#metrics/registry.ts";
-import { type PublishingHealth, readPublishingHealth } from "../publishing-health.ts";
+import { scrapeReads } from "#metrics/scrape-reads.ts";
+import { readPublishingHealth } from "../publishing-health.ts";
 
-/** The connections and prefixes whose publishing is reported (one per worker process). */
-const watched = new Set<{ redis: Redis; prefix: string; stallMs: number | undefined }>();
-
-/** Read once per scrape for both gauges (prom-client collects each gauge on its own). */
-let reading: Promise<PublishingHealth[]> | undefined;
-function readAll(): Promise<PublishingHealth[]> {
-  reading ??= Promise.all(
-    [...watched].map(({ redis, prefix, stallMs }) =>
-      withTimeout(readPublishingHealth(redis, prefix, stallMs)),
-    ),
-  ).finally(() => {
-    reading = undefined;
-  });
-  return reading;
-}
+/** Publishing under every worker process's Redis and queue prefix, read once per scrape. */
+const publishing = scrapeReads(
+  ({ redis, prefix, stallMs }: { redis: Redis; prefix: string; stallMs: number | undefined }) =>
+    readPublishingHealth(redis, prefix, stallMs),
+);
 
 export const publishWaiting = new Gauge({
   name: "pressroom_publish_waiting_seconds",
@@ -26,7 +16,7 @@ export const publishWaiting = new Gauge({
   registers: [registry],
   async collect() {
     this.reset();
-    const all = await readAll().catch(() => undefined);
+    const all = await publishing.readAll().catch(() => undefined);
     if (!all) return;
     const since = Math.min(...all.map((h) => h.waitingSince ?? Number.POSITIVE_INFINITY));
     this.set(Number.isFinite(since) ? Math.max(0, Date.now() - since) / 1000 : 0);
@@ -39,7 +29,7 @@ export const publishStalled = new Gauge({
   registers: [registry],
   async collect() {
     this.reset();
-    const all = await readAll().catch(() => undefined);
+    const all = await publishing.readAll().catch(() => undefined);
     if (!all) return;
     this.set(all.some((h) => h.stalled) ? 1 : 0);
   },
@@ -47,7 +37,5 @@ export const publishStalled = new Gauge({
 
 /** Reports publishing under `prefix` at each scrape until the returned function is called. */
 export function watchPublishing(redis: Redis, prefix: string, stallMs?: number): () => void {
-  const entry = { redis, prefix, stallMs };
-  watched.add(entry);
-  return () => watched.delete(entry);
+  return publishing.watch({ redis, prefix, stallMs });
 }

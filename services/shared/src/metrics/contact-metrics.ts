@@ -1,23 +1,15 @@
 import type { Redis } from "ioredis";
 import { Gauge } from "prom-client";
-import { readUndelivered, type UndeliveredMessage } from "../contact/undelivered.ts";
+import { readUndelivered } from "../contact/undelivered.ts";
 import { CONTACT_QUEUE_NAME } from "../jobs/catalog.ts";
 import { withTimeout } from "./queue-metrics.ts";
 import { registry } from "./registry.ts";
+import { scrapeReads } from "./scrape-reads.ts";
 
-/** The Redis connections and queue prefixes whose undelivered lists are reported (one per worker process). */
-const watched = new Set<{ redis: Redis; prefix: string }>();
-
-/** Read once per scrape for both gauges (prom-client collects each gauge on its own). */
-let reading: Promise<UndeliveredMessage[][]> | undefined;
-function readAll(): Promise<UndeliveredMessage[][]> {
-  reading ??= Promise.all(
-    [...watched].map(({ redis, prefix }) => withTimeout(readUndelivered(redis, prefix))),
-  ).finally(() => {
-    reading = undefined;
-  });
-  return reading;
-}
+/** The undelivered lists of every worker process's Redis and queue prefix, read once per scrape. */
+const undelivered = scrapeReads(({ redis, prefix }: { redis: Redis; prefix: string }) =>
+  readUndelivered(redis, prefix),
+);
 
 export const contactUndelivered = new Gauge({
   name: "pressroom_contact_undelivered_messages",
@@ -26,7 +18,7 @@ export const contactUndelivered = new Gauge({
   registers: [registry],
   async collect() {
     this.reset();
-    const lists = await readAll().catch(() => undefined);
+    const lists = await undelivered.readAll().catch(() => undefined);
     if (!lists) return;
     const all = lists.flat();
     this.set({ state: "retrying" }, all.filter((m) => !m.givenUp).length);
@@ -40,7 +32,7 @@ export const contactOldestUndelivered = new Gauge({
   registers: [registry],
   async collect() {
     this.reset();
-    const lists = await readAll().catch(() => undefined);
+    const lists = await undelivered.readAll().catch(() => undefined);
     if (!lists) return;
     let oldest = Number.POSITIVE_INFINITY;
     for (const message of lists.flat()) {
@@ -53,11 +45,7 @@ export const contactOldestUndelivered = new Gauge({
 
 /** Reports the undelivered contact messages under `prefix` at each scrape until the returned function is called. */
 export function watchContactDelivery(redis: Redis, prefix: string): () => void {
-  const entry = { redis, prefix };
-  watched.add(entry);
-  return () => {
-    watched.delete(entry);
-  };
+  return undelivered.watch({ redis, prefix });
 }
 
 /** The site servers' contact queues of this process (one per site app), pinged at each scrape. */
