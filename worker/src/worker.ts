@@ -14,6 +14,7 @@ import {
   RENDER_QUEUE_NAME,
   redisKeys,
   retryAfterBackoff,
+  willStillRun,
 } from "#jobs/catalog.ts";
 import type { Logger } from "#logger";
 import { createSiteStore } from "#storage";
@@ -237,13 +238,12 @@ export async function startWorker(
   const assetKeys = built.files.map((file) => file.key);
 
   const queue = logErrors(new Queue(QUEUE_NAME, { connection, prefix: config.queuePrefix }), QUEUE_NAME);
-  // Which publish job waits for space while storage is full (storage-full.ts). An active one may be
-  // past its last take of the pending ids: not counted, at worst two jobs wait for space a while.
+  // Which publish job waits for space while storage is full (storage-full.ts); at worst two jobs
+  // wait for space a while (an active one is not counted).
   const storageFull = {
     redis: connection,
     prefix: config.queuePrefix,
-    isQueued: async (id: string) =>
-      ["waiting", "delayed", "prioritized"].includes(await queue.getJobState(id)),
+    isQueued: async (id: string) => willStillRun(await queue.getJobState(id)),
   };
   const processor = async (job: Job, token?: string) => {
     const log = logger.child({ jobId: job.id, job: job.name });

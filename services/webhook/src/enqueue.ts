@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type JobPayload, jobCatalog, MAX_IDS_PER_PUBLISH } from "#jobs/catalog.ts";
+import { type JobPayload, jobCatalog, MAX_IDS_PER_PUBLISH, willStillRun } from "#jobs/catalog.ts";
 import {
   createFailFastQueue,
   QueueUnavailableError,
@@ -11,8 +11,6 @@ import { recordDelivery } from "./record-delivery.ts";
 
 export { QueueUnavailableError };
 
-/** Job states in which a publish job will still start, and so take whatever ids are pending then. */
-const STILL_TO_RUN = new Set(["waiting", "delayed", "prioritized", "waiting-children"]);
 export type PublishPayload = JobPayload<"publish">;
 
 /** What the HTTP app needs from the queue; tests and other hosts may pass their own. */
@@ -73,7 +71,7 @@ export function createPublishEnqueuer(options: PublishEnqueuerOptions): PublishE
           );
         // A redelivery of a publish whose job already ran (or ran out of attempts) recorded its ids
         // again: a job of its own takes them now, not the next reconcile.
-        if (existed && !STILL_TO_RUN.has(await queue.getJobState(jobId)))
+        if (existed && !willStillRun(await queue.getJobState(jobId)))
           await queue.add("publish", payload, { jobId: `${jobId}-again-${randomUUID()}`, ...jobOptions });
         return existed;
       });

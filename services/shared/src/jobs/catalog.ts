@@ -160,6 +160,16 @@ export const jobCatalog = {
 export type JobName = keyof typeof jobCatalog;
 export type JobPayload<N extends JobName> = z.output<(typeof jobCatalog)[N]["schema"]>;
 
+/**
+ * Whether a job in BullMQ state `state` will still start, and so take whatever ids are pending then.
+ * An active job does not count: it may be past its last take.
+ */
+export function willStillRun(state: string): boolean {
+  return (
+    state === "waiting" || state === "delayed" || state === "prioritized" || state === "waiting-children"
+  );
+}
+
 /** Redis keys outside BullMQ's own, under the same prefix. */
 export const redisKeys = (prefix: string) => ({
   /** Set of document ids announced by webhooks and not yet published. */
