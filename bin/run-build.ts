@@ -3,6 +3,7 @@ import type { PublisherConfig } from "#config";
 import { createContentClient, loadContentSchema } from "#content";
 import type { Logger } from "#logger";
 import { createSiteStore } from "#storage";
+import { website } from "#website";
 import { type BuildSummary, buildSite } from "#worker/build/full-build.ts";
 import { purgeAfterBuild } from "#worker/edge-commands.ts";
 import { DependencyIndex } from "#worker/publish/dependency-index.ts";
@@ -25,6 +26,7 @@ export async function runBuild(
   options: RunBuildOptions,
 ): Promise<BuildSummary & { index: string; edge?: string; edgeFailed?: boolean }> {
   const client = createContentClient(options.prismic, {
+    routes: website.routes.resolver,
     schema: loadContentSchema(options.rootDir),
     logger: options.logger,
   });

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { contentRoutes } from "#content/routes.ts";
+import { website } from "#website";
 import { freePort } from "../support/free-port.ts";
 
 /**
@@ -93,7 +93,7 @@ export async function startNextPeer(options: NextPeerOptions): Promise<NextPeer>
     NODE_ENV: "production",
     NEXT_TELEMETRY_DISABLED: "1",
     PRISMIC_ENDPOINT: options.endpoint,
-    PRISMIC_ROUTES: JSON.stringify(contentRoutes),
+    PRISMIC_ROUTES: JSON.stringify(website.routes.resolver),
     WEBHOOK_SECRET: options.secret,
     NEXT_REVALIDATE: options.revalidate,
     PEER_PRERENDER: options.prerender,

@@ -6,6 +6,7 @@ import { createContentClient, loadContentSchema, type RateLimitWait } from "#con
 import { ContentApiError, ContentQueryError, ContentTimeoutError, RateLimitedError } from "#errors";
 import { createLogger } from "#logger";
 import { contentApiWait } from "#metrics/metrics.ts";
+import { website } from "#website";
 import { contentConfig } from "../support/content-client.ts";
 import { type HttpFixture, type RecordedRequest, startHttpFixture } from "../support/http-fixture.ts";
 
@@ -68,7 +69,7 @@ const searches = (fixture: HttpFixture) =>
 describe("content client: response cache", () => {
   it("answers a repeated query from the cache while it is fresh, and asks again once it expired", async () => {
     const fixture = await api(() => ({ status: 200 }));
-    const client = createContentClient(config(fixture.url, { cacheTtlMs: 300 }), { schema });
+    const client = createContentClient(config(fixture.url, { cacheTtlMs: 300 }), { routes: [], schema });
     await client.get({ ref: "MASTERREF0000001", filters: [prismic.filter.at("document.type", "page")] });
     await client.get({ ref: "MASTERREF0000001", filters: [prismic.filter.at("document.type", "page")] });
     expect(searches(fixture)).toHaveLength(1);
@@ -79,7 +80,7 @@ describe("content client: response cache", () => {
 
   it("derives the expiry from max-age when the answer gives one", async () => {
     const fixture = await api(() => ({ status: 200, headers: { "cache-control": "public, max-age=0" } }));
-    const client = createContentClient(config(fixture.url, { cacheTtlMs: 60_000 }), { schema });
+    const client = createContentClient(config(fixture.url, { cacheTtlMs: 60_000 }), { routes: [], schema });
     await client.get({ ref: "MASTERREF0000001" });
     await client.get({ ref: "MASTERREF0000001" });
     // max-age=0 overrides the 60 s default: nothing may be reused.
@@ -88,7 +89,7 @@ describe("content client: response cache", () => {
 
   it("keeps at most the configured number of entries, evicting the least recently used", async () => {
     const fixture = await api(() => ({ status: 200 }));
-    const client = createContentClient(config(fixture.url, { cacheMaxEntries: 2 }), { schema });
+    const client = createContentClient(config(fixture.url, { cacheMaxEntries: 2 }), { routes: [], schema });
     for (const page of [1, 2, 3]) await client.get({ ref: "MASTERREF0000001", page });
     expect(client.contentFetch.cache.size).toBe(2);
     await client.get({ ref: "MASTERREF0000001", page: 3 }); // still cached
@@ -103,7 +104,7 @@ describe("content client: response cache", () => {
 
   it("does not store an answer asked for with cache: no-store (a publish's batch reads)", async () => {
     const fixture = await api(() => ({ status: 200 }));
-    const client = createContentClient(config(fixture.url), { schema });
+    const client = createContentClient(config(fixture.url), { routes: [], schema });
     const query = { ref: "MASTERREF0000001", filters: [prismic.filter.at("document.type", "page")] };
     await client.get({ ...query, fetchOptions: { cache: "no-store" } });
     expect(client.contentFetch.cache.size).toBe(0);
@@ -113,7 +114,7 @@ describe("content client: response cache", () => {
 
   it("drops expired answers when a new one is stored, not only when the same query comes back", async () => {
     const fixture = await api(() => ({ status: 200 }));
-    const client = createContentClient(config(fixture.url, { cacheTtlMs: 100 }), { schema });
+    const client = createContentClient(config(fixture.url, { cacheTtlMs: 100 }), { routes: [], schema });
     for (const page of [1, 2]) await client.get({ ref: "MASTERREF0000001", page });
     expect(client.contentFetch.cache.size).toBeGreaterThanOrEqual(2);
     await new Promise((resolve) => setTimeout(resolve, 1_100)); // past the TTL and the once-a-second sweep
@@ -125,7 +126,7 @@ describe("content client: response cache", () => {
     const fixture = await api((_r, n) =>
       n === 1 ? { status: 500, body: { message: "boom" } } : { status: 200 },
     );
-    const client = createContentClient(config(fixture.url), { schema });
+    const client = createContentClient(config(fixture.url), { routes: [], schema });
     await expect(client.get({ ref: "MASTERREF0000001" })).rejects.toThrow(ContentApiError);
     await expect(client.get({ ref: "MASTERREF0000001" })).resolves.toMatchObject({ results: [] });
   });
@@ -136,7 +137,7 @@ describe("content client: rate limits (429)", () => {
     const fixture = await api((_r, n) =>
       n === 1 ? { status: 429, headers: { "retry-after": "1" } } : { status: 200 },
     );
-    const client = createContentClient(config(fixture.url), { schema });
+    const client = createContentClient(config(fixture.url), { routes: [], schema });
     await client.get({ ref: "MASTERREF0000001" });
     const [first, second] = searches(fixture);
     expect(second).toBeDefined();
@@ -145,7 +146,7 @@ describe("content client: rate limits (429)", () => {
 
   it("waits 1000 ms when the 429 has no retry-after", async () => {
     const fixture = await api((_r, n) => (n === 1 ? { status: 429 } : { status: 200 }));
-    const client = createContentClient(config(fixture.url), { schema });
+    const client = createContentClient(config(fixture.url), { routes: [], schema });
     await client.get({ ref: "MASTERREF0000001" });
     const [first, second] = searches(fixture);
     expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(950);
@@ -153,7 +154,7 @@ describe("content client: rate limits (429)", () => {
 
   it("gives up after the configured number of retries with an error carrying 429", async () => {
     const fixture = await api(() => ({ status: 429, headers: { "retry-after": "0" } }));
-    const client = createContentClient(config(fixture.url, { rateLimitRetries: 2 }), { schema });
+    const client = createContentClient(config(fixture.url, { rateLimitRetries: 2 }), { routes: [], schema });
     const error = await client.get({ ref: "MASTERREF0000001" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ContentApiError);
     expect((error as ContentApiError).status).toBe(429);
@@ -166,6 +167,7 @@ describe("content client: waits with a bound", () => {
     const fixture = await api(() => ({ status: 429, headers: { "retry-after": "3600" } }));
     const waits: RateLimitWait[] = [];
     const client = createContentClient(config(fixture.url, { rateLimitMaxWaitMs: 10_000 }), {
+      routes: [],
       schema,
       onRateLimited: (wait) => waits.push(wait),
     });
@@ -192,6 +194,7 @@ describe("content client: waits with a bound", () => {
     );
     const waits: RateLimitWait[] = [];
     const client = createContentClient(config(fixture.url, { rateLimitMaxWaitMs: 1_000 }), {
+      routes: [],
       schema,
       onRateLimited: (wait) => waits.push(wait),
     });
@@ -205,7 +208,7 @@ describe("content client: waits with a bound", () => {
   it("ends a wait at once when the process shuts down (its signal aborts)", async () => {
     const fixture = await api(() => ({ status: 429, headers: { "retry-after": "8" } }));
     const shutdown = new AbortController();
-    const client = createContentClient(config(fixture.url), { schema, signal: shutdown.signal });
+    const client = createContentClient(config(fixture.url), { routes: [], schema, signal: shutdown.signal });
     const waiting = client.get({ ref: "MASTERREF0000001" }).catch((e: unknown) => e);
     await expect.poll(() => searches(fixture).length).toBe(1);
     const reason = new Error("shutting down");
@@ -220,7 +223,10 @@ describe("content client: waits with a bound", () => {
 describe("content client: errors", () => {
   it("raises 'Unexpected status code [status]' with the URL and the status for any other non-2xx", async () => {
     const fixture = await api(() => ({ status: 503, body: { message: "maintenance" } }));
-    const client = createContentClient(config(fixture.url, { accessToken: "secret-token-123" }), { schema });
+    const client = createContentClient(config(fixture.url, { accessToken: "secret-token-123" }), {
+      routes: [],
+      schema,
+    });
     const error = (await client.get({ ref: "MASTERREF0000001" }).catch((e: unknown) => e)) as ContentApiError;
     expect(error).toBeInstanceOf(ContentApiError);
     expect(error.status).toBe(503);
@@ -236,7 +242,7 @@ describe("content client: errors", () => {
 
   it("raises 'Response timeout for <url>' when the API does not answer in time", async () => {
     const fixture = await api(() => "hang");
-    const client = createContentClient(config(fixture.url, { timeoutMs: 200 }), { schema });
+    const client = createContentClient(config(fixture.url, { timeoutMs: 200 }), { routes: [], schema });
     const started = Date.now();
     const error = await client.get({ ref: "MASTERREF0000001" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ContentTimeoutError);
@@ -250,7 +256,7 @@ describe("content client: errors", () => {
 describe("content client: queries refused before any request", () => {
   it("refuses a lookup by uid with lang '*'", async () => {
     const fixture = await api(() => ({ status: 200 }));
-    const client = createContentClient(config(fixture.url), { schema });
+    const client = createContentClient(config(fixture.url), { routes: [], schema });
     await expect(client.getByUID("page", "home", { lang: "*" })).rejects.toThrow(ContentQueryError);
     await expect(client.getByUID("page", "home", { lang: "*" })).rejects.toThrow(
       /uid with lang "\*" is refused/,
@@ -260,7 +266,7 @@ describe("content client: queries refused before any request", () => {
 
   it("refuses a filter on a field no model has ('Unknown field')", async () => {
     const fixture = await api(() => ({ status: 200 }));
-    const client = createContentClient(config(fixture.url), { schema });
+    const client = createContentClient(config(fixture.url), { routes: [], schema });
     await expect(client.get({ filters: [prismic.filter.at("my.page.colour", "red")] })).rejects.toThrow(
       /Unknown field my\.page\.colour/,
     );
@@ -272,7 +278,7 @@ describe("content client: queries refused before any request", () => {
 
   it("refuses a query for a type that does not exist and an unknown filter ('Invalid query')", async () => {
     const fixture = await api(() => ({ status: 200 }));
-    const client = createContentClient(config(fixture.url), { schema });
+    const client = createContentClient(config(fixture.url), { routes: [], schema });
     await expect(client.getAllByType("blog_post" as "page")).rejects.toThrow(
       /Invalid query: unknown document type "blog_post"/,
     );
@@ -284,7 +290,7 @@ describe("content client: queries refused before any request", () => {
 
   it("lets valid queries through, with the route resolver attached", async () => {
     const fixture = await api(() => ({ status: 200 }));
-    const client = createContentClient(config(fixture.url), { schema });
+    const client = createContentClient(config(fixture.url), { routes: website.routes.resolver, schema });
     await client.getAllByType("price_list", { filters: [prismic.filter.has("my.price_list.currency")] });
     const sent = new URL(searches(fixture)[0]?.url ?? "", fixture.url);
     expect(sent.searchParams.getAll("q")).toEqual([
@@ -311,7 +317,7 @@ describe("content client: start-up", () => {
       level: "info",
       destination: new Writable({ write: (chunk, _enc, done) => done(void lines.push(String(chunk))) }),
     });
-    const client = createContentClient(config(deadUrl, { timeoutMs: 500 }), { schema, logger });
+    const client = createContentClient(config(deadUrl, { timeoutMs: 500 }), { routes: [], schema, logger });
     await expect(client.probe()).resolves.toBe(false);
     expect(lines.join("")).toContain("content API unreachable at start");
   });
@@ -323,7 +329,7 @@ describe("content client: start-up", () => {
       response.end(JSON.stringify(repository(ref)));
     });
     fixtures.push(fixture);
-    const client = createContentClient(config(fixture.url), { schema });
+    const client = createContentClient(config(fixture.url), { routes: [], schema });
     expect(await client.fetchMasterRef()).toBe("FIRSTREF00000001");
     ref = "SECONDREF0000002";
     expect(await client.fetchMasterRef()).toBe("SECONDREF0000002");

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import * as prismic from "@prismicio/client";
 import { afterEach, describe, expect, it } from "vitest";
-import { contentRoutes } from "#content";
+import { website } from "#website";
 import { type HttpFixture, startHttpFixture } from "../support/http-fixture.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 
@@ -15,7 +15,7 @@ const demoDoc = (id: string) =>
 const titleOf = (doc: prismic.PrismicDocument) =>
   prismic.asText((doc.data as { title?: prismic.RichTextField }).title);
 const client = (service: LocalPrismic) =>
-  prismic.createClient("demo", { documentAPIEndpoint: service.endpoint, routes: contentRoutes });
+  prismic.createClient("demo", { documentAPIEndpoint: service.endpoint, routes: [...website.routes.resolver] });
 
 async function call(service: LocalPrismic, method: string, path: string, body?: unknown, raw?: string) {
   const response = await fetch(`${service.url}${path}`, {

@@ -1,5 +1,6 @@
 import type { PrismicConfig } from "#config";
 import { type ContentClientDeps, createContentClient, loadContentSchema } from "#content";
+import { website } from "#website";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -31,10 +32,10 @@ export function contentConfig(endpoint: string, overrides: Partial<PrismicConfig
 export function localContentClient(
   endpoint: string,
   overrides: Partial<PrismicConfig> = {},
-  deps: Omit<ContentClientDeps, "schema"> = {},
+  deps: Partial<Omit<ContentClientDeps, "schema">> = {},
 ) {
   return createContentClient(
     contentConfig(endpoint, { cacheTtlMs: 0, cacheMaxEntries: 10, rateLimitRetries: 0, ...overrides }),
-    { schema: loadContentSchema(ROOT), ...deps },
+    { routes: website.routes.resolver, schema: loadContentSchema(ROOT), ...deps },
   );
 }

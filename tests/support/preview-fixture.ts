@@ -6,6 +6,7 @@ import { createContentClient, loadContentSchema } from "#content";
 import { type PreviewAppOptions, previewApp } from "#preview/app.ts";
 import { buildPreviewAssets, type PreviewAssets } from "#preview/preview-assets.ts";
 import { type TokenRule, tokenRuleFor } from "#preview/preview-token.ts";
+import { website } from "#website";
 import { contentConfig } from "./content-client.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -51,6 +52,7 @@ export async function previewFixture(
     return fetch(input, init);
   };
   const client = createContentClient(prismicConfig(endpoint), {
+    routes: website.routes.resolver,
     schema: loadContentSchema(ROOT),
     fetch: counting,
   });

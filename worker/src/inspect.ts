@@ -8,6 +8,7 @@ import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { redactUrl } from "#redact-url";
 import { createSiteStore } from "#storage";
 import { describeRedirectNotice } from "#web/redirects/resolve-redirects.ts";
+import { website } from "#website";
 import { describeContentApiWait, readContentApiWait } from "./content-api-wait.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
 import { describeEdge } from "./publish/pending-purges.ts";
@@ -46,7 +47,10 @@ async function withReaders<T>(
   redis.on("error", () => undefined); // the connect below rejects with it
   try {
     await connectOrUnreachable(redis, config.redisUrl, () => storageFacts(config));
-    const client = createContentClient(config.prismic, { schema: loadContentSchema(rootDir) });
+    const client = createContentClient(config.prismic, {
+      routes: website.routes.resolver,
+      schema: loadContentSchema(rootDir),
+    });
     return await task({ redis, client, index: new DependencyIndex(redis, config.queuePrefix) });
   } finally {
     redis.disconnect();

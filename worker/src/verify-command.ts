@@ -6,6 +6,7 @@ import { redisKeys } from "#jobs/catalog.ts";
 import type { Logger } from "#logger";
 import { createSiteStore } from "#storage";
 import { buildSiteAssets } from "#web/assets.ts";
+import { website } from "#website";
 import { withLock } from "./publish/lock.ts";
 import { connectOrUnreachable, masterRefOrUnreachable } from "./reachable.ts";
 import { type Verification, verifyStorage } from "./verify.ts";
@@ -25,7 +26,11 @@ export async function verifyCommand(
   let connected = false;
   // connect rejects with the first error; later ones are retried, and said.
   redis.on("error", (error) => connected && logger.warn({ err: error }, "Redis connection error; retrying"));
-  const client = createContentClient(config.prismic, { schema: loadContentSchema(rootDir), logger });
+  const client = createContentClient(config.prismic, {
+    routes: website.routes.resolver,
+    schema: loadContentSchema(rootDir),
+    logger,
+  });
   try {
     await connectOrUnreachable(redis, config.redisUrl);
     connected = true;

@@ -20,6 +20,7 @@ import type { Logger } from "#logger";
 import { createSiteStore } from "#storage";
 import { WarnLimiter } from "#warn-limiter";
 import { buildSiteAssets } from "#web/assets.ts";
+import { website } from "#website";
 import { idleRenderPool } from "./build/idle-render-pool.ts";
 import { sharedDocumentsCache } from "./build/list-documents.ts";
 import { createRenderPool, defaultRenderThreads } from "./build/render-pool.ts";
@@ -115,6 +116,7 @@ export async function startWorker(
   const shutdown = new AbortController();
   const lock = { ttlMs: config.lockMs ?? DEFAULT_LOCK_MS, signal: shutdown.signal };
   const client = createContentClient(config.prismic, {
+    routes: website.routes.resolver,
     schema: loadContentSchema(options.rootDir),
     logger,
     signal: shutdown.signal,

@@ -13,6 +13,7 @@ import { listeningUrl } from "#http/listening-url.ts";
 import { logOneLinePerRequest, quietRequests } from "#http/request-log.ts";
 import type { Logger } from "#logger";
 import { type RunningOps, startOpsServer } from "#ops/ops-server.ts";
+import { website } from "#website";
 import { previewApp, previewReadiness } from "./app.ts";
 import { buildPreviewAssets } from "./preview-assets.ts";
 import { tokenRuleFor } from "./preview-token.ts";
@@ -51,7 +52,12 @@ export async function startPreview(options: PreviewOptions, logger: Logger): Pro
   const schema = loadContentSchema(options.rootDir ?? ROOT_DIR);
   // Aborted at shutdown: a request waiting on the content API (a 429's wait) ends at once.
   const shutdown = new AbortController();
-  const client = createContentClient(options.prismic, { schema, logger, signal: shutdown.signal });
+  const client = createContentClient(options.prismic, {
+    routes: website.routes.resolver,
+    schema,
+    logger,
+    signal: shutdown.signal,
+  });
   const [assets] = await Promise.all([buildPreviewAssets(), client.probe()]);
   const app = Fastify({
     loggerInstance: logger,

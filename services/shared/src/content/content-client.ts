@@ -5,6 +5,7 @@ import {
   type Form,
   NotFoundError,
   type PrismicDocument,
+  type Route,
 } from "@prismicio/client";
 import type { PrismicConfig } from "../config/index.ts";
 import { ContentQueryError } from "../errors.ts";
@@ -15,7 +16,6 @@ import { bookmarkedId, repositoryForm } from "./api-root-forms.ts";
 import { type ContentFetch, createContentFetch, type RateLimitWait } from "./content-fetch.ts";
 import type { ContentSchema } from "./content-schema.ts";
 import { guardQuery, type QueryParams } from "./query-guard.ts";
-import { contentRoutes } from "./routes.ts";
 
 type BuildQueryURLArgs = Parameters<Client["buildQueryURL"]>[0];
 type GetTagsParams = Parameters<Client["getTags"]>[0];
@@ -124,6 +124,11 @@ export class ContentClient extends Client {
 }
 
 export interface ContentClientDeps {
+  /**
+   * The website's route resolver (`website.routes.resolver`): the API fills `url` on documents and
+   * links with it. An empty list: documents carry no `url` (tests of the client alone).
+   */
+  routes: readonly Route[];
   logger?: Logger;
   /** The models' types and fields; queries naming anything else are refused before a request. */
   schema?: ContentSchema;
@@ -136,7 +141,7 @@ export interface ContentClientDeps {
 }
 
 /** The one factory every process uses to read content. Build it in entry files, never at module top level. */
-export function createContentClient(config: PrismicConfig, deps: ContentClientDeps = {}): ContentClient {
+export function createContentClient(config: PrismicConfig, deps: ContentClientDeps): ContentClient {
   const contentFetch = createContentFetch({
     timeoutMs: config.timeoutMs,
     cacheTtlMs: config.cacheTtlMs,
@@ -156,7 +161,7 @@ export function createContentClient(config: PrismicConfig, deps: ContentClientDe
     {
       documentAPIEndpoint: config.endpoint,
       ...(config.accessToken ? { accessToken: config.accessToken } : {}),
-      routes: contentRoutes,
+      routes: [...deps.routes],
       fetch: contentFetch,
     },
     contentFetch,

@@ -8,4 +8,3 @@ export {
 } from "./content-fetch.ts";
 export { type ContentSchema, loadContentSchema } from "./content-schema.ts";
 export * from "./preview-ref.ts";
-export { contentRoutes } from "./routes.ts";

@@ -10,7 +10,7 @@ import {
  * The content client, as Prismic's Next.js starters make it (prismicio-community/nextjs-starter-prismic-minimal,
  * src/prismicio.ts): every request cached by Next (`force-cache`) under the tag `prismic`, which the
  * webhook's route handler revalidates. The endpoint is the local content service the benchmark started;
- * the route resolver is Pressroom's own (`services/shared/src/content/routes.ts`), handed over by the
+ * the route resolver is Pressroom's own (`website.routes.resolver`, web/src/content-routes.ts), handed over by the
  * benchmark as JSON in PRISMIC_ROUTES, so links and `url` resolve exactly as Pressroom's do.
  */
 export const PRISMIC_TAG = "prismic";

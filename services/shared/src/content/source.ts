@@ -1,0 +1,90 @@
+import { type Client, filter, type PrismicDocument } from "@prismicio/client";
+
+/**
+ * Everything a render reads, at ONE ref: a render never sees two versions of the content. The
+ * engine hands a website's `render` one of these; the website asks by type and uid as Prismic's
+ * client does, and knows nothing of where the documents come from. Implementations: the content
+ * client at a ref (preview, publish) and a set of documents in memory (a build preloads them).
+ * Returned documents are shared, never copied: treat them as read-only.
+ */
+export interface ContentSource {
+  /** The one document of a singleton type (the first, if a repository holds more), or undefined. */
+  getSingle(type: string): Promise<PrismicDocument | undefined>;
+  getByUID(type: string, uid: string): Promise<PrismicDocument | undefined>;
+  getByID(id: string): Promise<PrismicDocument | undefined>;
+  /** Every document of a type (a listing). */
+  getAllByType(type: string): Promise<readonly PrismicDocument[]>;
+}
+
+const EMPTY: readonly PrismicDocument[] = Object.freeze([]);
+
+/**
+ * Documents already fetched at one ref (a full build lists them all once): every lookup is a Map
+ * read, so a render does no I/O. The documents are indexed, not copied; they must carry `url`
+ * (fetched with the route resolver).
+ */
+export function createMemorySource(documents: readonly PrismicDocument[]): ContentSource {
+  const byId = new Map<string, PrismicDocument>();
+  const byTypeUid = new Map<string, PrismicDocument>();
+  const byType = new Map<string, PrismicDocument[]>();
+  for (const doc of documents) {
+    byId.set(doc.id, doc);
+    // uids are unique per type and language; the site is single-language, the first one wins.
+    const uidKey = `${doc.type}:${doc.uid}`;
+    if (doc.uid && !byTypeUid.has(uidKey)) byTypeUid.set(uidKey, doc);
+    const list = byType.get(doc.type);
+    if (list) list.push(doc);
+    else byType.set(doc.type, [doc]);
+  }
+  return {
+    getSingle: async (type) => byType.get(type)?.[0],
+    getByUID: async (type, uid) => byTypeUid.get(`${type}:${uid}`),
+    getByID: async (id) => byId.get(id),
+    getAllByType: async (type) => byType.get(type) ?? EMPTY,
+  };
+}
+
+/** Prismic's largest page size. */
+const PAGE_SIZE = 100;
+/** Listing pages fetched at once once the first page said how many there are. */
+const PAGE_CONCURRENCY = 4;
+
+/**
+ * Reads through the content client at one fixed ref (preview, publish). Each question is asked
+ * once per source: a render that needs the same document twice (a nav link and an embed, say)
+ * costs one request. A failed request is not remembered. The client must carry the route resolver
+ * so that `url` is filled on documents and links.
+ */
+export function createClientSource(client: Client, ref: string): ContentSource {
+  const memo = new Map<string, Promise<unknown>>();
+  const once = <T>(key: string, load: () => Promise<T>): Promise<T> => {
+    let found = memo.get(key) as Promise<T> | undefined;
+    if (!found) {
+      found = load();
+      memo.set(key, found);
+      found.catch(() => memo.delete(key));
+    }
+    return found;
+  };
+  const first = async (filters: string[]): Promise<PrismicDocument | undefined> =>
+    (await client.get({ ref, filters, pageSize: 1 })).results[0];
+  return {
+    getSingle: (type) => once(`single:${type}`, () => first([filter.at("document.type", type)])),
+    getByUID: (type, uid) => once(`uid:${type}:${uid}`, () => first([filter.at(`my.${type}.uid`, uid)])),
+    getByID: (id) => once(`id:${id}`, () => first([filter.at("document.id", id)])),
+    getAllByType: (type) => once(`type:${type}`, () => listAll(client, ref, type)),
+  };
+}
+
+async function listAll(client: Client, ref: string, type: string): Promise<PrismicDocument[]> {
+  const ask = (page: number) =>
+    client.get({ ref, filters: [filter.at("document.type", type)], pageSize: PAGE_SIZE, page });
+  const firstPage = await ask(1);
+  const documents = [...firstPage.results];
+  const pages = Array.from({ length: Math.max(0, firstPage.total_pages - 1) }, (_, i) => i + 2);
+  for (let i = 0; i < pages.length; i += PAGE_CONCURRENCY) {
+    const answers = await Promise.all(pages.slice(i, i + PAGE_CONCURRENCY).map(ask));
+    for (const answer of answers) documents.push(...answer.results);
+  }
+  return documents;
+}
