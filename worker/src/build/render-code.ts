@@ -70,8 +70,8 @@ export async function currentSiteVersion(site: Omit<SiteCode, "bundle">): Promis
 
 /**
  * What a page's render reads besides content, as one hash: the site's version and the calendar
- * year (a render may show it: `year:<n>`, #content/dependencies.ts). A page rendered under other code is never reused (render-inputs.ts): a deploy renders
- * every page again on its first build.
+ * year (a render may show it: `year:<n>`, #content/dependencies.ts). A page rendered under other
+ * code is never reused (render-inputs.ts): a deploy renders every page again on its first build.
  */
 export async function renderCode(options: SiteCode & { now?: Date }): Promise<string> {
   return renderCodeOf(await siteVersion(options), options.now);
