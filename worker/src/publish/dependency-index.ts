@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { redisKeys } from "#jobs/catalog.ts";
 import { chunksOf } from "#jobs/chunks.ts";
-import { seesDependency } from "#web/content/index.ts";
+import { seesDependency } from "#content/dependencies.ts";
 import type { RedirectRule } from "#web/redirects/redirect-rules.ts";
 import type { BuiltRoute } from "../build/full-build.ts";
 import type { BundleModules } from "../build/render-thread-bundle.ts";

@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import type { PrismicDocument } from "@prismicio/client";
 import { MAX_IDS_PER_PUBLISH, redisKeys } from "#jobs/catalog.ts";
 import { deliveriesWithoutDocuments } from "#metrics/metrics.ts";
-import { createClientSource } from "#web/content/index.ts";
+import { createClientSource } from "#content/source.ts";
 import { keyForRoute, routeProblem } from "#web/routes.ts";
 import { reportContentNotices } from "../content-notices.ts";
 import { clearFailuresCommand } from "../publishing-health.ts";
