@@ -7,7 +7,7 @@ import { QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
 import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { redactUrl } from "#redact-url";
 import { createSiteStore } from "#storage";
-import { describeRedirectNotice } from "#web/redirects/resolve-redirects.ts";
+import { describeRedirectNotice } from "#redirects/resolve-redirects.ts";
 import { website } from "#website";
 import { describeContentApiWait, readContentApiWait } from "./content-api-wait.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
