@@ -23,7 +23,7 @@ import {
 } from "./publishing-health.ts";
 import { connectOrUnreachable, masterRefOrUnreachable, reason } from "./reachable.ts";
 import type { Suspects } from "./reconcile.ts";
-import { describeNotice, describeRefused, type EditorReport, editorReport } from "./refused-documents.ts";
+import { describeRefused, type EditorReport, editorReport } from "./refused-documents.ts";
 import { formatVerification } from "./verify.ts";
 
 /** What `pressroom plan` and `pressroom status` need: read-only views of the index and the queue. */
@@ -180,7 +180,7 @@ export function statusCommand(
         `refused documents:   ${refused === undefined ? "unknown (content API unreachable)" : refused.length === 0 ? "none" : `${refused.length}, fix their uid in Prismic and publish again:`}`,
         ...(refused ?? []).map((doc) => `  ${describeRefused(doc)}`),
         `content notices:     ${notices === undefined ? "unknown (content API unreachable)" : notices.length === 0 ? "none" : `${notices.length}, pages render with a fallback, a converted field or without a slice until an editor fixes and publishes these:`}`,
-        ...(notices ?? []).map((notice) => `  ${describeNotice(notice)}`),
+        ...(notices ?? []).map((notice) => `  ${website.content.describeNotice(notice)}`),
         ...describeRedirects(report?.redirects),
         `undelivered contact: ${undelivered.length === 0 ? "none" : `${undelivered.length} (each is archived under .pressroom/contact/ in storage):`}`,
         ...undelivered.map(describeUndelivered),
