@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemorySource } from "#content/source.ts";
 import { generateRepository, mulberry32 } from "#local-prismic/generate.ts";
 import { loadModels } from "#local-prismic/models.ts";
+import { resolveRedirects } from "#redirects/resolve-redirects.ts";
 import { buildSiteAssets, type SiteAssets } from "#web/assets.ts";
 import { documentNotices } from "#web/content/index.ts";
 import { REDIRECT_TYPE, redirectRuleOf } from "#web/redirects/redirect-rules.ts";
-import { resolveRedirects } from "#web/redirects/resolve-redirects.ts";
 import type { RenderMode } from "#web/render.ts";
 import {
   ERROR_PAGE_ROUTES,

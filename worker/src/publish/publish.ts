@@ -142,7 +142,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
           ? fetchByIds(
               ctx.client,
               hint,
-              idsAsked(ids, idsToFetch(ids, meta.settingsId, known.entries.values())),
+              idsAsked(ids, idsToFetch(ids, meta.frameIds, known.entries.values())),
             )
           : undefined,
       )
@@ -194,7 +194,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
 
   const { plan, fetchedDocs, gone, fetched, documents, rules } = await planIds(ctx.client, index, ref, ids, {
     prior,
-    alsoFetch: idsToFetch(ids, meta.settingsId, prior.entries.values()),
+    alsoFetch: idsToFetch(ids, meta.frameIds, prior.entries.values()),
     timer,
     ...(speculated ? { fetchedAlready: speculated } : {}),
   });
