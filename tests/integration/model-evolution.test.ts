@@ -7,10 +7,10 @@ import * as prismicMock from "@prismicio/mock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateRepository, mulberry32 } from "#local-prismic/generate.ts";
 import { loadModels } from "#local-prismic/models.ts";
+import { resolveRedirects } from "#redirects/resolve-redirects.ts";
 import { buildSiteAssets, type SiteAssets } from "#web/assets.ts";
 import { createMemorySource, documentNotices } from "#web/content/index.ts";
 import { REDIRECT_TYPE, redirectRuleOf } from "#web/redirects/redirect-rules.ts";
-import { resolveRedirects } from "#web/redirects/resolve-redirects.ts";
 import { type RenderMode, renderRoute } from "#web/render.ts";
 import {
   ERROR_PAGE_ROUTES,

@@ -1,8 +1,8 @@
 import { type Client, filter } from "@prismicio/client";
 import type { RedirectHistory } from "#manifest/redirects.ts";
+import { type RedirectResolution, resolveRedirects } from "#redirects/resolve-redirects.ts";
 import { type ContentNotice, describeNotice, documentNotices } from "#web/content/index.ts";
 import { REDIRECT_TYPE, type RedirectRule, redirectRuleOf } from "#web/redirects/redirect-rules.ts";
-import { type RedirectResolution, resolveRedirects } from "#web/redirects/resolve-redirects.ts";
 import { PRICE_LIST_INDEX_ROUTE, routeForDocument, routeProblem } from "#web/routes.ts";
 import { SITE_TYPES } from "./build/full-build.ts";
 import { forEachPage } from "./build/list-documents.ts";

@@ -14,14 +14,14 @@ import {
   type RedirectHistory,
   serializeRedirectHistory,
 } from "#manifest/redirects.ts";
-import { type SiteStore, sha256 } from "#storage";
-import type { RedirectRule } from "#web/redirects/redirect-rules.ts";
 import {
   type RedirectNotice,
   redirectPaths,
   resolveRedirects,
   type ServedRedirect,
-} from "#web/redirects/resolve-redirects.ts";
+} from "#redirects/resolve-redirects.ts";
+import { type SiteStore, sha256 } from "#storage";
+import type { RedirectRule } from "#web/redirects/redirect-rules.ts";
 import { keyOrUndefined, putRedirect, redirectObject, type Served } from "./redirect-objects.ts";
 import { type DocumentMove, planRedirects, redirectLocations } from "./redirects.ts";
 
