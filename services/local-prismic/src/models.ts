@@ -7,18 +7,38 @@ export type Models = {
   slices: SharedSliceModel[];
 };
 
-/** Where Slice Machine keeps the models, relative to the repository root (see slicemachine.config.json). */
+/** Where Slice Machine keeps the custom types, relative to the project's folder. */
 export const CUSTOM_TYPES_DIR = "customtypes";
-export const SLICE_LIBRARY_DIR = join("web", "slices");
+/** The slice libraries of a project without `slicemachine.config.json`: this repository's layout. */
+const DEFAULT_SLICE_LIBRARIES = [join("web", "slices")];
 
 /**
- * Reads the Slice Machine files from disk. Only files are read (no imports from web/), so that the content
- * service stays independent of the site. Entries are sorted by id: directory order differs between file
- * systems and the generated types must not.
+ * The slice libraries of the Slice Machine project in `rootDir`, relative to it: the `libraries`
+ * of its `slicemachine.config.json` (`./web/slices` here).
+ */
+export function sliceLibraries(rootDir: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(join(rootDir, "slicemachine.config.json"), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return DEFAULT_SLICE_LIBRARIES;
+    throw error;
+  }
+  const { libraries } = JSON.parse(text) as { libraries?: unknown };
+  if (!Array.isArray(libraries)) return DEFAULT_SLICE_LIBRARIES;
+  return libraries.filter((library): library is string => typeof library === "string").map((l) => join(l));
+}
+
+/**
+ * Reads the Slice Machine files of the project in `rootDir` from disk. Only files are read, so that
+ * the content service stays independent of the site's code. Entries are sorted by id: directory
+ * order differs between file systems and the generated types must not.
  */
 export function loadModels(rootDir: string): Models {
   const customTypes = readJsonFiles<CustomTypeModel>(join(rootDir, CUSTOM_TYPES_DIR), "index.json");
-  const slices = readJsonFiles<SharedSliceModel>(join(rootDir, SLICE_LIBRARY_DIR), "model.json");
+  const slices = sliceLibraries(rootDir).flatMap((library) =>
+    readJsonFiles<SharedSliceModel>(join(rootDir, library), "model.json"),
+  );
   for (const slice of slices) {
     if (slice.type !== "SharedSlice") {
       throw new Error(`Slice model "${slice.id}" has type "${slice.type}"; only SharedSlice is supported.`);
@@ -110,10 +130,11 @@ export function modelsFromFiles(
 /** What changes when a model file is added, removed, rewritten or replaced (size, mtime, inode). */
 function modelStamp(rootDir: string): string {
   const parts: string[] = [];
-  for (const [dir, fileName] of [
+  const folders = [
     [CUSTOM_TYPES_DIR, "index.json"],
-    [SLICE_LIBRARY_DIR, "model.json"],
-  ] as const) {
+    ...sliceLibraries(rootDir).map((library) => [library, "model.json"]),
+  ];
+  for (const [dir, fileName] of folders as [string, string][]) {
     const base = join(rootDir, dir);
     for (const entry of readdirSync(base, { withFileTypes: true })) {
       if (!entry.isDirectory()) continue;
