@@ -77,6 +77,10 @@ export const website: Website = {
     noindexOf,
     canonicalTargetOf,
     lastmodOf: (doc) => sitemapDate(doc.last_publication_date),
+    stubData: ({ noindex, canonical }) => ({
+      ...(noindex ? { noindex: true } : {}),
+      ...(canonical === undefined ? {} : { canonical_url: canonical }),
+    }),
   },
   content: { notices: documentNotices, describeNotice },
   assets: {

@@ -33,7 +33,7 @@ export async function purgeCommand(
   if ((all ? routes.length > 0 : routes.length === 0) || bad.length > 0)
     return {
       code: EXIT_USAGE,
-      text: `pressroom purge: give routes as the site's paths (/about, /price-list/, /sitemap.xml, or 404 for every not-found answer), or --all alone${bad.length > 0 ? `; not a route: ${bad.join(", ")}` : ""}`,
+      text: `pressroom purge: give routes as the site's paths (/, /about, /sitemap.xml, or 404 for every not-found answer), or --all alone${bad.length > 0 ? `; not a route: ${bad.join(", ")}` : ""}`,
     };
   const edge = createEdgePurger(config.edge?.purgeUrl, { logger });
   if (!edge)

@@ -1,6 +1,7 @@
 import type { PrismicDocument } from "@prismicio/client";
 import { sha256 } from "#storage/content-hash.ts";
 import { website } from "#website";
+import type { CanonicalTarget } from "#website/contract.ts";
 
 /**
  * A short hash of what a document's own publications set: its data, uid, tags and dates. Left out
@@ -81,14 +82,38 @@ function isDocumentLink(value: unknown): value is { id: string } {
 
 /**
  * What listings read of a document: its identity, route and dates, and whether the sitemap lists
- * it (`website.seo`: its `noindex` and canonical override), without its content.
+ * it (`website.seo`: noindex and canonical override, in the site's own fields), without its content.
  */
 export function stub(doc: PrismicDocument): PrismicDocument {
-  const data = {
-    ...(website.seo.noindexOf(doc) ? { noindex: true } : {}),
-    ...(website.seo.canonicalTargetOf(doc)
-      ? { canonical_url: (doc.data as { canonical_url?: unknown }).canonical_url }
-      : {}),
-  };
+  const target = website.seo.canonicalTargetOf(doc);
+  const data = website.seo.stubData({
+    noindex: website.seo.noindexOf(doc),
+    ...(target ? { canonical: canonicalLinkIn(doc, target) } : {}),
+  });
   return { ...doc, data, alternate_languages: [], linked_documents: [] };
+}
+
+/**
+ * The canonical override as the API sent it: a web address, or the document's first link to the
+ * target (the API fills its `url` with the target's route at this ref).
+ */
+function canonicalLinkIn(doc: PrismicDocument, target: CanonicalTarget): unknown {
+  if ("web" in target) return { link_type: "Web", url: target.web };
+  return (
+    findDocumentLink(doc.data, target.document) ?? {
+      link_type: "Document",
+      id: target.document,
+      isBroken: true,
+    }
+  );
+}
+
+function findDocumentLink(value: unknown, id: string): unknown {
+  if (typeof value !== "object" || value === null) return undefined;
+  if (isDocumentLink(value) && value.id === id) return value;
+  for (const item of Array.isArray(value) ? value : Object.values(value)) {
+    const found = findDocumentLink(item, id);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }

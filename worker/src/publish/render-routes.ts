@@ -360,10 +360,10 @@ function listingStubs(docs: ReadonlyMap<string, IndexedDocument>): Map<string, P
         lang: doc.lang,
         alternate_languages: [],
         // What the sitemap reads beyond routes and dates: whether the page is listed at all.
-        data: {
-          ...(doc.noindex ? { noindex: true } : {}),
-          ...(doc.canonical ? { canonical_url: canonicalLink(doc.canonical, docs) } : {}),
-        },
+        data: website.seo.stubData({
+          noindex: doc.noindex === true,
+          ...(doc.canonical ? { canonical: canonicalLink(doc.canonical, docs) } : {}),
+        }),
       } as PrismicDocument),
     );
   }

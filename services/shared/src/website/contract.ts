@@ -106,6 +106,12 @@ export interface WebsiteSeo {
    * `routes:<type>` listing when it changes.
    */
   lastmodOf(doc: PrismicDocument): string | undefined;
+  /**
+   * The `data` of a listing's stub of a document (listings get routes, dates and these facts, not
+   * content): the SEO facts written back in the site's own fields, for its sitemap to read.
+   * `canonical` is the override as the content API sends a link, `url` being the target's route now.
+   */
+  stubData(facts: { noindex: boolean; canonical?: unknown }): Record<string, unknown>;
 }
 
 export interface WebsiteContent {
