@@ -45,14 +45,14 @@ export interface RoutesJob {
  */
 export async function renderRoutes(ctx: PublishContext, job: RoutesJob): Promise<BatchOutcome> {
   const outcome = emptyOutcome();
-  const sitemapSource = lazySitemapSource(job);
+  const listingSource = lazyListingSources(job);
   // The sitemap as an index names its parts: the ones not planned (new parts) are rendered after.
   const parts = new Set<string>();
   // Markup the site's pages share (its frame), rendered once for the routes of this publish.
   const fragments = website.assets.fragmentCache();
   const renderOne = async (route: string) => {
     const started = performance.now();
-    const source = website.routes.isSitemap(route) ? await sitemapSource() : job.source;
+    const source = website.routes.isListing(route) ? await listingSource(route) : job.source;
     const result = await renderOrFail(ctx, job, outcome, route, { source, fragments });
     if (!result) return;
     addTime(job, "render", started);
@@ -81,22 +81,33 @@ function addTime(job: RoutesJob, step: "render" | "write", since: number): void 
 }
 
 /**
- * The sitemap's source, read once however many sitemap routes (the sitemap and its parts) are
- * rendered: every document the index knows, with the publish's overlay laid over it, as listing
- * stubs of each type; anything else reads through the job's source.
+ * What a listing reads, as a full build gives it (full-build.ts): documents of the streamed types
+ * (neither frame nor `shared`) as stubs of the index (route, dates, SEO facts: no content), with the
+ * publish's overlay laid over it, and no redirect document; the sitemap gets stubs of every type. The rest reads through the
+ * job's source. The index is read once, and only if a listing is rendered.
  */
-function lazySitemapSource(job: RoutesJob): () => Promise<ContentSource> {
-  let read: Promise<ContentSource> | undefined;
-  return () => {
+function lazyListingSources(job: RoutesJob): (route: string) => Promise<ContentSource> {
+  let read: Promise<{ sitemap: ContentSource; listing: ContentSource }> | undefined;
+  return async (route) => {
     read ??= (async () => {
       const allDocs = await job.index.allDocuments();
       for (const [id, doc] of job.overlay) {
         if (doc) allDocs.set(id, doc);
         else allDocs.delete(id);
       }
-      return layeredSource([], new Set(), job.source, listingStubs(allDocs));
+      const stubs = listingStubs(allDocs);
+      const streamed = new Map(
+        [...stubs].filter(([type]) => !website.frame.includes(type) && !website.shared.includes(type)),
+      );
+      // A build hands listings no redirect document (no page shows one).
+      if (website.redirects) streamed.set(website.redirects.type, []);
+      return {
+        sitemap: layeredSource([], new Set(), job.source, stubs),
+        listing: layeredSource([], new Set(), job.source, streamed),
+      };
     })();
-    return read;
+    const sources = await read;
+    return website.routes.isSitemap(route) ? sources.sitemap : sources.listing;
   };
 }
 
