@@ -7,9 +7,27 @@ export type Models = {
   slices: SharedSliceModel[];
 };
 
-/** Where Slice Machine keeps the models, relative to the repository root (see slicemachine.config.json). */
+/** Where Slice Machine keeps the models, relative to the project folder (see slicemachine.config.json). */
 export const CUSTOM_TYPES_DIR = "customtypes";
+/** The demo's slice library: where slices are read from when the folder has no slicemachine.config.json. */
 export const SLICE_LIBRARY_DIR = join("web", "slices");
+
+/**
+ * The slice libraries of a Slice Machine project, relative to its folder: slicemachine.config.json's
+ * `libraries` (`./web/slices` for the demo, `./slices` for another website), or the demo's library
+ * when the folder has no such file (a copy of the models only).
+ */
+export function sliceLibraryDirs(rootDir: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(join(rootDir, "slicemachine.config.json"), "utf8");
+  } catch {
+    return [SLICE_LIBRARY_DIR];
+  }
+  const { libraries } = JSON.parse(text) as { libraries?: unknown };
+  if (!Array.isArray(libraries)) return [SLICE_LIBRARY_DIR];
+  return libraries.filter((library): library is string => typeof library === "string").map((l) => join(l));
+}
 
 /**
  * Reads the Slice Machine files from disk. Only files are read (no imports from web/), so that the content
@@ -18,7 +36,9 @@ export const SLICE_LIBRARY_DIR = join("web", "slices");
  */
 export function loadModels(rootDir: string): Models {
   const customTypes = readJsonFiles<CustomTypeModel>(join(rootDir, CUSTOM_TYPES_DIR), "index.json");
-  const slices = readJsonFiles<SharedSliceModel>(join(rootDir, SLICE_LIBRARY_DIR), "model.json");
+  const slices = sliceLibraryDirs(rootDir).flatMap((library) =>
+    readJsonFiles<SharedSliceModel>(join(rootDir, library), "model.json"),
+  );
   for (const slice of slices) {
     if (slice.type !== "SharedSlice") {
       throw new Error(`Slice model "${slice.id}" has type "${slice.type}"; only SharedSlice is supported.`);
@@ -112,7 +132,7 @@ function modelStamp(rootDir: string): string {
   const parts: string[] = [];
   for (const [dir, fileName] of [
     [CUSTOM_TYPES_DIR, "index.json"],
-    [SLICE_LIBRARY_DIR, "model.json"],
+    ...sliceLibraryDirs(rootDir).map((library) => [library, "model.json"] as const),
   ] as const) {
     const base = join(rootDir, dir);
     for (const entry of readdirSync(base, { withFileTypes: true })) {
