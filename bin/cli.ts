@@ -73,7 +73,7 @@ const commands: Record<string, Command> = {
         return EXIT_USAGE;
       }
       const { planCommand } = await import("#worker/inspect.ts");
-      console.log(await planCommand(loadConfig(COMMAND_CONFIG.plan, env), ROOT_DIR, args));
+      console.log(await planCommand(loadConfig(COMMAND_CONFIG.plan, env), args));
       return 0;
     },
   },
@@ -84,7 +84,7 @@ const commands: Record<string, Command> = {
       const config = loadConfig("publisher", env);
       const logger = createLogger({ name: "verify", level: config.logLevel });
       const { verifyCommand } = await import("#worker/verify-command.ts");
-      const { text, result } = await verifyCommand(config, ROOT_DIR, logger);
+      const { text, result } = await verifyCommand(config, logger);
       console.log(text);
       // 0 when storage matched; 1 when something had to be repaired (scripts notice drift).
       return result.repaired.length === 0 && result.deleted === 0 ? 0 : 1;
@@ -108,7 +108,7 @@ const commands: Record<string, Command> = {
     usage: "pressroom status",
     async run(_args, env) {
       const { statusCommand } = await import("#worker/inspect.ts");
-      console.log(await statusCommand(loadConfig(COMMAND_CONFIG.status, env), ROOT_DIR));
+      console.log(await statusCommand(loadConfig(COMMAND_CONFIG.status, env)));
       return 0;
     },
   },

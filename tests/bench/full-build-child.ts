@@ -9,10 +9,11 @@ import type { PrismicDocument } from "@prismicio/client";
 import { pino } from "pino";
 import { createElement } from "react";
 import { renderToString } from "react-dom/server";
+import { createMemorySource } from "#content/source.ts";
 import { BUILD_HEAP_GROWING_PERCENT, limitHeapGrowth } from "#heap-growth";
 import { createSiteStore } from "#storage";
 import { buildSiteAssets } from "#web/assets.ts";
-import { createMemorySource, type PageDocument, type SettingsDocument } from "#web/content/index.ts";
+import { type PageDocument, type SettingsDocument, typedSource } from "#web/content/index.ts";
 import { PageView } from "#web/pages/page-view.tsx";
 import { loadSliceContext } from "#web/slice-loader.ts";
 import { fullBuild } from "#worker/build/full-build.ts";
@@ -127,7 +128,7 @@ if (mode === "build") {
 } else if (mode === "floor") {
   const ref = await client.fetchMasterRef();
   const documents: PrismicDocument[] = await listDocuments(client, ref, []);
-  const source = createMemorySource(documents);
+  const source = typedSource(createMemorySource(documents));
   const settings = (await source.getSettings()) as SettingsDocument;
   const { assets } = await buildSiteAssets();
   const pages = documents.filter((d): d is PageDocument => d.type === "page");

@@ -10,11 +10,11 @@
  */
 import { join } from "node:path";
 import { pino } from "pino";
+import { createMemorySource } from "#content/source.ts";
 import { buildSiteAssets } from "#web/assets.ts";
 import { createFragmentCache } from "#web/components/shared-markup.tsx";
-import { createMemorySource } from "#web/content/index.ts";
-import { renderRoute } from "#web/render.ts";
 import { routeForDocument } from "#web/routes.ts";
+import { website } from "#web/website.ts";
 import { listDocuments } from "#worker/build/list-documents.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
@@ -46,7 +46,7 @@ try {
       const route = routeForDocument(page) ?? "/";
       const cpu = process.cpuUsage();
       const started = performance.now();
-      await renderRoute(route, {
+      await website.render(route, {
         source,
         siteUrl: "https://www.example.com",
         assets,

@@ -178,14 +178,14 @@ describe("a document that fails to render, in a diff build", () => {
     const indexed = JSON.parse((await redis.hget(`${PREFIX}:index:routes`, "/services")) ?? "{}");
     expect(indexed.dependencies).toContain(`doc:${BROKEN_ID}`);
 
-    const status = await statusCommand(config, ROOT);
+    const status = await statusCommand(config);
     expect(status).toMatch(/failed routes: +1 keep their last good page/);
     expect(status).toContain(`/services  document ${BROKEN_ID}`);
 
     // The document is fixed: the next publish renders the route and forgets the failure.
     await publishTitles({ [BROKEN_ID]: "Services, fixed" });
     expect(await page(SERVICES)).toContain("Services, fixed");
-    expect(await statusCommand(config, ROOT)).toMatch(/failed routes: +none/);
+    expect(await statusCommand(config)).toMatch(/failed routes: +none/);
   }, 240_000);
 
   it("`pressroom build` builds every other route, names the failed one and exits non-zero", async () => {

@@ -32,7 +32,6 @@ import { until } from "../support/until.ts";
  * a real SMTP server, the worker's own delivery path (recordingDelivery around deliverContact).
  */
 const REDIS_URL = "redis://127.0.0.1:6379";
-const ROOT = new URL("../../", import.meta.url).pathname;
 const prefix = `test-contact-delivery-${process.pid}-${Date.now()}`;
 const logger = createLogger({ name: "contact-delivery-test", level: "silent", pretty: false });
 
@@ -136,7 +135,7 @@ describe("contact messages without a mail server", () => {
       redisUrl: REDIS_URL,
       queuePrefix: prefix,
     };
-    const status = await statusCommand(config, ROOT);
+    const status = await statusCommand(config);
     expect(status).toMatch(
       /^undelivered contact: 1 \(each is archived under \.pressroom\/contact\/ in storage\):$/m,
     );

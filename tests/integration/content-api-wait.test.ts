@@ -23,7 +23,6 @@ import { until } from "../support/until.ts";
 import { webhookOptions } from "../support/webhook-options.ts";
 import { untilWorkerSettled } from "../support/worker-settled.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
 const PREFIX = `test-api-wait-${process.pid}-${Date.now()}`;
 const SECRET = "content-api-wait-secret";
 const SERVICES = "Z9nWvBEAACQAx1Dd";
@@ -122,7 +121,7 @@ describe("the content API asks for a long wait (429, Retry-After: 3600)", () => 
     const retryAt = Math.floor(score / 0x1000);
     expect(Math.abs(retryAt - untilMs)).toBeLessThan(2_000);
 
-    const status = await statusCommand(loadConfig("publisher", env), ROOT);
+    const status = await statusCommand(loadConfig("publisher", env));
     const line = status.split("\n").find((l) => l.startsWith("content API:"));
     expect(line).toMatch(/waiting for the content API until \d\d:\d\d:\d\d \(429\)$/);
     const shown = /until (\d\d):(\d\d):(\d\d)/

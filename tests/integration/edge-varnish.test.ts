@@ -614,7 +614,7 @@ describe.skipIf(!hasVarnish)(
         // Committed and finished without the edge: the index has the new ref, the purge is owed.
         expect(summary.edge.deferred).toBe(true);
         expect(await owed()).toBeGreaterThan(0);
-        expect(await statusCommand(config, ROOT)).toMatch(/edge: +\d+ routes? awaiting purge since \d{4}-/);
+        expect(await statusCommand(config)).toMatch(/edge: +\d+ routes? awaiting purge since \d{4}-/);
       } finally {
         varnish.resume();
       }
@@ -633,9 +633,7 @@ describe.skipIf(!hasVarnish)(
           expect(body).toContain("<title>Pricing, published while the edge was frozen");
       }
       expect(misses).toEqual(changed);
-      expect(await statusCommand(config, ROOT)).toMatch(
-        /edge: +varnish:\/\/127\.0\.0\.1:\d+, no purge waiting/,
-      );
+      expect(await statusCommand(config)).toMatch(/edge: +varnish:\/\/127\.0\.0\.1:\d+, no purge waiting/);
       expect(
         await metricValue('pressroom_edge_purges_total{outcome="failed",scope="routes"}'),
       ).toBeGreaterThan(0);

@@ -149,7 +149,6 @@ const status = () =>
       S3_ENDPOINT: s3.endpoint,
       SITE_URL,
     }),
-    ROOT,
   );
 
 const SPRING = redirect("/Spring-Sale/", linkTo(PRICING));

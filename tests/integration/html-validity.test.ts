@@ -5,11 +5,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PrismicDocument } from "@prismicio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMemorySource } from "#content/source.ts";
 import { generateRepository } from "#local-prismic/generate.ts";
 import { buildSiteAssets, type SiteAssets } from "#web/assets.ts";
-import { createMemorySource } from "#web/content/index.ts";
-import { type RenderMode, renderRoute } from "#web/render.ts";
+import type { RenderMode } from "#web/render.ts";
 import { ERROR_PAGE_ROUTES, PRICE_LIST_INDEX_ROUTE, routeForDocument } from "#web/routes.ts";
+import { website } from "#web/website.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { tempDir } from "../support/temp-dir.ts";
@@ -58,7 +59,7 @@ async function renderAll(
     ...ERROR_PAGE_ROUTES,
   ];
   for (const path of [...new Set(paths)].sort()) {
-    const { html, contentType } = await renderRoute(path, {
+    const { html, contentType } = await website.render(path, {
       source,
       siteUrl: SITE_URL,
       assets,

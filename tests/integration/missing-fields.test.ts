@@ -32,7 +32,6 @@ import { tempDir } from "../support/temp-dir.ts";
  * edit as sent, the site renders every route, and editors are told: the build logs each notice once
  * (and counts it), `pressroom status` lists them, preview shows them.
  */
-const ROOT = new URL("../../", import.meta.url).pathname;
 const SETTINGS = "Z9nWsREAACUAx1Aa";
 const ABOUT = "Z9nWuhEAACMAx1Cc";
 const FAQ = "Z9nWwREAACMAx1Ff";
@@ -319,7 +318,7 @@ describe("editors are told, the way a refused uid is", () => {
       REDIS_URL: "redis://127.0.0.1:6379",
       QUEUE_PREFIX: `missing-fields-${process.pid}-${Date.now()}`,
     });
-    const status = await statusCommand(config, ROOT);
+    const status = await statusCommand(config);
     // Settings, the about and services pages; the FAQ page's too once the tests above published it.
     expect(status).toMatch(
       /content notices: {5}\d+, pages render with a fallback, a converted field or without a slice/,

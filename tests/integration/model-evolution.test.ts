@@ -5,13 +5,14 @@ import { fileURLToPath } from "node:url";
 import type { PrismicDocument } from "@prismicio/client";
 import * as prismicMock from "@prismicio/mock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMemorySource } from "#content/source.ts";
 import { generateRepository, mulberry32 } from "#local-prismic/generate.ts";
 import { loadModels } from "#local-prismic/models.ts";
+import { resolveRedirects } from "#redirects/resolve-redirects.ts";
 import { buildSiteAssets, type SiteAssets } from "#web/assets.ts";
-import { createMemorySource, documentNotices } from "#web/content/index.ts";
+import { documentNotices } from "#web/content/index.ts";
 import { REDIRECT_TYPE, redirectRuleOf } from "#web/redirects/redirect-rules.ts";
-import { resolveRedirects } from "#web/redirects/resolve-redirects.ts";
-import { type RenderMode, renderRoute } from "#web/render.ts";
+import type { RenderMode } from "#web/render.ts";
 import {
   ERROR_PAGE_ROUTES,
   PRICE_LIST_INDEX_ROUTE,
@@ -19,6 +20,7 @@ import {
   routeForDocument,
   SITEMAP_ROUTE,
 } from "#web/routes.ts";
+import { website } from "#web/website.ts";
 import { localContentClient } from "../support/content-client.ts";
 import {
   describePath,
@@ -213,7 +215,7 @@ async function check(
   const problems: string[] = redirectProblems(variant, docs);
   for (const route of routes) {
     try {
-      const result = await renderRoute(route, { source, siteUrl: SITE_URL, assets, mode });
+      const result = await website.render(route, { source, siteUrl: SITE_URL, assets, mode });
       const expected = route === "404" ? 404 : ERROR_PAGE_ROUTES.includes(route) ? Number(route) : 200;
       if (result.status !== expected) problems.push(`${variant} ${route}: status ${result.status}`);
       for (const problem of problemsIn(result.html)) problems.push(`${variant} ${route}: ${problem}`);
@@ -345,7 +347,7 @@ describe(`model evolution: every route renders whatever field an earlier model l
       const docs = mutateSlices(base, sliceType, (slice) => (slice.variation = "brandNewLayout"));
       const route = routesShowing(sliceType, docs)[0] as string;
       const render = (mode: RenderMode) =>
-        renderRoute(route, { source: createMemorySource(docs), siteUrl: SITE_URL, assets, mode });
+        website.render(route, { source: createMemorySource(docs), siteUrl: SITE_URL, assets, mode });
       const production = (await render("production")).html;
       expect(production).not.toContain(`data-slice-type="${sliceType}"`);
       expect(production).not.toContain("slice-missing");
@@ -394,7 +396,7 @@ describe("Prismic's empty document (data: {}), as each custom type", () => {
     const docs = [...base, EMPTY_DOCUMENT];
     expect(EMPTY_DOCUMENT.data).toEqual({});
     expect(await check("emptyDocument page", docs, ["/test", "/", PRICE_LIST_INDEX_ROUTE])).toEqual([]);
-    const { html } = await renderRoute("/test", {
+    const { html } = await website.render("/test", {
       source: createMemorySource(docs),
       siteUrl: SITE_URL,
       assets,

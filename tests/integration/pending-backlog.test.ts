@@ -213,7 +213,7 @@ describe("a redelivery of a publish that already ran", () => {
       await until("the redelivery's ids taken", async () => (await waitingIds()) === 0, {
         timeoutMs: 20_000,
       });
-      const status = await statusCommand(config, ROOT);
+      const status = await statusCommand(config);
       expect(status).toMatch(/pending ids:\s+0 waiting, 0 being published/);
     } finally {
       await queue.close();

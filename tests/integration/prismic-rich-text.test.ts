@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import type { PrismicDocument } from "@prismicio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMemorySource } from "#content/source.ts";
 import { buildSiteAssets, type SiteAssets } from "#web/assets.ts";
-import { createMemorySource } from "#web/content/index.ts";
 import { EMBED_FRAME_ORIGINS } from "#web/lib/embed-providers.ts";
-import { renderRoute } from "#web/render.ts";
+import { website } from "#web/website.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { type HtmlElement, readHtml } from "../support/html-shape.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
@@ -97,7 +97,7 @@ async function renderBody(name: string, body: Block[]) {
         }
       : doc,
   );
-  const result = await renderRoute("/about", {
+  const result = await website.render("/about", {
     source: createMemorySource(docs),
     siteUrl: SITE_URL,
     assets,

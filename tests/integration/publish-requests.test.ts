@@ -402,7 +402,7 @@ describe("pressroom plan", () => {
     // Unpublished without a webhook: plan reads the master ref, so it sees it; nothing is written.
     await content.store.publish({ remove: [FAQ.id] });
     const config = loadConfig("publisher", { PRISMIC_ENDPOINT: content.endpoint, QUEUE_PREFIX: PREFIX });
-    const output = await planCommand(config, ROOT, [WEBSITES, FAQ.id]);
+    const output = await planCommand(config, [WEBSITES, FAQ.id]);
     // The price list is shown where it is embedded; the FAQ is linked to by the navigation.
     expect(output).toContain(`  /pricing  (shows ${WEBSITES})`);
     expect(output).toContain(`  /about  (links to ${FAQ.id}, which was unpublished)`);
@@ -432,7 +432,7 @@ async function delivered(edit: { upsert?: unknown[]; remove?: string[] }) {
 
 /** `pressroom status` against this test's Redis prefix and content service. */
 const status = () =>
-  statusCommand(loadConfig("publisher", { PRISMIC_ENDPOINT: content.endpoint, QUEUE_PREFIX: PREFIX }), ROOT);
+  statusCommand(loadConfig("publisher", { PRISMIC_ENDPOINT: content.endpoint, QUEUE_PREFIX: PREFIX }));
 const assetKeys = () => siteAssets.files.map((file) => file.key);
 const pageText = async (uid: string) => (await ctx.store.get(`${uid}/index.html`))?.body.toString("utf8");
 

@@ -145,7 +145,7 @@ describe("a publish that fails at every attempt (storage full)", () => {
     await until("readiness unhealthy", async () => (await readiness()).status === 503, { timeoutMs: 20_000 });
     expect((await readiness()).body.checks?.publishing).toBe("failed");
     expect(await stalledMetric()).toBe("1");
-    const status = await statusCommand(config, ROOT, STALL_MS);
+    const status = await statusCommand(config, STALL_MS);
     expect(status).toMatch(/publishing: +publishing stalled: 1 waiting/);
     expect(status).toMatch(
       // The store's error names the write and the key; its cause is the 507, or the connection the
@@ -169,7 +169,7 @@ describe("a publish that fails at every attempt (storage full)", () => {
       timeoutMs: 10_000,
     });
     expect(await stalledMetric()).toBe("0");
-    const after = await statusCommand(config, ROOT, STALL_MS);
+    const after = await statusCommand(config, STALL_MS);
     expect(after).toMatch(/publishing: +ok/);
     expect(after).not.toContain("last failure:");
   }, 120_000);
@@ -179,7 +179,7 @@ describe("status and plan without Redis", () => {
   const withoutRedis = () => ({ ...config, redisUrl: "redis://127.0.0.1:1" });
 
   it("status and plan say in one line that Redis is unreachable, status with what storage still tells", async () => {
-    const error = await statusCommand(withoutRedis(), ROOT).then(
+    const error = await statusCommand(withoutRedis()).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -188,7 +188,7 @@ describe("status and plan without Redis", () => {
       /^Redis is unreachable at redis:\/\/127\.0\.0\.1:1.*REDIS_URL names it$/,
     );
     expect((error as UnreachableError).facts.join("\n")).toMatch(/^storage: +\d+ routes at ref \S+, built /);
-    const planned = await planCommand(withoutRedis(), ROOT, [ABOUT]).then(
+    const planned = await planCommand(withoutRedis(), [ABOUT]).then(
       () => undefined,
       (e: unknown) => e,
     );

@@ -20,7 +20,6 @@ import { demoDoc, previewFixture, putDraft } from "../support/preview-fixture.ts
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
 const ABOUT = "Z9nWuhEAACMAx1Cc";
 const WEBSITES = "Z9nWyREAACMAx1Ii";
 
@@ -57,7 +56,7 @@ describe("a document whose uid cannot be a route is visible to editors", () => {
       REDIS_URL: "redis://127.0.0.1:6379",
       QUEUE_PREFIX: `refused-${process.pid}-${Date.now()}`,
     });
-    const status = await statusCommand(config, ROOT);
+    const status = await statusCommand(config);
     expect(status).toContain("refused documents:   2, fix their uid in Prismic and publish again:");
     expect(status).toContain(
       `page ${ABOUT} gets no page: uid "healthz" is reserved for the site's own routes (reserved: _pressroom, api,`,
@@ -74,7 +73,7 @@ describe("a document whose uid cannot be a route is visible to editors", () => {
       REDIS_URL: "redis://127.0.0.1:6379",
       QUEUE_PREFIX: `refused-${process.pid}-${Date.now()}`,
     });
-    expect(await statusCommand(config, ROOT)).toContain("refused documents:   none");
+    expect(await statusCommand(config)).toContain("refused documents:   none");
   });
 });
 
@@ -160,7 +159,6 @@ describe("a uid that looks like another, or holds what no one sees", () => {
           REDIS_URL: "redis://127.0.0.1:6379",
           QUEUE_PREFIX: prefix,
         }),
-        ROOT,
       );
       expect(status).toContain("refused documents:   2, fix their uid in Prismic and publish again:");
       expect(status).toContain(

@@ -135,7 +135,7 @@ describe("a document that fails to render", () => {
     expect(await page("pricing/index.html")).toContain("Pricing, edited");
     expect(await page("services/index.html")).toBe(lastGood);
     expect(seen.map((f) => [f.route, f.documentId])).toEqual([["/services", BROKEN_ID]]);
-    const status = await statusCommand(config, ROOT);
+    const status = await statusCommand(config);
     expect(status).toMatch(/failed routes: +1 keep their last good page/);
     expect(status).toContain(`/services  document ${BROKEN_ID}`);
 
@@ -143,6 +143,6 @@ describe("a document that fails to render", () => {
     breakIt = false;
     await publishTitles({ [BROKEN_ID]: "Services, fixed" });
     expect(await page("services/index.html")).toContain("Services, fixed");
-    expect(await statusCommand(config, ROOT)).toMatch(/failed routes: +none/);
+    expect(await statusCommand(config)).toMatch(/failed routes: +none/);
   }, 120_000);
 });

@@ -7,13 +7,13 @@
 import type { PrismicDocument } from "@prismicio/client";
 import { createElement as h } from "react";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMemorySource } from "#content/source.ts";
 import { buildSiteAssets, type SiteAssets } from "#web/assets.ts";
 import { ContactFormView } from "#web/browser/islands/contact-form.tsx";
 import { countryOptions } from "#web/browser/phone.ts";
 import { createFragmentCache, type FragmentCache, SharedMarkup } from "#web/components/shared-markup.tsx";
-import { createMemorySource } from "#web/content/index.ts";
-import { renderRoute } from "#web/render.ts";
 import { renderHtml } from "#web/render-html.tsx";
+import { website } from "#web/website.ts";
 import { listDocuments } from "#worker/build/list-documents.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
@@ -74,7 +74,7 @@ async function renderAll(docs: readonly PrismicDocument[], routes: readonly stri
   const source = createMemorySource(docs);
   const rendered = new Map<string, { html: string; dependencies: string[] }>();
   for (const route of routes) {
-    const { html, dependencies } = await renderRoute(route, {
+    const { html, dependencies } = await website.render(route, {
       source,
       siteUrl: SITE_URL,
       assets,

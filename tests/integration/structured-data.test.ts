@@ -1,8 +1,8 @@
 import type { PrismicDocument } from "@prismicio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ContentSource, createMemorySource } from "#content/source.ts";
 import { buildSiteAssets, type SiteAssets } from "#web/assets.ts";
-import { type ContentSource, createMemorySource } from "#web/content/index.ts";
-import { renderRoute } from "#web/render.ts";
+import { website } from "#web/website.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { nodesOf, problemsOf } from "../support/structured-data-rules.ts";
@@ -52,7 +52,7 @@ const sourceWith = (...changed: Doc[]): ContentSource =>
     ...changed,
   ] as PrismicDocument[]);
 const render = (path: string, source: ContentSource = createMemorySource(documents)) =>
-  renderRoute(path, { source, siteUrl: SITE_URL, assets, mode: "production" });
+  website.render(path, { source, siteUrl: SITE_URL, assets, mode: "production" });
 
 /** The JSON-LD scripts of a page: jsonForScript writes no `<` inside, so the first `</script>` ends each. */
 function jsonLd(html: string): Record<string, unknown>[] {

@@ -80,13 +80,13 @@ describe("storage verification", () => {
     const [key] = await pageKeys();
     if (!key) throw new Error("no page stored");
     await corrupt(key);
-    const { text, result } = await verifyCommand(config, ROOT, logger);
+    const { text, result } = await verifyCommand(config, logger);
     expect(result.repaired).toEqual([key]);
     expect(text).toContain(key);
     await expectEqualsFullBuild(store, content.endpoint, content.store.masterRef, SITE_URL);
     // A second run finds nothing to repair.
-    expect((await verifyCommand(config, ROOT, logger)).result.repaired).toEqual([]);
-    expect(await statusCommand(config, ROOT)).toMatch(/last verification: +full verification .*all matched/);
+    expect((await verifyCommand(config, logger)).result.repaired).toEqual([]);
+    expect(await statusCommand(config)).toMatch(/last verification: +full verification .*all matched/);
   }, 120_000);
 
   it("gives an object stored with an older cache policy (before the edge: no s-maxage) the one the build writes", async () => {
@@ -98,7 +98,7 @@ describe("storage verification", () => {
       cacheControl: "public, max-age=0, must-revalidate",
       contentHash: object.contentHash as string,
     });
-    const { result } = await verifyCommand(config, ROOT, logger);
+    const { result } = await verifyCommand(config, logger);
     expect(result.repaired).toEqual([key]);
     expect((await store.head(key as string))?.cacheControl).toBe(CACHE_CONTROL.html);
   }, 120_000);
@@ -110,7 +110,7 @@ describe("storage verification", () => {
     const outcome = await worker.reconcileNow();
     expect(outcome.reason).toBe("repaired 1 drifted pages");
     await expectEqualsFullBuild(store, content.endpoint, content.store.masterRef, SITE_URL);
-    expect(await statusCommand(config, ROOT)).toMatch(
+    expect(await statusCommand(config)).toMatch(
       new RegExp(`last verification: +reconcile sample .*1 differed and were repaired \\(${key}\\)`),
     );
   }, 120_000);

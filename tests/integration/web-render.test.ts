@@ -2,15 +2,12 @@ import { readFileSync } from "node:fs";
 import type { PrismicDocument } from "@prismicio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContentClient } from "#content";
+import { type ContentSource, createClientSource, createMemorySource } from "#content/source.ts";
 import { withRequestId } from "#http/error-pages.ts";
 import { buildSiteAssets, bundleSiteAssets, type SiteAssets } from "#web/assets.ts";
-import {
-  type ContentSource,
-  createClientSource,
-  createMemorySource,
-  documentNotices,
-} from "#web/content/index.ts";
-import { RenderError, type RenderMode, renderRoute, renderRouteWithClient } from "#web/render.ts";
+import { documentNotices } from "#web/content/index.ts";
+import { RenderError, type RenderMode, renderRouteWithClient } from "#web/render.ts";
+import { website } from "#web/website.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 
@@ -138,7 +135,7 @@ const render = (
   path: string,
   source: ContentSource = createClientSource(client, demoRef),
   mode: RenderMode = "production",
-) => renderRoute(path, { source, siteUrl: SITE_URL, assets, mode });
+) => website.render(path, { source, siteUrl: SITE_URL, assets, mode });
 
 beforeAll(async () => {
   service = await startLocalPrismic();
@@ -149,7 +146,7 @@ beforeAll(async () => {
 });
 afterAll(() => service.stop());
 
-describe("renderRoute through the content client: every demo route", () => {
+describe("website.render through the content client: every demo route", () => {
   it.each(Object.entries(DEMO_ROUTES))(
     "%s renders a complete page with the layout",
     async (path, documentId) => {
@@ -444,7 +441,7 @@ describe("renderRoute through the content client: every demo route", () => {
   });
 });
 
-describe("renderRoute: sitemap, robots, 404", () => {
+describe("website.render: sitemap, robots, 404", () => {
   it("/sitemap.xml lists every page and price list route with the day of its last publication", async () => {
     const result = await render("/sitemap.xml");
     expect(result.status).toBe(200);
@@ -525,7 +522,7 @@ describe("renderRoute: sitemap, robots, 404", () => {
   });
 });
 
-describe("renderRoute: the stored server error pages", () => {
+describe("website.render: the stored server error pages", () => {
   it.each([
     ["500", "Something went wrong on our side"],
     ["503", "This site is briefly unavailable"],
@@ -550,7 +547,7 @@ describe("renderRoute: the stored server error pages", () => {
   );
 });
 
-describe("renderRoute: escaping and embeds, through the edit API", () => {
+describe("website.render: escaping and embeds, through the edit API", () => {
   const PAGE_ID = "EscapeTestPage01";
   const hostileTitle = `<script>alert(1)</script> & "quotes"`;
   let ref: string;
@@ -722,7 +719,7 @@ describe("buildSiteAssets", () => {
   });
 });
 
-describe("renderRoute: sources, determinism, failures", () => {
+describe("website.render: sources, determinism, failures", () => {
   it("a memory source of the same documents renders byte-identical results", async () => {
     const memory = createMemorySource(documents);
     for (const path of ALL_ROUTES) {
@@ -753,10 +750,10 @@ describe("renderRoute: sources, determinism, failures", () => {
       return fetch(input, init);
     });
     const source = createClientSource(counting, demoRef);
-    await renderRoute("/", { source, siteUrl: SITE_URL, assets, mode: "production" });
+    await website.render("/", { source, siteUrl: SITE_URL, assets, mode: "production" });
     const first = requests;
     expect(first).toBeGreaterThan(0);
-    await renderRoute("/", { source, siteUrl: SITE_URL, assets, mode: "production" });
+    await website.render("/", { source, siteUrl: SITE_URL, assets, mode: "production" });
     expect(requests).toBe(first);
   });
 
@@ -774,7 +771,7 @@ describe("renderRoute: sources, determinism, failures", () => {
     });
     const source = createMemorySource([...documents.filter((doc) => doc.id !== ID.about), page]);
     const { logger, warnings } = collectingLogger();
-    const production = await renderRoute("/about", {
+    const production = await website.render("/about", {
       source,
       siteUrl: SITE_URL,
       assets,
@@ -792,7 +789,7 @@ describe("renderRoute: sources, determinism, failures", () => {
       expect.objectContaining({ documentId: ID.about, field: "slices[1]", kind: "unknown-slice" }),
     ]);
 
-    const preview = await renderRoute("/about", {
+    const preview = await website.render("/about", {
       source,
       siteUrl: SITE_URL,
       assets,
@@ -814,12 +811,14 @@ describe("renderRoute: sources, determinism, failures", () => {
         throw new TypeError("the price list could not be read");
       },
     };
-    const error = await renderRoute("/pricing", {
-      source,
-      siteUrl: SITE_URL,
-      assets,
-      mode: "production",
-    }).catch((e: unknown) => e);
+    const error = await website
+      .render("/pricing", {
+        source,
+        siteUrl: SITE_URL,
+        assets,
+        mode: "production",
+      })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RenderError);
     expect((error as RenderError).message).toMatch(
       /^Rendering \/pricing \(document Z9nWvxEAACUAx1Ee\) failed: the price list could not be read/,

@@ -2,8 +2,8 @@ import { pino } from "pino";
 import { expect } from "vitest";
 import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { REDIRECTS_KEY } from "#manifest/redirects.ts";
+import { redirectKey } from "#redirects/redirect-paths.ts";
 import { createSiteStore, type SiteStore } from "#storage";
-import { redirectKey } from "#web/redirects/redirect-paths.ts";
 import { fullBuild } from "#worker/build/full-build.ts";
 import { localContentClient } from "./content-client.ts";
 

@@ -318,7 +318,7 @@ describe("what a publish fetches along with the changed ids", () => {
       // / links to /pricing (why it is re-rendered when pricing changes).
       { documentId: "home", dependencies: [`doc:${SETTINGS}`, "doc:home", "doc:pricing"] },
     ];
-    expect(idsToFetch(["pricing"], SETTINGS, routes)).toEqual([
+    expect(idsToFetch(["pricing"], [SETTINGS], routes)).toEqual([
       "pricing",
       SETTINGS,
       "about",
@@ -328,11 +328,11 @@ describe("what a publish fetches along with the changed ids", () => {
   });
 
   it("listing dependencies (type:…) are not documents; without an index entry only the ids and settings", () => {
-    expect(idsToFetch(["about"], SETTINGS, [{ dependencies: ["type:page", "doc:about"] }])).toEqual([
+    expect(idsToFetch(["about"], [SETTINGS], [{ dependencies: ["type:page", "doc:about"] }])).toEqual([
       "about",
       SETTINGS,
     ]);
-    expect(idsToFetch(["new-page", "other"], undefined, [])).toEqual(["new-page", "other"]);
+    expect(idsToFetch(["new-page", "other"], [], [])).toEqual(["new-page", "other"]);
   });
 });
 

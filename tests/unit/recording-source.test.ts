@@ -1,6 +1,11 @@
 import type { PrismicDocument } from "@prismicio/client";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createMemorySource, recordingSource } from "#web/content/index.ts";
+import { createMemorySource as engineMemorySource } from "#content/source.ts";
+import { recordingSource, typedSource } from "#web/content/index.ts";
+
+/** The engine's memory source, as the site's render reads it (website.render wraps it so). */
+const createMemorySource = (documents: readonly PrismicDocument[]) =>
+  typedSource(engineMemorySource(documents));
 
 /** A link field to a document, as the API returns it (with `data` when fields were fetched along). */
 const link = (id: string, extra: Record<string, unknown> = {}) => ({

@@ -5,9 +5,9 @@
  */
 import type { PrismicDocument } from "@prismicio/client";
 import { describe, expect, it } from "vitest";
-import { canonicalPath, fromPathOf, ownPath, redirectKey } from "#web/redirects/redirect-paths.ts";
+import { canonicalPath, fromPathOf, ownPath, redirectKey } from "#redirects/redirect-paths.ts";
+import { targetOf, withSuffix } from "#redirects/redirect-targets.ts";
 import { type RedirectRule, redirectRuleOf } from "#web/redirects/redirect-rules.ts";
-import { targetOf, withSuffix } from "#web/redirects/redirect-targets.ts";
 
 const SITE = "https://www.example.com";
 

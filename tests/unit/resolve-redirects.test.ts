@@ -4,13 +4,13 @@
  * pages and the renames, and what is served and said.
  */
 import { describe, expect, it } from "vitest";
-import type { RedirectRule } from "#web/redirects/redirect-rules.ts";
 import {
   describeRedirectNotice,
   type RedirectNoticeKind,
   redirectPaths,
   resolveRedirects,
-} from "#web/redirects/resolve-redirects.ts";
+} from "#redirects/resolve-redirects.ts";
+import type { RedirectRule } from "#web/redirects/redirect-rules.ts";
 
 const SITE = "https://www.example.com";
 const ROUTES: Record<string, string> = { Pricing: "/pricing", About: "/about", Faq: "/faq-v2" };

@@ -4,8 +4,9 @@
  */
 import type { PrismicDocument } from "@prismicio/client";
 import { describe, expect, it } from "vitest";
+import { createMemorySource } from "#content/source.ts";
 import type { SiteAssets } from "#web/assets.ts";
-import { createMemorySource } from "#web/content/index.ts";
+import { typedSource } from "#web/content/index.ts";
 import { renderSitemap, renderSitemapPart } from "#web/handlers/render-sitemap.ts";
 import { SITEMAP_URL_LIMIT, sitemapParts } from "#web/handlers/sitemap-split.ts";
 import type { RenderContext } from "#web/render-context.ts";
@@ -35,7 +36,7 @@ function pages(count: number): PrismicDocument[] {
   });
 }
 const context = (docs: PrismicDocument[], sitemapUrlLimit?: number): RenderContext => ({
-  source: createMemorySource(docs),
+  source: typedSource(createMemorySource(docs)),
   siteUrl: SITE_URL,
   assets: {} as SiteAssets, // the sitemap reads none
   mode: "production",

@@ -1,5 +1,6 @@
 import type { Client } from "@prismicio/client";
-import { createClientSource } from "./content/index.ts";
+import { createClientSource } from "#content/source.ts";
+import { typedSource } from "./content/index.ts";
 import { renderErrorPage } from "./handlers/render-error-page.tsx";
 import { renderNotFound } from "./handlers/render-not-found.tsx";
 import { renderPage } from "./handlers/render-page.tsx";
@@ -60,5 +61,5 @@ export interface ClientRenderOptions extends Omit<RenderContext, "source"> {
 /** renderRoute reading through a content client at `ref` (preview server, single-route publishes). */
 export function renderRouteWithClient(path: string, options: ClientRenderOptions): Promise<RenderResult> {
   const { client, ref, ...rest } = options;
-  return renderRoute(path, { ...rest, source: createClientSource(client, ref) });
+  return renderRoute(path, { ...rest, source: typedSource(createClientSource(client, ref)) });
 }

@@ -1,7 +1,8 @@
 import { EventEmitter } from "node:events";
 import type { PrismicDocument } from "@prismicio/client";
 import type { Logger } from "#logger";
-import { type ContentNotice, describeNotice, documentNotices } from "#web/content/index.ts";
+import { website } from "#website";
+import type { ContentNotice } from "#website/contract.ts";
 
 const events = new EventEmitter();
 
@@ -18,12 +19,12 @@ export function onContentNotice(listener: (notice: ContentNotice) => void): () =
 /**
  * Says what editors should fix in the documents a build or a publish has just read (their own
  * documents: a publish passes the ones it publishes, a build every one), once each: a field the
- * page needed shown with a fallback, a slice left out (web/src/content/content-notices.ts). The page
+ * page needed shown with a fallback, a slice left out (the website's `content.notices`). The page
  * is rendered all the same; `pressroom status` lists the same notices, read live.
  */
 export function reportContentNotices(docs: Iterable<PrismicDocument | undefined>, logger: Logger): number {
   let count = 0;
-  for (const doc of docs) if (doc) count += reportNotices(documentNotices(doc), logger);
+  for (const doc of docs) if (doc) count += reportNotices(website.content.notices(doc), logger);
   return count;
 }
 
@@ -31,7 +32,7 @@ export function reportContentNotices(docs: Iterable<PrismicDocument | undefined>
 export function reportNotices(notices: readonly ContentNotice[], logger: Logger): number {
   for (const notice of notices) {
     const { documentId, type, uid, field, kind } = notice;
-    logger.warn({ documentId, type, uid, field, kind }, describeNotice(notice));
+    logger.warn({ documentId, type, uid, field, kind }, website.content.describeNotice(notice));
     events.emit("notice", notice);
   }
   return notices.length;

@@ -6,8 +6,8 @@ import { createContentClient, loadContentSchema } from "#content";
 import { QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
 import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { redactUrl } from "#redact-url";
+import { describeRedirectNotice } from "#redirects/resolve-redirects.ts";
 import { createSiteStore } from "#storage";
-import { describeRedirectNotice } from "#web/redirects/resolve-redirects.ts";
 import { website } from "#website";
 import { describeContentApiWait, readContentApiWait } from "./content-api-wait.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
@@ -23,19 +23,18 @@ import {
 } from "./publishing-health.ts";
 import { connectOrUnreachable, masterRefOrUnreachable, reason } from "./reachable.ts";
 import type { Suspects } from "./reconcile.ts";
-import { describeNotice, describeRefused, type EditorReport, editorReport } from "./refused-documents.ts";
+import { describeRefused, type EditorReport, editorReport } from "./refused-documents.ts";
 import { formatVerification } from "./verify.ts";
 
+/** What `pressroom plan` and `pressroom status` read with: Redis, the content API and the index. */
+interface Readers {
+  redis: Redis;
+  client: ReturnType<typeof createContentClient>;
+  index: DependencyIndex;
+}
+
 /** What `pressroom plan` and `pressroom status` need: read-only views of the index and the queue. */
-async function withReaders<T>(
-  config: PublisherConfig,
-  rootDir: string,
-  task: (readers: {
-    redis: Redis;
-    client: ReturnType<typeof createContentClient>;
-    index: DependencyIndex;
-  }) => Promise<T>,
-): Promise<T> {
+async function withReaders<T>(config: PublisherConfig, task: (readers: Readers) => Promise<T>): Promise<T> {
   // No retries and no offline queue: an unreachable Redis is one line, not a retry loop's stack trace.
   const redis = new Redis(config.redisUrl, {
     maxRetriesPerRequest: 0,
@@ -49,7 +48,7 @@ async function withReaders<T>(
     await connectOrUnreachable(redis, config.redisUrl, () => storageFacts(config));
     const client = createContentClient(config.prismic, {
       routes: website.routes.resolver,
-      schema: loadContentSchema(rootDir),
+      schema: loadContentSchema(website.projectDir),
     });
     return await task({ redis, client, index: new DependencyIndex(redis, config.queuePrefix) });
   } finally {
@@ -74,8 +73,8 @@ async function storageFacts(config: PublisherConfig): Promise<string[]> {
 }
 
 /** `pressroom plan <id…>`: which routes a publish of those ids would render and delete, and why. Writes nothing. */
-export function planCommand(config: PublisherConfig, rootDir: string, ids: string[]): Promise<string> {
-  return withReaders(config, rootDir, async ({ client, index }) => {
+export function planCommand(config: PublisherConfig, ids: string[]): Promise<string> {
+  return withReaders(config, async ({ client, index }) => {
     const ref = await masterRefOrUnreachable(client, config.prismic.endpoint);
     if ((await index.ref()) === undefined) {
       return `The dependency index is missing (no build has run against ${config.redisUrl} with prefix ${config.queuePrefix}): the next publish runs a diff build of every route.`;
@@ -98,97 +97,177 @@ export function planCommand(config: PublisherConfig, rootDir: string, ids: strin
 /** `pressroom status`: refs, queue, index size and the last publish. */
 export function statusCommand(
   config: PublisherConfig,
-  rootDir: string,
   /** How long deliveries may wait with no publish completing before publishing counts as stalled. */
   stallMs = PUBLISH_STALL_MS,
 ): Promise<string> {
-  return withReaders(config, rootDir, async ({ redis, client, index }) => {
-    const keys = redisKeys(config.queuePrefix);
-    const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: config.queuePrefix });
+  return withReaders(config, async (readers) => {
+    const queue = new Queue(QUEUE_NAME, { connection: readers.redis, prefix: config.queuePrefix });
     try {
-      const [
-        masterRef,
-        lastRef,
-        indexRef,
-        indexSite,
-        routes,
-        docs,
-        pending,
-        processing,
-        backlog,
-        refsWithoutDocuments,
-        counts,
-        lastPublish,
-        [checkedUntil, suspects, lastVerify],
-        failures,
-        apiWait,
-        edge,
-        undelivered,
-        health,
-      ] = await Promise.all([
-        client
-          .fetchMasterRef()
-          .catch(
-            (error: Error) =>
-              `unreachable at ${redactUrl(config.prismic.endpoint)} (${reason(error)}); PRISMIC_ENDPOINT names the content API`,
-          ),
-        redis.get(keys.lastRef),
-        index.ref(),
-        index.site(),
-        redis.hlen(`${config.queuePrefix}:index:routes`),
-        redis.hlen(`${config.queuePrefix}:index:docs`),
-        redis.scard(keys.pendingIds),
-        redis.scard(keys.processingIds),
-        redis.scard(keys.processingBacklog),
-        redis.sunion(keys.pendingRefs, keys.processingRefs),
-        queue.getJobCounts("waiting", "active", "delayed", "completed", "failed"),
-        redis.get(keys.lastPublish),
-        redis.mget(keys.checkedUntil, keys.suspects, keys.lastVerify),
-        routeFailures(redis, config.queuePrefix),
-        readContentApiWait(redis, config.queuePrefix),
-        describeEdge(redis, config.queuePrefix, config.edge?.purgeUrl),
-        readUndelivered(redis, config.queuePrefix),
-        readPublishingHealth(redis, config.queuePrefix, stallMs),
-      ]);
-      const report = masterRef.startsWith("unreachable")
-        ? undefined
-        : await editorReport(client, masterRef, {
-            siteUrl: config.siteUrl,
-            history: await readHistory(config),
-          }).catch(() => undefined);
-      const refused = report?.refused;
-      const notices = report?.notices;
+      const facts = await readStatus(config, readers, queue, stallMs);
+      const report = await readEditorReport(config, readers.client, facts.masterRef);
       return [
-        `master ref:          ${masterRef}`,
-        `content API:         ${describeContentApiWait(apiWait)}`,
-        `last processed ref:  ${lastRef ?? "none"}${lastRef && lastRef !== masterRef && !masterRef.startsWith("unreachable") ? "  (behind: a publish is pending or reconcile will catch up)" : ""}`,
-        `index:               ${indexRef ? `${routes} routes, ${docs} documents, at ${indexRef}, ${indexSite ? `site version ${indexSite} (a worker logs its own at start; another rebuilds the site)` : "marked stale (the next publish or reconcile round rebuilds it)"}` : "missing (the next publish runs a diff build)"}`,
-        `pending ids:         ${pending} waiting, ${processing + backlog} being published${backlog > 0 ? ` (${backlog} as a backlog: every route is published)` : ""}${refsWithoutDocuments.length === 0 ? "" : `; deliveries naming no document at ${refsWithoutDocuments.sort().join(", ")} (every route is published)`}`,
-        `queue:               ${Object.entries(counts)
-          .map(([state, n]) => `${state} ${n}`)
-          .join(", ")}`,
-        `reconcile:           ${reconcileState(checkedUntil ?? null, suspects ?? null)}`,
-        `last verification:   ${formatVerification(lastVerify ?? null)}`,
-        `failed routes:       ${failures.length === 0 ? "none" : `${failures.length} keep their last good page until their document changes again`}`,
-        ...failures.map(
-          (f) =>
-            `  ${f.route}  document ${f.documentId ?? "unknown"}, at ${f.ref} (${f.attempts} publish${f.attempts === 1 ? "" : "es"}): ${f.error}`,
-        ),
-        ...edge,
-        `last publish:        ${lastPublish ?? "none"}`,
-        ...describePublishing(health),
-        `refused documents:   ${refused === undefined ? "unknown (content API unreachable)" : refused.length === 0 ? "none" : `${refused.length}, fix their uid in Prismic and publish again:`}`,
-        ...(refused ?? []).map((doc) => `  ${describeRefused(doc)}`),
-        `content notices:     ${notices === undefined ? "unknown (content API unreachable)" : notices.length === 0 ? "none" : `${notices.length}, pages render with a fallback, a converted field or without a slice until an editor fixes and publishes these:`}`,
-        ...(notices ?? []).map((notice) => `  ${describeNotice(notice)}`),
-        ...describeRedirects(report?.redirects),
-        `undelivered contact: ${undelivered.length === 0 ? "none" : `${undelivered.length} (each is archived under .pressroom/contact/ in storage):`}`,
-        ...undelivered.map(describeUndelivered),
+        ...describePublishState(facts),
+        ...describeEditorReport(report),
+        `undelivered contact: ${facts.undelivered.length === 0 ? "none" : `${facts.undelivered.length} (each is archived under .pressroom/contact/ in storage):`}`,
+        ...facts.undelivered.map(describeUndelivered),
       ].join("\n");
     } finally {
       await queue.close();
     }
   });
+}
+
+/** What `pressroom status` reads of Redis, the queue and the content API's master ref. */
+interface StatusFacts {
+  /** The master ref, or why the content API did not say it (`unreachable at …`). */
+  masterRef: string;
+  lastRef: string | null;
+  indexRef: string | undefined;
+  indexSite: string | undefined;
+  routes: number;
+  docs: number;
+  pending: number;
+  processing: number;
+  backlog: number;
+  refsWithoutDocuments: string[];
+  counts: Record<string, number>;
+  lastPublish: string | null;
+  checkedUntil: string | null;
+  suspects: string | null;
+  lastVerify: string | null;
+  failures: Awaited<ReturnType<typeof routeFailures>>;
+  apiWait: Awaited<ReturnType<typeof readContentApiWait>>;
+  edge: string[];
+  undelivered: UndeliveredMessage[];
+  health: PublishingHealth;
+}
+
+/** Everything status shows but the editors' report, read at once. */
+async function readStatus(
+  config: PublisherConfig,
+  { redis, client, index }: Readers,
+  queue: Queue,
+  stallMs: number,
+): Promise<StatusFacts> {
+  const keys = redisKeys(config.queuePrefix);
+  const [
+    masterRef,
+    lastRef,
+    indexRef,
+    indexSite,
+    routes,
+    docs,
+    pending,
+    processing,
+    backlog,
+    refsWithoutDocuments,
+    counts,
+    lastPublish,
+    [checkedUntil, suspects, lastVerify],
+    failures,
+    apiWait,
+    edge,
+    undelivered,
+    health,
+  ] = await Promise.all([
+    client
+      .fetchMasterRef()
+      .catch(
+        (error: Error) =>
+          `unreachable at ${redactUrl(config.prismic.endpoint)} (${reason(error)}); PRISMIC_ENDPOINT names the content API`,
+      ),
+    redis.get(keys.lastRef),
+    index.ref(),
+    index.site(),
+    redis.hlen(`${config.queuePrefix}:index:routes`),
+    redis.hlen(`${config.queuePrefix}:index:docs`),
+    redis.scard(keys.pendingIds),
+    redis.scard(keys.processingIds),
+    redis.scard(keys.processingBacklog),
+    redis.sunion(keys.pendingRefs, keys.processingRefs),
+    queue.getJobCounts("waiting", "active", "delayed", "completed", "failed"),
+    redis.get(keys.lastPublish),
+    redis.mget(keys.checkedUntil, keys.suspects, keys.lastVerify),
+    routeFailures(redis, config.queuePrefix),
+    readContentApiWait(redis, config.queuePrefix),
+    describeEdge(redis, config.queuePrefix, config.edge?.purgeUrl),
+    readUndelivered(redis, config.queuePrefix),
+    readPublishingHealth(redis, config.queuePrefix, stallMs),
+  ]);
+  return {
+    masterRef,
+    lastRef,
+    indexRef,
+    indexSite,
+    routes,
+    docs,
+    pending,
+    processing,
+    backlog,
+    refsWithoutDocuments,
+    counts,
+    lastPublish,
+    checkedUntil: checkedUntil ?? null,
+    suspects: suspects ?? null,
+    lastVerify: lastVerify ?? null,
+    failures,
+    apiWait,
+    edge,
+    undelivered,
+    health,
+  };
+}
+
+/** What editors should fix at the master ref; undefined when the content API cannot say. */
+async function readEditorReport(
+  config: PublisherConfig,
+  client: Readers["client"],
+  masterRef: string,
+): Promise<EditorReport | undefined> {
+  if (masterRef.startsWith("unreachable")) return undefined;
+  return editorReport(client, masterRef, {
+    siteUrl: config.siteUrl,
+    history: await readHistory(config),
+  }).catch(() => undefined);
+}
+
+/** Refs, the index, the queue, reconcile, verification, failed routes, the edge and the last publish. */
+function describePublishState(facts: StatusFacts): string[] {
+  const { masterRef, lastRef, indexRef, indexSite, backlog, refsWithoutDocuments, failures } = facts;
+  const reachable = !masterRef.startsWith("unreachable");
+  return [
+    `master ref:          ${masterRef}`,
+    `content API:         ${describeContentApiWait(facts.apiWait)}`,
+    `last processed ref:  ${lastRef ?? "none"}${lastRef && lastRef !== masterRef && reachable ? "  (behind: a publish is pending or reconcile will catch up)" : ""}`,
+    `index:               ${indexRef ? `${facts.routes} routes, ${facts.docs} documents, at ${indexRef}, ${indexSite ? `site version ${indexSite} (a worker logs its own at start; another rebuilds the site)` : "marked stale (the next publish or reconcile round rebuilds it)"}` : "missing (the next publish runs a diff build)"}`,
+    `pending ids:         ${facts.pending} waiting, ${facts.processing + backlog} being published${backlog > 0 ? ` (${backlog} as a backlog: every route is published)` : ""}${refsWithoutDocuments.length === 0 ? "" : `; deliveries naming no document at ${refsWithoutDocuments.sort().join(", ")} (every route is published)`}`,
+    `queue:               ${Object.entries(facts.counts)
+      .map(([state, n]) => `${state} ${n}`)
+      .join(", ")}`,
+    `reconcile:           ${reconcileState(facts.checkedUntil, facts.suspects)}`,
+    `last verification:   ${formatVerification(facts.lastVerify)}`,
+    `failed routes:       ${failures.length === 0 ? "none" : `${failures.length} keep their last good page until their document changes again`}`,
+    ...failures.map(
+      (f) =>
+        `  ${f.route}  document ${f.documentId ?? "unknown"}, at ${f.ref} (${f.attempts} publish${f.attempts === 1 ? "" : "es"}): ${f.error}`,
+    ),
+    ...facts.edge,
+    `last publish:        ${facts.lastPublish ?? "none"}`,
+    ...describePublishing(facts.health),
+  ];
+}
+
+/** Refused documents, content notices and the redirects served, from the editors' report. */
+function describeEditorReport(report: EditorReport | undefined): string[] {
+  const refused = report?.refused;
+  const notices = report?.notices;
+  return [
+    `refused documents:   ${refused === undefined ? "unknown (content API unreachable)" : refused.length === 0 ? "none" : `${refused.length}, fix their uid in Prismic and publish again:`}`,
+    ...(refused ?? []).map((doc) => `  ${describeRefused(doc)}`),
+    `content notices:     ${notices === undefined ? "unknown (content API unreachable)" : notices.length === 0 ? "none" : `${notices.length}, pages render with a fallback, a converted field or without a slice until an editor fixes and publishes these:`}`,
+    ...(notices ?? []).map((notice) => `  ${website.content.describeNotice(notice)}`),
+    ...describeRedirects(report?.redirects),
+  ];
 }
 
 /**

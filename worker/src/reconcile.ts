@@ -2,8 +2,8 @@ import { filter } from "@prismicio/client";
 import { redisKeys } from "#jobs/catalog.ts";
 import { chunksOf } from "#jobs/chunks.ts";
 import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
+import { website } from "#website";
 import { documentHash } from "./build/document-hash.ts";
-import { SITE_TYPES } from "./build/full-build.ts";
 import { publishObserved } from "./ops/publish-metrics.ts";
 import type { PublishContext } from "./publish/context.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
@@ -257,7 +257,7 @@ async function unannounced(
   for (let page = 1; ; page++) {
     const response = await ctx.client.get({
       ref,
-      filters: [filter.any("document.type", [...SITE_TYPES])],
+      filters: [filter.any("document.type", [...website.types])],
       lang: "*",
       page,
       pageSize: CHECK_PAGE_SIZE,

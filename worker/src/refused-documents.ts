@@ -1,10 +1,8 @@
 import { type Client, filter } from "@prismicio/client";
 import type { RedirectHistory } from "#manifest/redirects.ts";
-import { type ContentNotice, describeNotice, documentNotices } from "#web/content/index.ts";
-import { REDIRECT_TYPE, type RedirectRule, redirectRuleOf } from "#web/redirects/redirect-rules.ts";
-import { type RedirectResolution, resolveRedirects } from "#web/redirects/resolve-redirects.ts";
-import { PRICE_LIST_INDEX_ROUTE, routeForDocument, routeProblem } from "#web/routes.ts";
-import { SITE_TYPES } from "./build/full-build.ts";
+import { type RedirectResolution, resolveRedirects } from "#redirects/resolve-redirects.ts";
+import { website } from "#website";
+import type { ContentNotice, RedirectRule } from "#website/contract.ts";
 import { forEachPage } from "./build/list-documents.ts";
 import { planRedirects, redirectLocations } from "./publish/redirects.ts";
 
@@ -12,14 +10,14 @@ export interface RefusedDocument {
   id: string;
   type: string;
   uid: string | null;
-  /** In the editor's words: why the document gets no page (web/src/uid-rules.ts). */
+  /** In the editor's words: why the document gets no page (the website's `routes.problem`). */
   problem: string;
 }
 
 /** What editors should fix at a ref: documents that get no page, and what pages show with a fallback. */
 export interface EditorReport {
   refused: RefusedDocument[];
-  /** web/src/content/content-notices.ts: empty fields a page needs, slices left out. */
+  /** The website's `content.notices`: empty fields a page needs, slices left out. */
   notices: ContentNotice[];
   /** The redirects served at the ref and what editors should know of theirs (when asked for). */
   redirects?: RedirectResolution & { renames: number };
@@ -36,7 +34,7 @@ export async function refusedDocuments(client: Client, ref: string): Promise<Ref
 
 /**
  * Refused documents and content notices at `ref`, from one pass over the site's documents (the
- * notices of settings, pages and price lists, as the build and the publish log them); with
+ * notices of every document but the redirects, as the build and the publish log them); with
  * `redirects` (the site's URL and the rename history in storage), the redirects a build at `ref`
  * would serve and the notices of the editors' redirects (resolve-redirects.ts), as the build
  * decides them.
@@ -50,16 +48,17 @@ export async function editorReport(
   const notices: ContentNotice[] = [];
   const routes = new Map<string, string | null>();
   const rules: RedirectRule[] = [];
-  await forEachPage(client, ref, [filter.any("document.type", [...SITE_TYPES])], 2, async (docs) => {
+  const editorRedirects = website.redirects;
+  await forEachPage(client, ref, [filter.any("document.type", [...website.types])], 2, async (docs) => {
     for (const doc of docs) {
-      if (doc.type === REDIRECT_TYPE) {
-        rules.push(redirectRuleOf(doc));
+      if (doc.type === editorRedirects?.type) {
+        rules.push(editorRedirects.ruleOf(doc));
         continue;
       }
-      routes.set(doc.id, routeForDocument(doc));
-      const problem = routeProblem(doc);
+      routes.set(doc.id, website.routes.ofDocument(doc));
+      const problem = website.routes.problem(doc);
       if (problem) refused.push({ id: doc.id, type: doc.type, uid: doc.uid ?? null, problem });
-      notices.push(...documentNotices(doc));
+      notices.push(...website.content.notices(doc));
     }
   });
   return {
@@ -78,7 +77,7 @@ function servedRedirects(
   { siteUrl, history }: { siteUrl: string; history: RedirectHistory },
 ) {
   const pages = new Set([...routes.values()].flatMap((route) => route ?? []));
-  const isPage = (path: string) => pages.has(path) || path === PRICE_LIST_INDEX_ROUTE;
+  const isPage = (path: string) => pages.has(path) || website.routes.isListing(path);
   const plan = planRedirects({
     history,
     documents: [...routes].map(([id, to]) => ({ id, to })),
@@ -94,5 +93,3 @@ function servedRedirects(
 export function describeRefused(doc: RefusedDocument): string {
   return `${doc.type} ${doc.id} gets no page: ${doc.problem}`;
 }
-
-export { describeNotice };

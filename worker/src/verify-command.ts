@@ -5,7 +5,6 @@ import { createEdgePurger } from "#edge";
 import { redisKeys } from "#jobs/catalog.ts";
 import type { Logger } from "#logger";
 import { createSiteStore } from "#storage";
-import { buildSiteAssets } from "#web/assets.ts";
 import { website } from "#website";
 import { withLock } from "./publish/lock.ts";
 import { connectOrUnreachable, masterRefOrUnreachable } from "./reachable.ts";
@@ -17,7 +16,6 @@ import { type Verification, verifyStorage } from "./verify.ts";
  */
 export async function verifyCommand(
   config: PublisherConfig,
-  rootDir: string,
   logger: Logger,
 ): Promise<{ text: string; result: Verification }> {
   // Both services are asked first, as `plan` and `status` do, so that a wrong REDIS_URL or
@@ -28,7 +26,7 @@ export async function verifyCommand(
   redis.on("error", (error) => connected && logger.warn({ err: error }, "Redis connection error; retrying"));
   const client = createContentClient(config.prismic, {
     routes: website.routes.resolver,
-    schema: loadContentSchema(rootDir),
+    schema: loadContentSchema(website.projectDir),
     logger,
   });
   try {
@@ -43,7 +41,7 @@ export async function verifyCommand(
   // What verify repairs is purged at the edge too; a purge that fails is owed (the worker re-sends).
   const edge = createEdgePurger(config.edge?.purgeUrl, { logger });
   try {
-    const { assets } = await buildSiteAssets();
+    const { assets } = await website.assets.build();
     const ctx = {
       client,
       store,

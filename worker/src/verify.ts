@@ -1,7 +1,7 @@
+import { createClientSource } from "#content/source.ts";
 import { redisKeys } from "#jobs/catalog.ts";
 import { CACHE_CONTROL } from "#manifest/manifest.ts";
 import { type SiteStore, sha256 } from "#storage";
-import { createClientSource } from "#web/content/index.ts";
 import type { PublishContext } from "./publish/context.ts";
 import { DependencyIndex } from "./publish/dependency-index.ts";
 import { rebuild } from "./publish/diff-build.ts";

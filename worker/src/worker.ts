@@ -19,7 +19,6 @@ import {
 import type { Logger } from "#logger";
 import { createSiteStore } from "#storage";
 import { WarnLimiter } from "#warn-limiter";
-import { buildSiteAssets } from "#web/assets.ts";
 import { website } from "#website";
 import { idleRenderPool } from "./build/idle-render-pool.ts";
 import { sharedDocumentsCache } from "./build/list-documents.ts";
@@ -127,7 +126,7 @@ export async function startWorker(
   await removeStaleTemp({ store, logger }).catch((error: unknown) =>
     logger.warn({ err: error }, "could not remove stale temp files"),
   );
-  const built = await buildSiteAssets();
+  const built = await website.assets.build();
   const context: PublishContext = {
     client,
     store,

@@ -1,6 +1,6 @@
 import type { PrismicDocument } from "@prismicio/client";
+import type { RedirectNotice, ServedRedirect } from "#redirects/resolve-redirects.ts";
 import { redirectRuleOf } from "#web/redirects/redirect-rules.ts";
-import type { RedirectNotice, ServedRedirect } from "#web/redirects/resolve-redirects.ts";
 import { escapeHtml, previewPage } from "./pages.ts";
 import type { PreviewAssets } from "./preview-assets.ts";
 import type { RedirectsAtRef } from "./redirects-at-ref.ts";

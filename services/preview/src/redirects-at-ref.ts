@@ -9,13 +9,9 @@
  * there, where the published site collapses the chain one hop further.
  */
 import { type Client, filter, type PrismicDocument } from "@prismicio/client";
-import { fromPathOf } from "#web/redirects/redirect-paths.ts";
+import { fromPathOf } from "#redirects/redirect-paths.ts";
+import { type RedirectResolution, redirectPaths, resolveRedirects } from "#redirects/resolve-redirects.ts";
 import { REDIRECT_TYPE, redirectRuleOf } from "#web/redirects/redirect-rules.ts";
-import {
-  type RedirectResolution,
-  redirectPaths,
-  resolveRedirects,
-} from "#web/redirects/resolve-redirects.ts";
 import { HOME_UID, parseRoute } from "#web/routes.ts";
 
 export interface RedirectsAtRef extends RedirectResolution {

@@ -1,8 +1,6 @@
-export { createClientSource } from "./client-source.ts";
 export { type ContentNotice, describeNotice, documentNotices } from "./content-notices.ts";
 export * from "./content-source.ts";
 export { type DocumentLinks, documentLinks } from "./document-links.ts";
-export { createMemorySource } from "./memory-source.ts";
 export {
   type Conversion,
   documentConversions,
@@ -10,9 +8,5 @@ export {
   normalizeSlices,
   variationOf,
 } from "./normalize.ts";
-export {
-  type RecordingOptions,
-  type RecordingSource,
-  recordingSource,
-  seesDependency,
-} from "./recording-source.ts";
+export { type RecordingOptions, type RecordingSource, recordingSource } from "./recording-source.ts";
+export { typedSource } from "./typed-source.ts";

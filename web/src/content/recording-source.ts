@@ -1,5 +1,5 @@
 import type { PrismicDocument } from "@prismicio/client";
-import { yearDependency } from "../lib/copyright-year.ts";
+import { seesDependency, yearDependency } from "#content/dependencies.ts";
 import { canonicalTargetOf } from "../lib/page-seo.ts";
 import type { ContentSource } from "./content-source.ts";
 import { documentLinks } from "./document-links.ts";
@@ -103,13 +103,4 @@ function canonicalLinks(doc: PrismicDocument) {
   if (!target || !("document" in target)) return undefined;
   const { canonical_url } = doc.data as { canonical_url?: unknown };
   return documentLinks({ data: { canonical_url } } as unknown as PrismicDocument);
-}
-
-/**
- * The dependency of a render that linked to `id` and showed it at `route` ("" for a broken link).
- * The dependency index's read script (worker/src/publish/dependency-index.ts, PRIOR) makes the
- * same key in Lua.
- */
-export function seesDependency(id: string, route: string | null | undefined): string {
-  return `sees:${id}:${route ?? ""}`;
 }

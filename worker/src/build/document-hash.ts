@@ -1,6 +1,6 @@
 import type { PrismicDocument } from "@prismicio/client";
 import { sha256 } from "#storage/content-hash.ts";
-import { canonicalTargetOf, noindexOf } from "#web/lib/page-seo.ts";
+import { website } from "#website";
 
 /**
  * A short hash of what a document's own publications set: its data, uid, tags and dates. Left out
@@ -81,12 +81,12 @@ function isDocumentLink(value: unknown): value is { id: string } {
 
 /**
  * What listings read of a document: its identity, route and dates, and whether the sitemap lists
- * it (a page's `noindex` and canonical override), without its content.
+ * it (`website.seo`: its `noindex` and canonical override), without its content.
  */
 export function stub(doc: PrismicDocument): PrismicDocument {
   const data = {
-    ...(noindexOf(doc) ? { noindex: true } : {}),
-    ...(canonicalTargetOf(doc)
+    ...(website.seo.noindexOf(doc) ? { noindex: true } : {}),
+    ...(website.seo.canonicalTargetOf(doc)
       ? { canonical_url: (doc.data as { canonical_url?: unknown }).canonical_url }
       : {}),
   };

@@ -11,18 +11,8 @@ import {
   serializeManifest,
 } from "#manifest/manifest.ts";
 import { type SiteStore, sha256 } from "#storage";
-import { buildSiteAssets } from "#web/assets.ts";
-import { createJavaScriptMeter, type JavaScriptReport } from "#web/js-budget.ts";
-import { REDIRECT_TYPE, redirectRuleOf } from "#web/redirects/redirect-rules.ts";
-import {
-  ERROR_PAGE_ROUTES,
-  keyForRoute,
-  PRICE_LIST_INDEX_ROUTE,
-  ROBOTS_ROUTE,
-  routeForDocument,
-  routeProblem,
-  SITEMAP_ROUTE,
-} from "#web/routes.ts";
+import { website } from "#website";
+import type { BuiltAssets, JavaScriptMeter, JavaScriptReport } from "#website/contract.ts";
 import { reportContentNotices, reportNotices } from "../content-notices.ts";
 import { dependencyPool } from "../publish/dependency-pool.ts";
 import { routesOfKeys } from "../publish/purge-plan.ts";
@@ -118,8 +108,6 @@ export interface BuildSummary {
   failed: FailedRender[];
 }
 
-/** Routes that list other documents: rendered last, from every document's route and dates. */
-const LISTING_ROUTES = [PRICE_LIST_INDEX_ROUTE, SITEMAP_ROUTE, ROBOTS_ROUTE, ...ERROR_PAGE_ROUTES];
 const UPLOADS_IN_FLIGHT = 16;
 
 /**
@@ -173,9 +161,6 @@ export interface BuildOutcome {
   site: { version: string; frame: string; modules: BundleModules };
 }
 
-/** The document types a build reads: everything else in the repository is not the site's. */
-export const SITE_TYPES = ["settings", "price_list", "page", "redirect"] as const;
-
 /** fullBuild, also handing back the manifest and the documents (the worker rebuilds its index from them). */
 export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
   // The render threads load their code (200-250 ms each) while the build reads what they render from.
@@ -191,29 +176,106 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
   }
 }
 
+/** What a build reads before it renders: what storage holds and the content every render shares. */
+interface BuildInputs {
+  ref: string;
+  log: Logger;
+  previous: BuildManifest | undefined;
+  previousInputs: PageInputsFile;
+  built: BuiltAssets;
+  /** The documents of the website's `frame` and `shared` types, as every render reads them. */
+  shared: PrismicDocument[];
+  /** Editors' redirects: no page shows them; the redirects step resolves them. */
+  redirectDocs: PrismicDocument[];
+  /** Every key of the site in storage → its hash, when storage (or the caller) said it. */
+  existing: ReadonlyMap<string, string | undefined>;
+  /** Whether storage holds these bytes at `key` already (a write would change nothing). */
+  isStored(key: string, hash: string): boolean;
+}
+
+/** A build under way: its inputs and what it has written and counted so far. */
+interface Build {
+  options: BuildOptions;
+  inputs: BuildInputs;
+  log: Logger;
+  manifest: BuiltManifest;
+  counts: { rendered: number; reused: number; written: number; unchanged: number; deleted: number };
+  /** Keys written or deleted: what the edge purges (as routes). */
+  changedKeys: Set<string>;
+  javascript: JavaScriptMeter;
+  failed: FailedRender[];
+  /** What this build rendered each page from, or kept (page-inputs.ts): written before the manifest. */
+  pageInputs: PageInputsFile;
+  /**
+   * Each page's dependencies come from a render thread as strings of their own: the manifest keeps
+   * one copy of each (every page names the navigation's targets and the frame's documents).
+   */
+  pooled: ReturnType<typeof dependencyPool>;
+}
+
+/** The documents the render threads parsed as they rendered them, without their data. */
+interface Listed {
+  stubs: PrismicDocument[];
+  /** `documentHash` of every document read, by id. */
+  hashes: Map<string, string>;
+}
+
 async function build(
   options: BuildOptions,
   beginRenderPool: (shared: SharedContent) => Promise<RenderPool>,
 ): Promise<BuildOutcome> {
-  const { client, store, logger } = options;
   const started = performance.now();
+  const inputs = await readInputs(options);
+  const current = startBuild(options, inputs);
+  // Assets first: pages refer to them by their hashed names.
+  await writeAssets(current);
+  const { shared, site } = await sharedContentOf(current);
+  const pool = await beginRenderPool(shared);
+  let listed: Listed;
+  try {
+    listed = await renderEveryRoute(current, pool);
+  } finally {
+    await pool.close();
+  }
+  const redirectKeys = await writeRedirects(current, listed.stubs);
+  // Only now that every route is written: remove what no route produces any more.
+  await deleteOrphans(current, redirectKeys);
+  await writeManifest(current, site.version);
+  const summary = summarize(current, started, pool.threads);
+  return {
+    summary,
+    manifest: current.manifest,
+    // Redirect documents whole: the index keeps their rule (diff-build.ts, `indexed`).
+    documents: [...inputs.shared.map(stub), ...listed.stubs, ...inputs.redirectDocs],
+    hashes: listed.hashes,
+    changedRoutes: routesOfKeys(current.changedKeys, routesByKey([inputs.previous, current.manifest])),
+    site,
+  };
+}
+
+/**
+ * Reads the previous manifest and page inputs, builds the assets, reads the shared documents and
+ * the redirects at the ref, and what storage holds. What must be written is decided by which keys
+ * exist and each one's hash: from the previous manifest (cheap) or, when verifying or without one,
+ * from storage itself; where storage reports no hash (S3 listings), the manifest's stands in.
+ */
+async function readInputs(options: BuildOptions): Promise<BuildInputs> {
+  const { client, store } = options;
   // Never the client's cached repository (kept for seconds): a build must see the newest ref.
   const ref = options.ref ?? (await client.fetchMasterRef());
-  const log = logger.child({ ref });
-
-  const [previous, previousInputs, built, [settings, ...priceLists], redirectDocs] = await Promise.all([
+  const log = options.logger.child({ ref });
+  const redirectType = website.redirects?.type;
+  const [previous, previousInputs, built, shared, redirectDocs] = await Promise.all([
     store.get(MANIFEST_KEY).then((object) => parseManifest(object?.body)),
     options.reuse ? readPageInputs(store) : ({} as PageInputsFile),
-    buildSiteAssets(),
+    website.assets.build(),
     readSharedDocuments(client, ref),
-    // Editors' redirects: no page shows them; the redirects stage below resolves them.
-    listDocuments(client, ref, [filter.at("document.type", REDIRECT_TYPE)]),
+    redirectType ? listDocuments(client, ref, [filter.at("document.type", redirectType)]) : [],
   ]);
-  if (!settings) throw new Error(`no settings document at ref ${ref}`);
-  reportContentNotices([settings], log);
-  // What storage holds decides what must be written: which keys exist, and each one's hash, from
-  // the previous manifest (cheap) or, when verifying or without one, from storage itself. Where
-  // storage reports no hash (S3 listings), the manifest's stands in.
+  for (const type of website.frame)
+    if (!shared.some((doc) => doc?.type === type)) throw new Error(`no ${type} document at ref ${ref}`);
+  const frame = shared.filter((doc) => website.frame.includes(doc.type));
+  reportContentNotices(frame, log);
   const previousHashes = new Map<string, string>(Object.entries(previous?.assets ?? {}));
   for (const route of Object.values(previous?.routes ?? {})) previousHashes.set(route.key, route.hash);
   for (const [key, hash] of redirectHashes(previous)) previousHashes.set(key, hash); // redirects
@@ -224,120 +286,68 @@ async function build(
     !options.unsettledKeys?.has(key) &&
     existing.has(key) &&
     (options.storedHashes ? existing.get(key) : (existing.get(key) ?? previousHashes.get(key))) === hash;
+  return { ref, log, previous, previousInputs, built, shared, redirectDocs, existing, isStored };
+}
 
-  const manifest: BuiltManifest = {
-    version: MANIFEST_VERSION,
-    ref,
-    builtAt: new Date().toISOString(),
-    routes: {},
-    assets: {},
+function startBuild(options: BuildOptions, inputs: BuildInputs): Build {
+  return {
+    options,
+    inputs,
+    log: inputs.log,
+    manifest: {
+      version: MANIFEST_VERSION,
+      ref: inputs.ref,
+      builtAt: new Date().toISOString(),
+      routes: {},
+      assets: {},
+    },
+    counts: { rendered: 0, reused: 0, written: 0, unchanged: 0, deleted: 0 },
+    changedKeys: new Set(),
+    javascript: website.assets.javascriptMeter(inputs.built.assets.browser),
+    failed: [],
+    pageInputs: {},
+    pooled: dependencyPool(),
   };
-  const counts = { rendered: 0, reused: 0, written: 0, unchanged: 0, deleted: 0 };
-  const changedKeys = new Set<string>();
-  const javascript = createJavaScriptMeter(built.assets.browser);
-  const write = async (
-    key: string,
-    body: string | Buffer,
-    hash: string,
-    contentType: string,
-    cacheControl: string,
-  ) => {
-    if (isStored(key, hash)) {
-      counts.unchanged++;
-      return;
-    }
-    await store.put(key, body, { contentType, cacheControl, contentHash: hash });
-    counts.written++;
-    changedKeys.add(key);
-  };
-  const failed: FailedRender[] = [];
-  const reuse = options.reuse ?? false;
-  // What this build rendered each page from, or kept (page-inputs.ts): written before the manifest.
-  const pageInputs: PageInputsFile = {};
-  // Each page's dependencies come from a render thread as strings of their own: the manifest keeps
-  // one copy of each (every page names the navigation's targets and settings).
-  const pooled = dependencyPool();
-  const commit = async (
-    { rendered, failed: failedHere, reused = [], renewed = {} }: BatchResult,
-    progress?: Progress,
-  ) => {
-    for (const route of reused) {
-      // Offered to the render threads only when stored as the previous manifest says (below).
-      const before = previous?.routes[route] as ManifestRoute;
-      const dependencies = reuse instanceof Map ? [...(reuse.get(route)?.dependencies ?? [])] : [];
-      // Kept under the earlier code: recorded with its inputs under this code, for the next build.
-      const last = previousInputs[route] as PageInputsFile[string];
-      const kept = renewed[route] ? { ...last, inputs: renewed[route] } : last;
-      manifest.routes[route] = { ...before, dependencies, inputs: kept.inputs };
-      pageInputs[route] = kept;
-      if (kept.islands) javascript.add(route, kept.islands);
-      counts.reused++;
-      counts.unchanged++;
-      progress?.tick();
-    }
-    for (const failure of failedHere) {
-      // Its last good page stays: not written, not an orphan, listed as before (if it was).
-      failed.push(failure);
-      const before = previous?.routes[failure.route];
-      // What it depends on is not known without a render: at least its own document (the diff
-      // build adds what the dependency index still knew), so it is rendered when that changes.
-      const dependencies = failure.documentId ? [`doc:${failure.documentId}`] : [];
-      if (before) manifest.routes[failure.route] = { ...before, dependencies };
-      log.error(
-        { route: failure.route, documentId: failure.documentId, err: failure.error },
-        "render failed: the route keeps its last good page",
-      );
-      progress?.tick();
-    }
-    // One round trip per batch: a route refused is one a newer publish owns (this build is superseded).
-    const granted = options.guard ? await options.guard.claim(rendered.map((r) => r.route)) : undefined;
-    await mapLimit(rendered, UPLOADS_IN_FLIGHT, async (result) => {
-      const {
-        route,
-        body,
-        contentType,
-        parts: _parts,
-        renderMs: _renderMs,
-        islands,
-        inputs,
-        ...entry
-      } = result;
-      manifest.routes[route] = { ...pooled(entry), ...(inputs ? { inputs } : {}) };
-      if (inputs)
-        pageInputs[route] = { hash: shortHash(result.hash), inputs, ...(islands ? { islands } : {}) };
-      counts.rendered++;
-      if (islands) javascript.add(route, islands);
-      if (!granted || granted.has(route))
-        await write(result.key, asBuffer(body), result.hash, contentType, CACHE_CONTROL.html);
-      progress?.tick();
-    });
-  };
+}
 
-  // Assets first: pages refer to them by their hashed names.
-  for (const file of built.files) {
-    const hash = sha256(file.body);
-    manifest.assets[file.key] = hash;
-    await write(file.key, file.body, hash, file.contentType, CACHE_CONTROL.immutable);
+/** Writes `body` at `key` unless storage holds these bytes there already. */
+async function write(
+  current: Build,
+  key: string,
+  body: string | Buffer,
+  hash: string,
+  contentType: string,
+  cacheControl: string,
+): Promise<void> {
+  if (current.inputs.isStored(key, hash)) {
+    current.counts.unchanged++;
+    return;
   }
+  await current.options.store.put(key, body, { contentType, cacheControl, contentHash: hash });
+  current.counts.written++;
+  current.changedKeys.add(key);
+}
 
-  // A page may be kept when the bytes the last build rendered from its inputs are still the
-  // route's (no publish rewrote it since) and stored as the manifest says, and its inputs are
-  // unchanged (render-inputs.ts); with the index's routes, only when the index recorded the render
-  // those page inputs describe (its dependencies are that render's).
-  const reusable: Record<string, string> = {};
-  if (reuse !== false)
-    for (const [route, entry] of Object.entries(previous?.routes ?? {})) {
-      const last = previousInputs[route];
-      if (
-        last?.hash === shortHash(entry.hash) &&
-        isStored(entry.key, entry.hash) &&
-        (reuse === true || reuse.get(route)?.inputs === last.inputs)
-      )
-        reusable[route] = last.inputs;
-    }
+async function writeAssets(current: Build): Promise<void> {
+  for (const file of current.inputs.built.files) {
+    const hash = sha256(file.body);
+    current.manifest.assets[file.key] = hash;
+    await write(current, file.key, file.body, hash, file.contentType, CACHE_CONTROL.immutable);
+  }
+}
+
+/**
+ * What every render thread is handed (the shared documents, the assets, the page inputs to compare
+ * with) and the site's version they render: its parts, the code its page inputs are hashed with and
+ * the render bundle's modules.
+ */
+async function sharedContentOf(
+  current: Build,
+): Promise<{ shared: SharedContent; site: BuildOutcome["site"] }> {
+  const { options, inputs } = current;
   const siteCode = {
     bundle: await renderThreadBundle(),
-    assets: built.assets,
+    assets: inputs.built.assets,
     siteUrl: options.siteUrl,
     ...(options.sitemapUrlLimit ? { sitemapUrlLimit: options.sitemapUrlLimit } : {}),
   };
@@ -346,134 +356,268 @@ async function build(
     renderCode(siteCode),
     renderThreadModules(),
   ]);
-  const site = parts.version;
-  manifest.site = site;
+  current.manifest.site = parts.version;
+  const reuse = options.reuse ?? false;
   const shared: SharedContent = {
     siteUrl: options.siteUrl,
-    assets: built.assets,
-    documents: [settings, ...priceLists],
+    assets: inputs.built.assets,
+    documents: inputs.shared,
     ...(options.sitemapUrlLimit ? { sitemapUrlLimit: options.sitemapUrlLimit } : {}),
     inputs: {
       code,
-      previous: reusable,
+      previous: reusablePages(current),
       ...(options.earlier && reuse instanceof Map ? { earlier: options.earlier } : {}),
     },
   };
-  const pool = await beginRenderPool(shared);
-  // Listings need every page's route and dates, not its content.
-  const pageStubs: PrismicDocument[] = [];
-  const hashes = new Map(
-    [settings, ...priceLists, ...redirectDocs].map((doc) => [doc.id, documentHash(doc)]),
-  );
-  try {
-    // Price lists before the pages that embed and link them.
-    await commit(await pool.render([], routesOf(priceLists, log)));
-    const progress = options.progress ? createProgress("building pages", log) : undefined;
-    // Each page of 100 goes to a render thread as the API's bytes: it parses them, renders every
-    // document's route and answers what the build keeps of each (stub, hash, refused uid).
-    const listed = await forEachPageAnswer(
-      client,
-      ref,
-      [filter.at("document.type", "page")],
-      pool.threads + 1,
-      async (answer) => {
-        const result = await pool.renderOwn([answer]);
-        for (const { stub: page, hash, refused, notices } of result.listed ?? []) {
-          pageStubs.push(page);
-          hashes.set(page.id, hash);
-          // What editors should fix (content-notices.ts), said once per build, as for every document.
-          if (notices) reportNotices(notices, log);
-          if (refused) logRefused(page, refused, log);
-        }
-        await commit(result, progress);
-      },
-      (total) => progress?.setTotal(total),
-    );
-    if (pageStubs.length !== listed) {
-      // Content at a ref never changes, so a mismatch means a broken API answer, not a race.
-      throw new Error(`Listed ${pageStubs.length} pages at ref ${ref}, but the API counts ${listed}`);
-    }
-    progress?.done();
-    const listings = await pool.render(pageStubs, LISTING_ROUTES);
-    await commit(listings);
-    // A sitemap above the URL limit is an index: its parts; a part no longer needed is an orphan below.
-    const parts = listings.rendered.flatMap((result) => result.parts ?? []);
-    if (parts.length > 0) await commit(await pool.render(pageStubs, parts));
-  } finally {
-    await pool.close();
-  }
+  return { shared, site: { ...parts, modules } };
+}
 
-  // Redirects: the stored history replayed against every route now, renames no publish saw (from the
-  // previous manifest's routes, so an old URL answers 301), and the editors' redirects.
+/**
+ * The pages that may be kept: the bytes the last build rendered from their inputs are still the
+ * route's (no publish rewrote it since) and stored as the manifest says; the render threads keep
+ * those whose inputs are unchanged (render-inputs.ts). With the index's routes, only when the
+ * index recorded the render those page inputs describe (its dependencies are that render's).
+ */
+function reusablePages({ options, inputs }: Build): Record<string, string> {
+  const reuse = options.reuse ?? false;
+  const reusable: Record<string, string> = {};
+  if (reuse === false) return reusable;
+  for (const [route, entry] of Object.entries(inputs.previous?.routes ?? {})) {
+    const last = inputs.previousInputs[route];
+    if (
+      last?.hash === shortHash(entry.hash) &&
+      inputs.isStored(entry.key, entry.hash) &&
+      (reuse === true || reuse.get(route)?.inputs === last.inputs)
+    )
+      reusable[route] = last.inputs;
+  }
+  return reusable;
+}
+
+/**
+ * Renders the shared types' routes (before the pages that embed and link them), then every other
+ * routed document streamed from the content API, then the listings (which need every page's route
+ * and dates, not its content) and the sitemap's parts.
+ */
+async function renderEveryRoute(current: Build, pool: RenderPool): Promise<Listed> {
+  const { inputs, log } = current;
+  const hashes = new Map(
+    [...inputs.shared, ...inputs.redirectDocs].map((doc) => [doc.id, documentHash(doc)]),
+  );
+  const own = inputs.shared.filter((doc) => website.shared.includes(doc.type));
+  await commit(current, await pool.render([], routesOf(own, log)));
+  const stubs = await renderStreamed(current, pool, hashes);
+  const listings = await pool.render(stubs, website.routes.listings);
+  await commit(current, listings);
+  // A sitemap above the URL limit is an index: its parts; a part no longer needed is an orphan below.
+  const parts = listings.rendered.flatMap((result) => result.parts ?? []);
+  if (parts.length > 0) await commit(current, await pool.render(stubs, parts));
+  return { stubs, hashes };
+}
+
+/**
+ * The routed types a build streams: every published type but the frame's, the shared ones (held
+ * whole by every render) and the redirects (which no page shows).
+ */
+function streamedTypes(): string[] {
+  return website.types.filter(
+    (type) =>
+      !website.frame.includes(type) && !website.shared.includes(type) && type !== website.redirects?.type,
+  );
+}
+
+/**
+ * Each page of 100 goes to a render thread as the API's bytes: it parses them, renders every
+ * document's route and answers what the build keeps of each (stub, hash, refused uid). Answers the
+ * stubs; `hashes` gets each document's.
+ */
+async function renderStreamed(
+  current: Build,
+  pool: RenderPool,
+  hashes: Map<string, string>,
+): Promise<PrismicDocument[]> {
+  const { options, inputs, log } = current;
+  const types = streamedTypes();
+  const stubs: PrismicDocument[] = [];
+  if (types.length === 0) return stubs;
+  const progress = options.progress ? createProgress("building pages", log) : undefined;
+  const filters = [
+    types.length === 1 ? filter.at("document.type", types[0] as string) : filter.any("document.type", types),
+  ];
+  const listed = await forEachPageAnswer(
+    options.client,
+    inputs.ref,
+    filters,
+    pool.threads + 1,
+    async (answer) => {
+      const result = await pool.renderOwn([answer]);
+      for (const { stub: page, hash, refused, notices } of result.listed ?? []) {
+        stubs.push(page);
+        hashes.set(page.id, hash);
+        // What editors should fix (content-notices.ts), said once per build, as for every document.
+        if (notices) reportNotices(notices, log);
+        if (refused) logRefused(page, refused, log);
+      }
+      await commit(current, result, progress);
+    },
+    (total) => progress?.setTotal(total),
+  );
+  if (stubs.length !== listed) {
+    // Content at a ref never changes, so a mismatch means a broken API answer, not a race.
+    throw new Error(`Listed ${stubs.length} pages at ref ${inputs.ref}, but the API counts ${listed}`);
+  }
+  progress?.done();
+  return stubs;
+}
+
+/** Records a batch's routes in the manifest and writes the rendered ones whose bytes changed. */
+async function commit(current: Build, batch: BatchResult, progress?: Progress): Promise<void> {
+  keepReused(current, batch.reused ?? [], batch.renewed ?? {}, progress);
+  for (const failure of batch.failed) keepFailed(current, failure, progress);
+  // One round trip per batch: a route refused is one a newer publish owns (this build is superseded).
+  const { guard } = current.options;
+  const granted = guard ? await guard.claim(batch.rendered.map((r) => r.route)) : undefined;
+  await mapLimit(batch.rendered, UPLOADS_IN_FLIGHT, async (result) => {
+    const {
+      route,
+      body,
+      contentType,
+      parts: _parts,
+      renderMs: _renderMs,
+      islands,
+      inputs,
+      ...entry
+    } = result;
+    current.manifest.routes[route] = { ...current.pooled(entry), ...(inputs ? { inputs } : {}) };
+    if (inputs)
+      current.pageInputs[route] = { hash: shortHash(result.hash), inputs, ...(islands ? { islands } : {}) };
+    current.counts.rendered++;
+    if (islands) current.javascript.add(route, islands);
+    if (!granted || granted.has(route))
+      await write(current, result.key, asBuffer(body), result.hash, contentType, CACHE_CONTROL.html);
+    progress?.tick();
+  });
+}
+
+/** Pages kept as stored: offered to the render threads only when stored as the previous manifest says. */
+function keepReused(
+  current: Build,
+  reused: readonly string[],
+  renewed: Readonly<Record<string, string>>,
+  progress?: Progress,
+): void {
+  const { inputs } = current;
+  const reuse = current.options.reuse ?? false;
+  for (const route of reused) {
+    const before = inputs.previous?.routes[route] as ManifestRoute;
+    const dependencies = reuse instanceof Map ? [...(reuse.get(route)?.dependencies ?? [])] : [];
+    // Kept under the earlier code: recorded with its inputs under this code, for the next build.
+    const last = inputs.previousInputs[route] as PageInputsFile[string];
+    const kept = renewed[route] ? { ...last, inputs: renewed[route] } : last;
+    current.manifest.routes[route] = { ...before, dependencies, inputs: kept.inputs };
+    current.pageInputs[route] = kept;
+    if (kept.islands) current.javascript.add(route, kept.islands);
+    current.counts.reused++;
+    current.counts.unchanged++;
+    progress?.tick();
+  }
+}
+
+/** A route whose render threw: its last good page stays, not written, not an orphan, listed as before. */
+function keepFailed(current: Build, failure: FailedRender, progress?: Progress): void {
+  current.failed.push(failure);
+  const before = current.inputs.previous?.routes[failure.route];
+  // What it depends on is not known without a render: at least its own document (the diff
+  // build adds what the dependency index still knew), so it is rendered when that changes.
+  const dependencies = failure.documentId ? [`doc:${failure.documentId}`] : [];
+  if (before) current.manifest.routes[failure.route] = { ...before, dependencies };
+  current.log.error(
+    { route: failure.route, documentId: failure.documentId, err: failure.error },
+    "render failed: the route keeps its last good page",
+  );
+  progress?.tick();
+}
+
+/**
+ * Redirects: the stored history replayed against every route now, renames no publish saw (from the
+ * previous manifest's routes, so an old URL answers 301), and the editors' redirects. Answers the
+ * keys of the redirect objects the site keeps.
+ */
+async function writeRedirects(current: Build, stubs: readonly PrismicDocument[]): Promise<Iterable<string>> {
+  const { options, inputs, manifest } = current;
   await options.guard?.ensureCurrent();
-  const before = previousRoutes(previous);
-  const redirects = await buildRedirects(store, {
+  const before = previousRoutes(inputs.previous);
+  const redirects = await buildRedirects(options.store, {
     siteUrl: options.siteUrl,
-    documents: [settings, ...priceLists, ...pageStubs].map((doc) => ({
+    documents: [...inputs.shared, ...stubs].map((doc) => ({
       id: doc.id,
-      route: routeForDocument(doc),
+      route: website.routes.ofDocument(doc),
       from: before.get(doc.id),
     })),
-    rules: redirectDocs.map(redirectRuleOf),
+    rules: website.redirects ? inputs.redirectDocs.map(website.redirects.ruleOf) : [],
     isPage: (route) => Object.hasOwn(manifest.routes, route),
     isStored: (key, hash) => {
-      const stored = isStored(key, hash);
-      if (!stored) changedKeys.add(key); // written by buildRedirects
+      const stored = inputs.isStored(key, hash);
+      if (!stored) current.changedKeys.add(key); // written by buildRedirects
       return stored;
     },
   });
   setServed(manifest, redirects.served);
-  reportRedirectNotices(redirects.notices, log);
-  counts.written += redirects.written;
+  reportRedirectNotices(redirects.notices, current.log);
+  current.counts.written += redirects.written;
+  return redirects.keys;
+}
 
-  // Only now that every route is written: remove what no route produces any more.
+/** Deletes every stored object no route, asset or redirect produces any more. */
+async function deleteOrphans(current: Build, redirectKeys: Iterable<string>): Promise<void> {
+  const { manifest, failed, options } = current;
   const keep = new Set([
     ...Object.values(manifest.routes).map((r) => r.key),
-    ...failed.map((f) => keyForRoute(f.route)), // stored without a manifest entry: still its last page
+    ...failed.map((f) => website.routes.key(f.route)), // stored without a manifest entry: still its last page
     ...Object.keys(manifest.assets),
-    ...redirects.keys,
+    ...redirectKeys,
   ]);
-  const orphans = [...existing.keys()].filter((key) => !keep.has(key));
+  const orphans = [...current.inputs.existing.keys()].filter((key) => !keep.has(key));
   await options.guard?.ensureCurrent();
   await mapLimit(orphans, UPLOADS_IN_FLIGHT, async (key) => {
-    await store.delete(key);
-    counts.deleted++;
-    changedKeys.add(key);
+    await options.store.delete(key);
+    current.counts.deleted++;
+    current.changedKeys.add(key);
   });
+}
 
-  await writePageInputs(store, pageInputs, site);
-  const body = serializeManifest(manifest);
-  await options.guard?.ensureCurrent();
+/** The page inputs, then the manifest: written last, so it only ever describes a complete site. */
+async function writeManifest(current: Build, site: string): Promise<void> {
+  const { store, guard } = current.options;
+  await writePageInputs(store, current.pageInputs, site);
+  const body = serializeManifest(current.manifest);
+  await guard?.ensureCurrent();
   await store.put(MANIFEST_KEY, body, {
     contentType: "application/json",
     cacheControl: CACHE_CONTROL.metadata,
     contentHash: sha256(body),
   });
+}
 
+/** The build's summary, logged. */
+function summarize(current: Build, started: number, renderThreads: number): BuildSummary {
+  const { counts, failed, log } = current;
   const durationMs = Math.round(performance.now() - started);
   const summary: BuildSummary = {
-    ref,
-    routes: Object.keys(manifest.routes).length,
+    ref: current.inputs.ref,
+    routes: Object.keys(current.manifest.routes).length,
     ...counts,
     durationMs,
     pagesPerSecond: Math.round((counts.rendered / Math.max(1, durationMs)) * 1000),
-    renderThreads: pool.threads,
-    javascript: javascript.report(),
+    renderThreads,
+    javascript: current.javascript.report(),
     failed,
   };
   const { ref: _ref, ...figures } = summary; // the child logger carries the ref already
   const { failed: _failed, ...counted } = figures;
   log.info({ ...counted, failed: failed.length }, "build finished");
   for (const line of summary.javascript.overBudget) log.warn(line);
-  return {
-    summary,
-    manifest,
-    // Redirect documents whole: the index keeps their rule (diff-build.ts, `indexed`).
-    documents: [stub(settings), ...priceLists.map(stub), ...pageStubs, ...redirectDocs],
-    hashes,
-    changedRoutes: routesOfKeys(changedKeys, routesByKey([previous, manifest])),
-    site: { ...parts, modules },
-  };
+  return summary;
 }
 
 /** Storage key → route, from manifests' routes and redirects (the later manifest wins). */
@@ -506,16 +650,20 @@ async function storedHashes(store: SiteStore): Promise<Map<string, string | unde
 }
 
 /**
- * The routes of routable documents; a uid that cannot be a route is refused, loudly, never written.
- * What editors should fix in them (content-notices.ts) is said here too, once per build.
+ * The routes of routable documents; a uid that cannot be a route is refused, loudly, never written
+ * (a document of a type without routes has none, and no problem). What editors should fix in them
+ * (content-notices.ts) is said here too, once per build.
  */
 function routesOf(documents: readonly PrismicDocument[], logger: Logger): string[] {
   reportContentNotices(documents, logger);
   const routes: string[] = [];
   for (const doc of documents) {
-    const route = routeForDocument(doc);
-    if (route === null) logRefused(doc, routeProblem(doc) ?? "it has no route", logger);
-    else routes.push(route);
+    const route = website.routes.ofDocument(doc);
+    if (route !== null) routes.push(route);
+    else {
+      const problem = website.routes.problem(doc);
+      if (problem) logRefused(doc, problem, logger);
+    }
   }
   return routes;
 }

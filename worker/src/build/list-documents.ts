@@ -1,5 +1,6 @@
 import { type Client, filter, type PrismicDocument } from "@prismicio/client";
 import type { ContentClient } from "#content/content-client.ts";
+import { website } from "#website";
 import { mapLimit } from "./map-limit.ts";
 
 const PAGE_SIZE = 100;
@@ -74,7 +75,7 @@ export async function forEachPageAnswer(
   return total;
 }
 
-/** Every document matching `filters` at `ref`, collected (for small sets: settings, price lists). */
+/** Every document matching `filters` at `ref`, collected (for small sets: the shared documents). */
 export async function listDocuments(
   client: Client,
   ref: string,
@@ -89,16 +90,19 @@ export async function listDocuments(
 }
 
 /**
- * What every page of the site may show besides itself: settings and every price list (a page embeds
- * price lists by id). A full build holds them for the whole run; a fan-out's child job reads them
- * once per ref (`sharedDocumentsCache`), so a batch renders from memory like the build's.
+ * What every page of the site may show besides itself: the frame's singletons (`website.frame`,
+ * read by every layout) and every document of the `website.shared` types (embedded by id in any
+ * page). A full build holds them for the whole run; a fan-out's child job reads them once per ref
+ * (`sharedDocumentsCache`), so a batch renders from memory like the build's. A frame singleton
+ * missing at the ref fails the read (the content client's getSingle): no page could render.
  */
 export async function readSharedDocuments(client: Client, ref: string): Promise<PrismicDocument[]> {
-  const [settings, priceLists] = await Promise.all([
-    client.getSingle("settings", { ref }),
-    listDocuments(client, ref, [filter.at("document.type", "price_list")]),
+  const listed = website.shared.filter((type) => !website.frame.includes(type));
+  const [frame, shared] = await Promise.all([
+    Promise.all(website.frame.map((type) => client.getSingle(type, { ref }))),
+    Promise.all(listed.map((type) => listDocuments(client, ref, [filter.at("document.type", type)]))),
   ]);
-  return [settings, ...priceLists];
+  return [...frame, ...shared.flat()];
 }
 
 /**

@@ -1,19 +1,7 @@
 import type { PrismicDocument } from "@prismicio/client";
+import { type ContentSource, createMemorySource } from "#content/source.ts";
 import { sha256 } from "#storage/content-hash.ts";
-import type { SiteAssets } from "#web/assets.ts";
-import { createFragmentCache } from "#web/components/shared-markup.tsx";
-import {
-  type AllDocumentTypes,
-  type ContentNotice,
-  type ContentSource,
-  createMemorySource,
-  documentNotices,
-  type PageDocument,
-  type PriceListDocument,
-} from "#web/content/index.ts";
-import { islandsIn } from "#web/islands-in.ts";
-import { type RenderLogger, renderRoute } from "#web/render.ts";
-import { keyForRoute, routeForDocument, routeProblem } from "#web/routes.ts";
+import { type ContentNotice, type RenderLogger, type RenderResult, type SiteAssets, website } from "#website";
 import { documentHash, stub } from "./document-hash.ts";
 import { routeInputs, sharedInputs } from "./render-inputs.ts";
 import type { BatchDocuments } from "./search-answers.ts";
@@ -22,7 +10,7 @@ import type { BatchDocuments } from "./search-answers.ts";
 export interface SharedContent {
   siteUrl: string;
   assets: SiteAssets;
-  /** Documents every batch may need: settings and every price list. */
+  /** Documents every batch may need: the frame's (`website.frame`) and every one of `website.shared`. */
   documents: PrismicDocument[];
   /** URLs per sitemap file (default: the protocol's 50,000; tests lower it). */
   sitemapUrlLimit?: number;
@@ -66,10 +54,10 @@ export interface RenderedRoute {
 
 const utf8 = new TextEncoder();
 /**
- * The site's frame (footer, navigation, cookie notice), rendered once per settings document on
- * this thread: every batch of a build hands the same settings object (shared-markup.tsx).
+ * Markup the site's pages share (its frame: a footer, a navigation), kept by the website between
+ * the renders of this thread: every batch of a build hands the same shared documents.
  */
-const fragments = createFragmentCache();
+const fragments = website.assets.fragmentCache();
 
 /** A route whose render threw: the build keeps its stored page and goes on with the others. */
 export interface FailedRender {
@@ -97,7 +85,7 @@ export interface ListedDocument {
   hash: string;
   /** Why it gets no page (a uid that cannot be a route), when it gets none. */
   refused?: string;
-  /** What editors should fix in it (web/src/content/content-notices.ts), when anything. */
+  /** What editors should fix in it (`website.content.notices`), when anything. */
   notices?: readonly ContentNotice[];
 }
 
@@ -132,13 +120,13 @@ export async function renderOwnRoutes(
   const earlier = new Map<string, number>();
   for (let index = 0; index < batch.length; index++) {
     const doc = batch.parse(index);
-    const route = routeForDocument(doc);
-    const refused = route === null ? (routeProblem(doc) ?? "it has no route") : undefined;
+    const route = website.routes.ofDocument(doc);
+    const refused = route === null ? (website.routes.problem(doc) ?? "it has no route") : undefined;
     const hashed = shared.inputs && shown !== undefined && route !== null;
     const { inputs: now, hash } = hashed
       ? routeInputs(shared.inputs?.code ?? "", shown, doc)
       : { inputs: undefined, hash: documentHash(doc) };
-    const notices = documentNotices(doc);
+    const notices = website.content.notices(doc);
     listed.push({
       stub: stub(doc),
       hash,
@@ -181,7 +169,7 @@ export async function renderOwnRoutes(
   };
 }
 
-/** Whether the document's slice zone holds a slice of one of `types` (only pages have one). */
+/** Whether the document's slice zone (Slice Machine's `slices`) holds a slice of one of `types`. */
 function showsSliceOf(doc: PrismicDocument, types: readonly string[]): boolean {
   const slices = (doc.data as { slices?: unknown }).slices;
   if (!Array.isArray(slices)) return false;
@@ -196,40 +184,31 @@ function showsSliceOf(doc: PrismicDocument, types: readonly string[]): boolean {
  * parsed then, once per batch. Document ids are unique in a repository.
  */
 function documentSource(
-  base: { source: ContentSource; hasSettings: boolean },
+  shared: ContentSource,
   doc: PrismicDocument,
   uidTakenEarlier: boolean,
   wholeBatch: () => ContentSource,
 ): ContentSource {
-  const { source } = base;
   const own = (type: string, uid: string) => !uidTakenEarlier && doc.type === type && doc.uid === uid;
   return {
-    getSettings: () => (base.hasSettings ? source.getSettings() : wholeBatch().getSettings()),
-    getPageByUID: async (uid) =>
-      (await source.getPageByUID(uid)) ??
-      (own("page", uid) ? (doc as PageDocument) : wholeBatch().getPageByUID(uid)),
-    getPriceListByUID: async (uid) =>
-      (await source.getPriceListByUID(uid)) ??
-      (own("price_list", uid) ? (doc as PriceListDocument) : wholeBatch().getPriceListByUID(uid)),
-    getByID: async (id) =>
-      doc.id === id ? (doc as AllDocumentTypes) : ((await source.getByID(id)) ?? wholeBatch().getByID(id)),
+    getSingle: async (type) => (await shared.getSingle(type)) ?? wholeBatch().getSingle(type),
+    getByUID: async (type, uid) =>
+      (await shared.getByUID(type, uid)) ?? (own(type, uid) ? doc : wholeBatch().getByUID(type, uid)),
+    getByID: async (id) => (doc.id === id ? doc : ((await shared.getByID(id)) ?? wholeBatch().getByID(id))),
     getAllByType: (type) => wholeBatch().getAllByType(type),
   };
 }
 
-const sharedSources = new WeakMap<SharedContent, { source: ContentSource; hasSettings: boolean }>();
+const sharedSources = new WeakMap<SharedContent, ContentSource>();
 
 /** A memory source of the shared documents, once per build. */
-function sharedSourceOf(shared: SharedContent): { source: ContentSource; hasSettings: boolean } {
-  let base = sharedSources.get(shared);
-  if (base === undefined) {
-    base = {
-      source: createMemorySource(shared.documents),
-      hasSettings: shared.documents.some((doc) => doc.type === "settings"),
-    };
-    sharedSources.set(shared, base);
+function sharedSourceOf(shared: SharedContent): ContentSource {
+  let source = sharedSources.get(shared);
+  if (source === undefined) {
+    source = createMemorySource(shared.documents);
+    sharedSources.set(shared, source);
   }
-  return base;
+  return source;
 }
 
 const sharedHashes = new WeakMap<SharedContent, string>();
@@ -265,7 +244,7 @@ export async function renderBatch(
     const outcome = await renderOne(shared, source, route, logger);
     if (!("error" in outcome)) results.push(outcome);
     else {
-      const documentId = all.find((doc) => routeForDocument(doc) === route)?.id;
+      const documentId = all.find((doc) => website.routes.ofDocument(doc) === route)?.id;
       failed.push({ route, ...(documentId ? { documentId } : {}), error: outcome.error });
     }
   }
@@ -284,9 +263,9 @@ async function renderOne(
   logger: RenderLogger | undefined,
 ): Promise<RenderedRoute | { error: string }> {
   const started = performance.now();
-  let result: Awaited<ReturnType<typeof renderRoute>>;
+  let result: RenderResult;
   try {
-    result = await renderRoute(route, {
+    result = await website.render(route, {
       source,
       siteUrl: shared.siteUrl,
       assets: shared.assets,
@@ -302,7 +281,7 @@ async function renderOne(
   const body = utf8.encode(result.html);
   return {
     route,
-    key: keyForRoute(route),
+    key: website.routes.key(route),
     body,
     hash: sha256(body),
     status: result.status,
@@ -311,6 +290,8 @@ async function renderOne(
     ...(result.documentId ? { documentId: result.documentId } : {}),
     ...(result.parts ? { parts: result.parts } : {}),
     renderMs: performance.now() - started,
-    ...(result.contentType.startsWith("text/html") ? { islands: [...islandsIn(result.html)] } : {}),
+    ...(result.contentType.startsWith("text/html")
+      ? { islands: [...website.assets.islandsIn(result.html)] }
+      : {}),
   };
 }

@@ -3,13 +3,13 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { calendarYear } from "#content/dependencies.ts";
 import { sha256 } from "#storage";
-import type { SiteAssets } from "#web/assets.ts";
-import { copyrightYear } from "#web/lib/copyright-year.ts";
+import type { SiteAssets } from "#website/contract.ts";
 import { renderThreadBundle } from "./render-thread-bundle.ts";
 
 export interface SiteCode {
-  /** The render thread's bundle (render-thread-bundle.ts): web/'s server side, the route table, the models. */
+  /** The render thread's bundle (render-thread-bundle.ts): the website's server side, its routes and models. */
   bundle: URL;
   assets: SiteAssets;
   siteUrl: string;
@@ -69,9 +69,9 @@ export async function currentSiteVersion(site: Omit<SiteCode, "bundle">): Promis
 }
 
 /**
- * What a page's render reads besides content, as one hash: the site's version and the copyright
- * year. A page rendered under other code is never reused (render-inputs.ts): a deploy renders
- * every page again on its first build.
+ * What a page's render reads besides content, as one hash: the site's version and the calendar
+ * year (a render may show it: `year:<n>`, #content/dependencies.ts). A page rendered under other
+ * code is never reused (render-inputs.ts): a deploy renders every page again on its first build.
  */
 export async function renderCode(options: SiteCode & { now?: Date }): Promise<string> {
   return renderCodeOf(await siteVersion(options), options.now);
@@ -79,7 +79,7 @@ export async function renderCode(options: SiteCode & { now?: Date }): Promise<st
 
 /** `renderCode` of the site version `site` (an earlier one, recorded by the index). */
 export function renderCodeOf(site: string, now?: Date): string {
-  return sha256(JSON.stringify({ site, year: copyrightYear(now) }));
+  return sha256(JSON.stringify({ site, year: calendarYear(now) }));
 }
 
 /** `name@version` of every package the bundle imports, sorted (`node:` modules aside). */

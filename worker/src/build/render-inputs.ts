@@ -4,7 +4,7 @@ import { documentHash } from "./document-hash.ts";
 
 /**
  * What a page's render reads, as one hash: the code that renders it (render-code.ts), the documents
- * every page may show (settings, price lists) and the page's own document, so a rebuild keeps a
+ * every page may show (the frame's, `website.shared`) and the page's own document, so a rebuild keeps a
  * stored page whose inputs are unchanged (docs/how-publishing-works.md, "Rebuilds reuse what is
  * unchanged"). A document counts with its own content (`documentHash`) and what the API wrote into
  * each of its links (the target's uid, url, type, tags, language, brokenness, fetched fields), so a
@@ -20,7 +20,7 @@ export function routeInputs(
   return { inputs: sha256(`${code}\n${shared}\n${facts}`).slice(0, 32), hash };
 }
 
-/** The documents every render of a build may read (settings, price lists), as one hash. */
+/** The documents every render of a build may read (the shared documents), as one hash. */
 export function sharedInputs(documents: readonly PrismicDocument[]): string {
   const sorted = [...documents].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return sha256(sorted.map((doc) => documentFacts(doc).facts).join("\n"));

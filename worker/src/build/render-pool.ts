@@ -78,7 +78,7 @@ export interface StartingRenderPool {
  * `createRenderPool` in two steps: the threads start loading their code now (a render thread takes
  * 200-250 ms to be ready: React, Prismic's helpers, the site's components), and get the shared
  * content with `begin`. A build starts them first, so that they load while it reads the manifest,
- * the settings and the price lists, instead of after.
+ * the shared documents (the frame's, `website.shared`), instead of after.
  */
 export function startRenderPool(
   logger: Logger,

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
+import { websiteModule } from "#website";
 
 /** Inside node_modules, so that the bundle's package imports resolve as the sources' do. */
 const CACHE_DIR = fileURLToPath(new URL("../../../node_modules/.cache/pressroom/", import.meta.url));
@@ -16,6 +17,20 @@ export interface BundleModules {
 }
 
 let bundled: Promise<{ url: URL; modules: BundleModules }> | undefined;
+
+/**
+ * `#website` in the thread's code is the website this process publishes, bundled: the loader
+ * (services/shared/src/website/index.ts) imports it at run time by a path esbuild cannot follow, and
+ * a thread could not load its TypeScript anyway. So the bundle, and the hash it is named by, hold the
+ * website's code (`PRESSROOM_WEBSITE`). The website's module runs from the bundle's file there: the
+ * paths it derives from its own location (`projectDir`, the editor's files) are not for a thread.
+ */
+const bundleTheWebsite: Plugin = {
+  name: "website",
+  setup(build) {
+    build.onResolve({ filter: /^#website$/ }, () => ({ path: websiteModule() }));
+  },
+};
 
 /**
  * The render thread as one plain JavaScript file (packages left as imports).
@@ -48,6 +63,7 @@ function bundle() {
       jsx: "automatic",
       write: false,
       logLevel: "silent",
+      plugins: [bundleTheWebsite],
     });
     const code = result.outputFiles[0]?.contents;
     if (!code) throw new Error(`bundling ${ENTRY} produced no output`);

@@ -25,7 +25,7 @@ export async function fetchBatchContent(
   );
   const shown = idsToFetch(
     [],
-    undefined,
+    [],
     [...previous.values()].map(({ dependencies }) => ({ dependencies })),
   ).filter((id) => !pageIds.has(id));
   const [pages, byId] = await Promise.all([

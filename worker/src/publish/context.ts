@@ -5,13 +5,7 @@ import type { EdgePurger } from "#edge";
 import type { Logger } from "#logger";
 import type { SiteStore } from "#storage";
 import type { SiteAssets } from "#web/assets.ts";
-import {
-  ERROR_PAGE_ROUTES,
-  isSitemapRoute,
-  PRICE_LIST_INDEX_ROUTE,
-  ROBOTS_ROUTE,
-  SITEMAP_ROUTE,
-} from "#web/routes.ts";
+import { website } from "#website";
 import type { RenderPool } from "../build/render-pool.ts";
 import type { IndexedDocument, IndexedRoute } from "./dependency-index.ts";
 import type { PublishTimings } from "./step-timer.ts";
@@ -89,12 +83,12 @@ export interface ThreadedRendering {
   pageAnswers: (ref: string, uids: readonly string[]) => Promise<ArrayBuffer[]>;
 }
 
-const LISTINGS = new Set([PRICE_LIST_INDEX_ROUTE, SITEMAP_ROUTE, ROBOTS_ROUTE, ...ERROR_PAGE_ROUTES]);
 /**
- * Routes that list other documents or show the site's frame only (the price-list index, the sitemap
- * and its parts, robots.txt, the error pages): rendered last in a publish, from the index.
+ * Routes that list other documents or show the site's frame only (the website's `routes.listings`:
+ * index pages, the sitemap and its parts, robots.txt, the error pages): rendered last in a publish,
+ * from the index.
  */
-export const isListingRoute = (route: string) => LISTINGS.has(route) || isSitemapRoute(route);
+export const isListingRoute = (route: string) => website.routes.isListing(route);
 
 /** Routes per child job of a large fan-out. */
 export const FAN_OUT_BATCH = 100;

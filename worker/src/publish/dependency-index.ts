@@ -1,8 +1,9 @@
 import type { Redis } from "ioredis";
+import { seesDependency } from "#content/dependencies.ts";
 import { redisKeys } from "#jobs/catalog.ts";
 import { chunksOf } from "#jobs/chunks.ts";
-import { seesDependency } from "#web/content/index.ts";
-import type { RedirectRule } from "#web/redirects/redirect-rules.ts";
+import { website } from "#website";
+import type { RedirectRule } from "#website/contract.ts";
 import type { BuiltRoute } from "../build/full-build.ts";
 import type { BundleModules } from "../build/render-thread-bundle.ts";
 import { execTransaction, type RedisCommand, type TransactionGuard } from "./chunked-transaction.ts";
@@ -14,8 +15,12 @@ import type { KnownDocument } from "./planner.ts";
  * 4: with each link, where it pointed when rendered (`sees:<id>:<route>`).
  * 5: editors' redirects (`redirect` documents) in `docs`, their rules in `redirects`.
  * 6: a page's canonical override (`canonical`) in `docs`, for the sitemap.
+ * 7: the ids of the website's frame documents in `meta`, one field per type (`frameDocument:<type>`).
  */
-export const INDEX_VERSION = "6";
+export const INDEX_VERSION = "7";
+
+/** The meta field holding the id of the frame's document of `type` (the website's `frame`). */
+const frameField = (type: string) => `frameDocument:${type}`;
 
 /**
  * `prior` in one round trip. KEYS: the documents' hash, the routes' hash. ARGV[1] is the prefix of the
@@ -68,7 +73,7 @@ if #candidates > 0 and #candidates <= maxRead then entries = redis.call('HMGET',
 local elsewhere = {}
 for i = 1, n do
   if #linking[i] > 0 then
-    -- seesDependency's key (web/src/content/recording-source.ts), as linkedElsewhere reads it
+    -- seesDependency's key (#content/dependencies.ts), as linkedElsewhere reads it
     elsewhere[i] = redis.call('SDIFF', dep .. 'url:' .. ids[i], dep .. 'sees:' .. ids[i] .. ':' .. (routes[i] or ''))
   else
     elsewhere[i] = {}
@@ -106,13 +111,13 @@ export interface BuiltWith {
 }
 
 /**
- * What the index's meta says: the ref it describes (undefined: missing or another version), the
- * settings id, and the site's version it was built with (render-code.ts `siteVersion`; undefined:
- * not recorded, or marked stale by `pressroom build`).
+ * What the index's meta says: the ref it describes (undefined: missing or another version), the ids
+ * of the frame's documents, and the site's version it was built with (render-code.ts `siteVersion`;
+ * undefined: not recorded, or marked stale by `pressroom build`).
  */
 export interface IndexMeta {
   ref: string | undefined;
-  settingsId: string | undefined;
+  frameIds: string[];
   site: string | undefined;
 }
 
@@ -141,15 +146,16 @@ export interface PriorState {
 
 /**
  * The dependency index, in Redis under `<prefix>:index:*`:
- *   meta          hash    version, ref (the master ref the index describes), settings (its id),
- *                         site (the site's version it was built with), frame (render-code.ts)
+ *   meta          hash    version, ref (the master ref the index describes), site (the site's
+ *                         version it was built with), frame (render-code.ts), frameDocument:<type>
+ *                         (the id of the website's frame document of that type)
  *   modules       string  the render bundle's modules it was built with (JSON: hashes, imports)
  *   routes        hash    route → {key, hash, status, dependencies, documentId, inputs}
  *   docs          hash    document id → {route, type, uid, lang, dates, hash of the document}
  *   dep:<dep>     set     routes that recorded dependency <dep> (doc:<id>, url:<id>, type:<type>,
  *                         routes:<type>, year:<n>)
  *   redirects     hash    redirect document id → its rule (from path, target, status): every
- *                         publish resolves them all (#web/redirects), so they are read in one HGETALL
+ *                         publish resolves them all (#redirects), so they are read in one HGETALL
  * Writes go in one MULTI, so a reader never sees half a publish (sent in chunks when large:
  * chunked-transaction.ts).
  */
@@ -182,17 +188,21 @@ export class DependencyIndex {
     await this.redis.hdel(this.key("meta"), "site");
   }
 
-  /** The meta hash: read with a publish's take (take.ts: version, ref, settings, site), `parseMeta` reads the answer. */
+  /** The meta hash: read whole with a publish's take (take.ts), `parseMeta` reads the answer. */
   get metaKey(): string {
     return this.key("meta");
   }
 
-  static parseMeta(answer: readonly (string | null)[]): IndexMeta {
-    const [version, ref, settings, site] = answer;
+  /** The meta from HGETALL's answer as a script gets it: field, value, field, value… */
+  static parseMeta(answer: readonly string[]): IndexMeta {
+    const fields = new Map<string, string>();
+    for (let i = 0; i + 1 < answer.length; i += 2) fields.set(answer[i] as string, answer[i + 1] as string);
+    const version = fields.get("version");
+    const ref = fields.get("ref");
     return {
       ref: version === INDEX_VERSION && ref ? ref : undefined,
-      settingsId: settings ?? undefined,
-      site: site ?? undefined,
+      frameIds: website.frame.flatMap((type) => fields.get(frameField(type)) ?? []),
+      site: fields.get("site"),
     };
   }
 
@@ -293,7 +303,7 @@ export class DependencyIndex {
     return found;
   }
 
-  /** The copyright years routes recorded (`year:<n>`, web/src/lib/copyright-year.ts) that some route still shows. */
+  /** The calendar years routes recorded (`year:<n>`, #content/dependencies.ts) that some route still shows. */
   async recordedYears(): Promise<number[]> {
     const years: number[] = [];
     const prefix = this.key("dep:year:");
@@ -309,9 +319,11 @@ export class DependencyIndex {
     return years.sort((a, b) => a - b);
   }
 
-  /** The settings document's id, so a publish can fetch it with the changed ids in one request. */
-  async settingsId(): Promise<string | undefined> {
-    return (await this.redis.hget(this.key("meta"), "settings")) ?? undefined;
+  /** The ids of the frame's documents, so a publish can fetch them with the changed ids in one request. */
+  async frameIds(): Promise<string[]> {
+    if (website.frame.length === 0) return [];
+    const ids = await this.redis.hmget(this.key("meta"), ...website.frame.map(frameField));
+    return ids.flatMap((id) => id ?? []);
   }
 
   async documents(ids: readonly string[]): Promise<Map<string, IndexedDocument>> {
@@ -440,10 +452,15 @@ export class DependencyIndex {
     for (let i = 0; i < notRedirects.length; i += GROUP)
       yield ["hdel", redirectsKey, ...notRedirects.slice(i, i + GROUP)];
     yield ["hset", this.key("meta"), "version", INDEX_VERSION, "ref", change.ref];
-    for (const [id, doc] of change.documents)
-      if (doc?.type === "settings") yield ["hset", this.key("meta"), "settings", id];
+    yield* this.frameCommands(change.documents);
     // The publish rendered every route left unsettled before it (publish.ts): storage and index agree.
     yield ["del", redisKeys(this.prefix).unsettledRoutes];
+  }
+
+  /** Records the id of each frame document among `documents` (a publish's changed ones, a build's all). */
+  private *frameCommands(documents: ReadonlyMap<string, IndexedDocument | null>): Generator<RedisCommand> {
+    for (const [id, doc] of documents)
+      if (doc && website.frame.includes(doc.type)) yield ["hset", this.key("meta"), frameField(doc.type), id];
   }
 
   /**
@@ -520,8 +537,7 @@ export class DependencyIndex {
       "frame",
       site.frame,
     ];
-    for (const [id, doc] of documents)
-      if (doc.type === "settings") yield ["hset", this.key("meta"), "settings", id];
+    yield* this.frameCommands(documents);
     // The build wrote every unsettled route again (diff-build.ts): storage and index agree.
     yield ["del", redisKeys(this.prefix).unsettledRoutes];
   }

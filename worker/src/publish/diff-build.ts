@@ -2,9 +2,8 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { PrismicDocument } from "@prismicio/client";
 import { redisKeys } from "#jobs/catalog.ts";
-import { type CanonicalTarget, canonicalTargetOf, noindexOf } from "#web/lib/page-seo.ts";
-import { REDIRECT_TYPE, redirectRuleOf } from "#web/redirects/redirect-rules.ts";
-import { keyForRoute, routeForDocument } from "#web/routes.ts";
+import { website } from "#website";
+import type { CanonicalTarget } from "#website/contract.ts";
 import { documentHash } from "../build/document-hash.ts";
 import { buildSite, type KnownRoute } from "../build/full-build.ts";
 import { currentSiteParts, currentSiteVersion, renderCodeOf } from "../build/render-code.ts";
@@ -227,30 +226,31 @@ async function knownDependencies(index: DependencyIndex): Promise<ReadonlyMap<st
 
 /** What the index keeps of a document: its route, type, uid, dates and content hash (a redirect's rule). */
 export function indexed(doc: PrismicDocument, hash = documentHash(doc)): IndexedDocument {
+  const { redirects } = website;
   return {
-    route: routeForDocument(doc),
+    route: website.routes.ofDocument(doc),
     type: doc.type,
     uid: doc.uid ?? null,
     lang: doc.lang,
     first_publication_date: doc.first_publication_date,
     last_publication_date: doc.last_publication_date,
     hash,
-    ...(noindexOf(doc) ? { noindex: true } : {}),
+    ...(website.seo.noindexOf(doc) ? { noindex: true } : {}),
     ...withCanonical(doc),
-    ...(doc.type === REDIRECT_TYPE ? { redirect: redirectRuleOf(doc) } : {}),
+    ...(doc.type === redirects?.type ? { redirect: redirects.ruleOf(doc) } : {}),
   };
 }
 
 /** A page's canonical override as the index keeps it (`canonical`), when it has one. */
 export function withCanonical(doc: PrismicDocument): { canonical?: CanonicalTarget } {
-  const canonical = canonicalTargetOf(doc);
+  const canonical = website.seo.canonicalTargetOf(doc);
   return canonical ? { canonical } : {};
 }
 
 /** A route's key, or undefined for one no key can hold (recorded by older code, or by hand). */
 function keyOf(route: string): string | undefined {
   try {
-    return keyForRoute(route);
+    return website.routes.key(route);
   } catch {
     return undefined;
   }

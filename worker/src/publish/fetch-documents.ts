@@ -1,10 +1,10 @@
 import { type Client, filter, type PrismicDocument } from "@prismicio/client";
 import type { ContentClient } from "#content/content-client.ts";
-import { parseRoute } from "#web/routes.ts";
+import { website } from "#website";
 
 /**
- * The fetch stage: documents by id or page uid at one ref, 100 per request (Prismic's largest page),
- * never from a cache (a publish reads the ref it was given, now).
+ * The fetch stage: documents by id or by type and uid at one ref, 100 per request (Prismic's
+ * largest page), never from a cache (a publish reads the ref it was given, now).
  */
 export async function fetchByIds(
   client: Client,
@@ -30,49 +30,112 @@ export async function fetchByIds(
   return found;
 }
 
-/** The queries for the pages behind `uids` at `ref`: 100 per request (a route each would cost a request each). */
-function pageQueries(ref: string, uids: readonly string[]) {
-  const queries = [];
-  for (let i = 0; i < uids.length; i += 100)
-    queries.push({ ref, filters: [filter.in("my.page.uid", uids.slice(i, i + 100))], pageSize: 100 });
-  return queries;
+/** A document as a route names it: its type and uid (`website.routes.documentAt`). */
+export interface DocumentKey {
+  type: string;
+  uid: string;
 }
 
-/** The pages behind `uids` at `ref`, parsed. */
-export async function fetchPagesByUid(
-  client: Client,
-  ref: string,
-  uids: readonly string[],
-): Promise<PrismicDocument[]> {
-  const pages: PrismicDocument[] = [];
-  for (const query of pageQueries(ref, uids)) {
-    const answer = await client.get({ ...query, fetchOptions: { cache: "no-store" } });
-    pages.push(...answer.results);
+/** The types a build reads every document of, once: the frame's and the shared ones. */
+const readWhole: ReadonlySet<string> = new Set([...website.frame, ...website.shared]);
+
+/**
+ * The documents `routes` show that a publish fetches by uid. Listings show none; documents of the
+ * types a build reads whole (`website.frame`, `website.shared`) are left out: a batch on the render
+ * threads has them all in its shared documents, and a publish fetches them by id (a `doc:`
+ * dependency) or reads them through its content source.
+ */
+export function documentsByUid(routes: readonly string[]): DocumentKey[] {
+  const seen = new Set<string>();
+  const found: DocumentKey[] = [];
+  for (const route of routes) {
+    const doc = website.routes.documentAt(route);
+    if (!doc || readWhole.has(doc.type) || seen.has(`${doc.type}:${doc.uid}`)) continue;
+    seen.add(`${doc.type}:${doc.uid}`);
+    found.push(doc);
   }
-  return pages;
+  return found;
 }
 
 /**
- * The same requests as `fetchPagesByUid`, their answers kept as bytes for a render thread to parse
- * (render-pool.ts): the main thread of a fan-out neither parses nor copies the pages.
+ * The queries for the documents `keys` name at `ref`: for each type, 100 uids per request on the
+ * type's uid field (a route each would cost a request each).
  */
-export async function fetchPageAnswers(
+function uidQueries(ref: string, keys: readonly DocumentKey[]) {
+  const byType = new Map<string, string[]>();
+  for (const { type, uid } of keys) {
+    const uids = byType.get(type);
+    if (uids) uids.push(uid);
+    else byType.set(type, [uid]);
+  }
+  const queries = [];
+  for (const [type, uids] of byType)
+    for (let i = 0; i < uids.length; i += 100)
+      queries.push({ ref, filters: [filter.in(`my.${type}.uid`, uids.slice(i, i + 100))], pageSize: 100 });
+  return queries;
+}
+
+/** The documents `keys` name at `ref`, parsed (those not found are left out). */
+export async function fetchByUid(
+  client: Client,
+  ref: string,
+  keys: readonly DocumentKey[],
+): Promise<PrismicDocument[]> {
+  const documents: PrismicDocument[] = [];
+  for (const query of uidQueries(ref, keys)) {
+    const answer = await client.get({ ...query, fetchOptions: { cache: "no-store" } });
+    documents.push(...answer.results);
+  }
+  return documents;
+}
+
+/**
+ * The same requests as `fetchByUid`, their answers kept as bytes for a render thread to parse
+ * (render-pool.ts): the main thread of a fan-out neither parses nor copies the documents.
+ */
+export async function fetchAnswersByUid(
   client: ContentClient,
   ref: string,
-  uids: readonly string[],
+  keys: readonly DocumentKey[],
 ): Promise<ArrayBuffer[]> {
   const answers: ArrayBuffer[] = [];
-  for (const query of pageQueries(ref, uids)) {
+  for (const query of uidQueries(ref, keys)) {
     const response = await client.contentFetch(await client.buildQueryURL(query), { cache: "no-store" });
     answers.push(await response.arrayBuffer());
   }
   return answers;
 }
 
-/** Page uids of routes (`/` is the page `home`). */
+/**
+ * The types whose documents a publish fetches by uid: the routed ones (the resolver's) not read
+ * whole. For the callers that still name documents by uid alone (`pageUidsOf`).
+ */
+const uidTypes: readonly string[] = [
+  ...new Set(website.routes.resolver.map((route) => route.type).filter((type) => !readWhole.has(type))),
+];
+
+/** @deprecated `documentsByUid`: the uids alone, of every type fetched by uid. */
 export function pageUidsOf(routes: readonly string[]): string[] {
-  return routes.flatMap((route) => {
-    const parsed = parseRoute(route);
-    return parsed.kind === "home" ? ["home"] : parsed.kind === "page" ? [parsed.uid] : [];
-  });
+  return documentsByUid(routes).map((doc) => doc.uid);
+}
+
+const byUidOfEveryType = (uids: readonly string[]): DocumentKey[] =>
+  uidTypes.flatMap((type) => uids.map((uid) => ({ type, uid })));
+
+/** @deprecated `fetchByUid`: `uids` asked of every type fetched by uid. */
+export function fetchPagesByUid(
+  client: Client,
+  ref: string,
+  uids: readonly string[],
+): Promise<PrismicDocument[]> {
+  return fetchByUid(client, ref, byUidOfEveryType(uids));
+}
+
+/** @deprecated `fetchAnswersByUid`: `uids` asked of every type fetched by uid. */
+export function fetchPageAnswers(
+  client: ContentClient,
+  ref: string,
+  uids: readonly string[],
+): Promise<ArrayBuffer[]> {
+  return fetchAnswersByUid(client, ref, byUidOfEveryType(uids));
 }

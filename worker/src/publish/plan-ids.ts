@@ -1,5 +1,5 @@
 import type { Client, PrismicDocument } from "@prismicio/client";
-import type { RedirectRule } from "#web/redirects/redirect-rules.ts";
+import type { RedirectRule } from "#website/contract.ts";
 import { documentHash } from "../build/document-hash.ts";
 import type { DependencyIndex, PriorState } from "./dependency-index.ts";
 import { fetchByIds } from "./fetch-documents.ts";

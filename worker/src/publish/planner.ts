@@ -3,10 +3,8 @@
  * Pure — no I/O — so every case is a table test (tests/unit/planner.test.ts).
  */
 import type { PrismicDocument } from "@prismicio/client";
-import { type CanonicalTarget, canonicalTargetOf, noindexOf } from "#web/lib/page-seo.ts";
-import { sitemapDate } from "#web/lib/sitemap-date.ts";
-import { REDIRECT_TYPE, type RedirectRule, redirectRuleOf } from "#web/redirects/redirect-rules.ts";
-import { routeForDocument } from "#web/routes.ts";
+import { website } from "#website";
+import type { CanonicalTarget, RedirectRule } from "#website/contract.ts";
 
 /** What the index knew of a document before this publish. */
 export interface KnownDocument {
@@ -14,13 +12,13 @@ export interface KnownDocument {
   type: string;
   /** What listings compare (absent: unknown, so listings are re-rendered): the sitemap's date, … */
   last_publication_date?: string | null;
-  /** … and the price-list index's content (`documentHash`). */
+  /** … and the content `type:` listings show (`documentHash`). */
   hash?: string;
-  /** A page the editors hid from search engines (`noindexOf`): not in the sitemap. Absent: false. */
+  /** A page the editors hid from search engines (`seo.noindexOf`): not in the sitemap. Absent: false. */
   noindex?: boolean;
-  /** A page's canonical override (`canonicalTargetOf`): not in the sitemap when it names another address. Absent: none. */
+  /** A page's canonical override (`seo.canonicalTargetOf`): not in the sitemap when it names another address. Absent: none. */
   canonical?: CanonicalTarget;
-  /** A `redirect` document's rule (#web/redirects): where it redirects from and to. */
+  /** An editors' redirect document's rule (the website's `redirects.ruleOf`): where it redirects from and to. */
   redirect?: RedirectRule;
 }
 
@@ -28,32 +26,33 @@ export interface KnownDocument {
 export interface FetchedDocument {
   id: string;
   type: string;
-  /** Its route now; null for documents without one (settings) or with an unsafe uid. */
+  /** Its route now; null for documents without one (the frame's) or with an unsafe uid. */
   route: string | null;
   last_publication_date?: string | null;
   /** `documentHash` of the document (absent: unknown). */
   hash?: string;
-  /** `noindexOf` the document: the sitemap leaves it out. */
+  /** `seo.noindexOf` the document: the sitemap leaves it out. */
   noindex?: boolean;
-  /** `canonicalTargetOf` the document: the sitemap leaves it out when it names another address. */
+  /** `seo.canonicalTargetOf` the document: the sitemap leaves it out when it names another address. */
   canonical?: CanonicalTarget;
-  /** A `redirect` document's rule. */
+  /** An editors' redirect document's rule. */
   redirect?: RedirectRule;
 }
 
 /** A document the content API returned, as the planner compares it (`hash`: its `documentHash`). */
 export function fetchedDocument(doc: PrismicDocument, hash: string): FetchedDocument {
   const { id, type, last_publication_date } = doc;
-  const canonical = canonicalTargetOf(doc);
+  const { seo, redirects } = website;
+  const canonical = seo.canonicalTargetOf(doc);
   return {
     id,
     type,
-    route: routeForDocument(doc),
+    route: website.routes.ofDocument(doc),
     last_publication_date,
     hash,
-    ...(noindexOf(doc) ? { noindex: true } : {}),
+    ...(seo.noindexOf(doc) ? { noindex: true } : {}),
     ...(canonical ? { canonical } : {}),
-    ...(doc.type === REDIRECT_TYPE ? { redirect: redirectRuleOf(doc) } : {}),
+    ...(doc.type === redirects?.type ? { redirect: redirects.ruleOf(doc) } : {}),
   };
 }
 
@@ -146,7 +145,7 @@ export function planPublish(input: PlanInput): Plan {
     for (const route of input.linkedElsewhere?.(id, now?.route ?? null) ?? [])
       addRender(route, `links to ${id}, shown elsewhere than ${now?.route ?? "gone"} when rendered`);
     // Listings: a member joining, leaving or moving, or a field they show changing. `type:` listings
-    // show their members' content (the price-list index), `routes:` listings their routes,
+    // show their members' content, `routes:` listings their routes,
     // lastmod days and whether they are listed at all (`noindex`, the canonical override: the sitemap).
     const listings: [string, string | undefined][] = [
       ["type", moved ?? contentChange(before, now)],
@@ -219,13 +218,22 @@ function canonicalChange(
   return was === is ? undefined : "changed its canonical URL";
 }
 
-/** The sitemap's `<lastmod>` is a day (`sitemapDate`): it changes on a document's first publication of a day. */
+/** The sitemap's `<lastmod>` (`seo.lastmodOf`, a day): it changes on a document's first publication of a day. */
 function dateChange(before: KnownDocument | undefined, now: FetchedDocument | undefined): string | undefined {
   if (!before || !now) return undefined;
   if (before.last_publication_date === undefined || now.last_publication_date === undefined) return "changed";
-  const was = sitemapDate(before.last_publication_date);
-  const is = sitemapDate(now.last_publication_date);
+  const was = lastmodOf(before);
+  const is = lastmodOf(now);
   return was !== is ? `changed its date (${was ?? "none"} → ${is ?? "none"})` : undefined;
+}
+
+/**
+ * A document's `<lastmod>` from what the index keeps of it: the sitemap renders from the index's
+ * stubs of documents (routes and dates, no data), so that is all `lastmodOf` may read.
+ */
+function lastmodOf(doc: KnownDocument | FetchedDocument): string | undefined {
+  const { type, last_publication_date = null } = doc;
+  return website.seo.lastmodOf({ type, last_publication_date } as PrismicDocument);
 }
 
 /** What the index recorded of a route when it was last rendered. */
@@ -236,18 +244,17 @@ export interface RecordedRoute {
 
 /**
  * What a publish asks the content API for, in one request per 100 ids, before it plans: the changed
- * ids, settings (every render reads it), and for each route it will most likely re-render (known
+ * ids, the frame's documents (every render reads them), and for each route it will most likely re-render (known
  * before any fetch: the changed documents' routes and their dependents, from the index) the route's
  * document and every document it depended on last time (embedded price lists, linked documents).
  * Changed ids come first; no id twice.
  */
 export function idsToFetch(
   changedIds: readonly string[],
-  settingsId: string | undefined,
+  frameIds: readonly string[],
   routes: Iterable<RecordedRoute>,
 ): string[] {
-  const wanted = new Set(changedIds);
-  if (settingsId) wanted.add(settingsId);
+  const wanted = new Set([...changedIds, ...frameIds]);
   for (const route of routes) {
     if (route.documentId) wanted.add(route.documentId);
     for (const dependency of route.dependencies)

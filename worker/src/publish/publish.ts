@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import type { PrismicDocument } from "@prismicio/client";
 import { MAX_IDS_PER_PUBLISH, redisKeys } from "#jobs/catalog.ts";
 import { deliveriesWithoutDocuments } from "#metrics/metrics.ts";
-import { createClientSource } from "#web/content/index.ts";
+import { createClientSource } from "#content/source.ts";
 import { keyForRoute, routeProblem } from "#web/routes.ts";
 import { reportContentNotices } from "../content-notices.ts";
 import { clearFailuresCommand } from "../publishing-health.ts";
@@ -142,7 +142,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
           ? fetchByIds(
               ctx.client,
               hint,
-              idsAsked(ids, idsToFetch(ids, meta.settingsId, known.entries.values())),
+              idsAsked(ids, idsToFetch(ids, meta.frameIds, known.entries.values())),
             )
           : undefined,
       )
@@ -194,7 +194,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
 
   const { plan, fetchedDocs, gone, fetched, documents, rules } = await planIds(ctx.client, index, ref, ids, {
     prior,
-    alsoFetch: idsToFetch(ids, meta.settingsId, prior.entries.values()),
+    alsoFetch: idsToFetch(ids, meta.frameIds, prior.entries.values()),
     timer,
     ...(speculated ? { fetchedAlready: speculated } : {}),
   });

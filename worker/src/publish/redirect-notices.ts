@@ -1,6 +1,6 @@
 import type { Logger } from "#logger";
-import type { RedirectRule } from "#web/redirects/redirect-rules.ts";
-import { describeRedirectNotice, type RedirectNotice } from "#web/redirects/resolve-redirects.ts";
+import { describeRedirectNotice, type RedirectNotice } from "#redirects/resolve-redirects.ts";
+import type { RedirectRule } from "#website/contract.ts";
 
 /**
  * Says what editors should know of their redirects (resolve-redirects.ts): one not served (a page

@@ -10,9 +10,9 @@
  */
 import type { BuildManifest } from "#manifest/manifest.ts";
 import { REDIRECT_CACHE_CONTROL, REDIRECT_CONTENT_TYPE, redirectPage } from "#manifest/redirects.ts";
+import { redirectKey } from "#redirects/redirect-paths.ts";
+import type { ServedRedirect } from "#redirects/resolve-redirects.ts";
 import { type SiteStore, sha256 } from "#storage";
-import { redirectKey } from "#web/redirects/redirect-paths.ts";
-import type { ServedRedirect } from "#web/redirects/resolve-redirects.ts";
 
 export type Served = ReadonlyMap<string, Pick<ServedRedirect, "location" | "permanent">>;
 

@@ -1,7 +1,7 @@
 /**
  * The redirects stage, storage's side: reads the rename history, resolves every redirect the site
- * serves — renames' and editors' (customtypes/redirect), decided by the pure `resolveRedirects`
- * (#web/redirects) — writes the redirect objects that are new or changed, drops those that went
+ * serves — renames' and editors' (the website's `redirects`), decided by the pure `resolveRedirects`
+ * (#redirects) — writes the redirect objects that are new or changed, drops those that went
  * away, stores the new history. Run by a publish after its pages are written and its removed routes
  * deleted, and by a build after every route is written; the manifest, written after it, lists the
  * redirects (`redirects`, `temporaryRedirects`) for the site server.
@@ -14,14 +14,14 @@ import {
   type RedirectHistory,
   serializeRedirectHistory,
 } from "#manifest/redirects.ts";
-import { type SiteStore, sha256 } from "#storage";
-import type { RedirectRule } from "#web/redirects/redirect-rules.ts";
 import {
   type RedirectNotice,
   redirectPaths,
   resolveRedirects,
   type ServedRedirect,
-} from "#web/redirects/resolve-redirects.ts";
+} from "#redirects/resolve-redirects.ts";
+import { type SiteStore, sha256 } from "#storage";
+import type { RedirectRule } from "#website/contract.ts";
 import { keyOrUndefined, putRedirect, redirectObject, type Served } from "./redirect-objects.ts";
 import { type DocumentMove, planRedirects, redirectLocations } from "./redirects.ts";
 

@@ -1,25 +1,40 @@
 import type { PrismicDocument } from "@prismicio/client";
+import { type ContentSource, createClientSource } from "#content/source.ts";
 import { redisKeys } from "#jobs/catalog.ts";
 import type { Logger } from "#logger";
 import { CACHE_CONTROL } from "#manifest/manifest.ts";
 import { observeRender, observeRenderMs } from "#metrics/metrics.ts";
 import { sha256 } from "#storage";
-import { createFragmentCache } from "#web/components/shared-markup.tsx";
-import { type ContentSource, createClientSource } from "#web/content/index.ts";
-import type { CanonicalTarget } from "#web/lib/page-seo.ts";
-import { renderRoute } from "#web/render.ts";
-import { isSitemapRoute, keyForRoute, NOT_FOUND_ROUTE } from "#web/routes.ts";
+import { type CanonicalTarget, type FragmentCache, type RenderResult, website } from "#website";
 import { stub } from "../build/document-hash.ts";
 import { asBuffer } from "../build/full-build.ts";
 import { mapLimit } from "../build/map-limit.ts";
 import { fetchBatchContent } from "./batch-content.ts";
-import { type BatchOutcome, isListingRoute, type PublishContext, type ThreadedRendering } from "./context.ts";
+import type { BatchOutcome, PublishContext, ThreadedRendering } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
 import { pageUidsOf } from "./fetch-documents.ts";
 import { claimWrite, claimWrites, isCurrent } from "./generation.ts";
 import { layeredSource } from "./layered-source.ts";
 import { isTransient } from "./route-failures.ts";
 import type { StepTimer } from "./step-timer.ts";
+
+/** A run of routes to render at one ref (renderRoutes). */
+export interface RoutesJob {
+  ref: string;
+  routes: readonly string[];
+  source: ContentSource;
+  /** What this publish changed (null: gone), laid over the index's documents for the sitemap. */
+  overlay: ReadonlyMap<string, IndexedDocument | null>;
+  previous: ReadonlyMap<string, IndexedRoute>;
+  index: DependencyIndex;
+  log: Logger;
+  /** The publish's generation: every write is claimed first and refused if a newer one exists. */
+  generation?: number;
+  /** Routes written whatever `previous` says: storage may not hold it (unsettled, generation.ts). */
+  rewrite?: ReadonlySet<string>;
+  /** Adds the time spent rendering and writing to the steps `render` and `write` (summed over routes). */
+  timings?: { render: string; write: string; timer: StepTimer };
+}
 
 /**
  * Renders `routes` at `ref` and writes the ones whose bytes changed; `source` reads at `ref` (the
@@ -28,117 +43,28 @@ import type { StepTimer } from "./step-timer.ts";
  * if it is rendered. A sitemap that renders as an index names its parts: those not among `routes`
  * (parts it did not have before) are rendered after; parts it no longer has render 404 and are deleted.
  */
-export async function renderRoutes(
-  ctx: PublishContext,
-  job: {
-    ref: string;
-    routes: readonly string[];
-    source: ContentSource;
-    /** What this publish changed (null: gone), laid over the index's documents for the sitemap. */
-    overlay: ReadonlyMap<string, IndexedDocument | null>;
-    previous: ReadonlyMap<string, IndexedRoute>;
-    index: DependencyIndex;
-    log: Logger;
-    /** The publish's generation: every write is claimed first and refused if a newer one exists. */
-    generation?: number;
-    /** Routes written whatever `previous` says: storage may not hold it (unsettled, generation.ts). */
-    rewrite?: ReadonlySet<string>;
-    /** Adds the time spent rendering and writing to the steps `render` and `write` (summed over routes). */
-    timings?: { render: string; write: string; timer: StepTimer };
-  },
-): Promise<BatchOutcome> {
-  const add = (step: "render" | "write", since: number) => {
-    if (job.timings) job.timings.timer.add(job.timings[step], since);
-  };
+export async function renderRoutes(ctx: PublishContext, job: RoutesJob): Promise<BatchOutcome> {
   const outcome = emptyOutcome();
-  let sitemapSource: ReturnType<typeof readSitemapSource> | undefined;
-  /** Read once however many sitemap routes (the sitemap and its parts) are rendered. */
-  const sharedSitemapSource = () => {
-    sitemapSource ??= readSitemapSource();
-    return sitemapSource;
-  };
-  const readSitemapSource = async () => {
-    const allDocs = await job.index.allDocuments();
-    for (const [id, doc] of job.overlay) {
-      if (doc) allDocs.set(id, doc);
-      else allDocs.delete(id);
-    }
-    return layeredSource([], new Set(), job.source, {
-      page: listingStubs(allDocs, "page"),
-      price_list: listingStubs(allDocs, "price_list"),
-    });
-  };
+  const sitemapSource = lazySitemapSource(job);
   // The sitemap as an index names its parts: the ones not planned (new parts) are rendered after.
   const parts = new Set<string>();
-  // The site's frame, rendered once per settings document for the routes of this publish.
-  const fragments = createFragmentCache();
+  // Markup the site's pages share (its frame), rendered once for the routes of this publish.
+  const fragments = website.assets.fragmentCache();
   const renderOne = async (route: string) => {
-    const renderStarted = performance.now();
-    let result: Awaited<ReturnType<typeof renderRoute>>;
-    try {
-      result = await renderRoute(route, {
-        source: isSitemapRoute(route) ? await sharedSitemapSource() : job.source,
-        siteUrl: ctx.siteUrl,
-        ...(ctx.sitemapUrlLimit ? { sitemapUrlLimit: ctx.sitemapUrlLimit } : {}),
-        assets: ctx.assets,
-        mode: "production",
-        logger: job.log,
-        fragments,
-      });
-    } catch (error) {
-      // A content API hiccup fails the publish (retried with backoff); anything else is this
-      // route's content or template: the route keeps its last good page, the rest goes on.
-      if (isTransient(error)) throw error;
-      const documentId = job.previous.get(route)?.documentId ?? documentOf(route, job.overlay);
-      const message = error instanceof Error ? error.message : String(error);
-      outcome.failed = [
-        ...(outcome.failed ?? []),
-        { route, ...(documentId ? { documentId } : {}), error: message },
-      ];
-      job.log.error({ route, documentId, err: error }, "render failed: the route keeps its last good page");
-      return;
-    }
-    add("render", renderStarted);
-    observeRender("worker", renderStarted);
+    const started = performance.now();
+    const source = website.routes.isSitemap(route) ? await sitemapSource() : job.source;
+    const result = await renderOrFail(ctx, job, outcome, route, { source, fragments });
+    if (!result) return;
+    addTime(job, "render", started);
+    observeRender("worker", started);
     outcome.rendered++;
     for (const part of result.parts ?? []) parts.add(part);
-    if (result.status === 404 && route !== NOT_FOUND_ROUTE) {
+    if (result.status === 404 && route !== website.routes.notFound) {
       // Its document is gone though no webhook said so (a lost delivery): remove the route.
       outcome.gone.push(route);
       return;
     }
-    const key = keyForRoute(route);
-    const hash = sha256(result.html);
-    const entry: IndexedRoute = {
-      key,
-      hash,
-      status: result.status,
-      dependencies: result.dependencies,
-      ...(result.documentId ? { documentId: result.documentId } : {}),
-    };
-    outcome.written.push([route, entry]);
-    const before = job.previous.get(route);
-    if (before?.hash === hash && before.key === key && !job.rewrite?.has(route)) {
-      outcome.unchanged++;
-      return;
-    }
-    const writeStarted = performance.now();
-    if (
-      job.generation !== undefined &&
-      !(await claimWrite(ctx.redis, ctx.queuePrefix, route, job.generation))
-    ) {
-      // A newer publish started or already wrote this route: older bytes must never replace it.
-      outcome.refused = (outcome.refused ?? 0) + 1;
-      job.log.warn({ route, generation: job.generation }, "write refused: a newer publish owns this route");
-      return;
-    }
-    await ctx.store.put(key, result.html, {
-      contentType: result.contentType,
-      cacheControl: CACHE_CONTROL.html,
-      contentHash: hash,
-    });
-    add("write", writeStarted);
-    outcome.changed++;
+    await storeRendered(ctx, job, outcome, route, result);
   };
   await mapLimit(job.routes, 4, renderOne);
   const planned = new Set(job.routes);
@@ -150,10 +76,113 @@ export async function renderRoutes(
   return outcome;
 }
 
+function addTime(job: RoutesJob, step: "render" | "write", since: number): void {
+  if (job.timings) job.timings.timer.add(job.timings[step], since);
+}
+
+/**
+ * The sitemap's source, read once however many sitemap routes (the sitemap and its parts) are
+ * rendered: every document the index knows, with the publish's overlay laid over it, as listing
+ * stubs of each type; anything else reads through the job's source.
+ */
+function lazySitemapSource(job: RoutesJob): () => Promise<ContentSource> {
+  let read: Promise<ContentSource> | undefined;
+  return () => {
+    read ??= (async () => {
+      const allDocs = await job.index.allDocuments();
+      for (const [id, doc] of job.overlay) {
+        if (doc) allDocs.set(id, doc);
+        else allDocs.delete(id);
+      }
+      return layeredSource([], new Set(), job.source, listingStubs(allDocs));
+    })();
+    return read;
+  };
+}
+
+/**
+ * One route rendered, or undefined when its render failed: a content API hiccup fails the publish
+ * (retried with backoff); anything else is this route's content or template: the route keeps its
+ * last good page (the failure is added to `outcome`), the rest goes on.
+ */
+async function renderOrFail(
+  ctx: PublishContext,
+  job: RoutesJob,
+  outcome: BatchOutcome,
+  route: string,
+  read: { source: ContentSource; fragments: FragmentCache },
+): Promise<RenderResult | undefined> {
+  try {
+    return await website.render(route, {
+      ...read,
+      siteUrl: ctx.siteUrl,
+      ...(ctx.sitemapUrlLimit ? { sitemapUrlLimit: ctx.sitemapUrlLimit } : {}),
+      assets: ctx.assets,
+      mode: "production",
+      logger: job.log,
+    });
+  } catch (error) {
+    if (isTransient(error)) throw error;
+    const documentId = job.previous.get(route)?.documentId ?? documentOf(route, job.overlay);
+    const message = error instanceof Error ? error.message : String(error);
+    outcome.failed = [
+      ...(outcome.failed ?? []),
+      { route, ...(documentId ? { documentId } : {}), error: message },
+    ];
+    job.log.error({ route, documentId, err: error }, "render failed: the route keeps its last good page");
+    return undefined;
+  }
+}
+
+/**
+ * A rendered route recorded in `outcome` and written when its bytes changed (or storage may not
+ * hold them: `rewrite`), once its write is claimed for the job's generation.
+ */
+async function storeRendered(
+  ctx: PublishContext,
+  job: RoutesJob,
+  outcome: BatchOutcome,
+  route: string,
+  result: RenderResult,
+): Promise<void> {
+  const key = website.routes.key(route);
+  const hash = sha256(result.html);
+  const entry: IndexedRoute = {
+    key,
+    hash,
+    status: result.status,
+    dependencies: result.dependencies,
+    ...(result.documentId ? { documentId: result.documentId } : {}),
+  };
+  outcome.written.push([route, entry]);
+  const before = job.previous.get(route);
+  if (before?.hash === hash && before.key === key && !job.rewrite?.has(route)) {
+    outcome.unchanged++;
+    return;
+  }
+  const started = performance.now();
+  if (
+    job.generation !== undefined &&
+    !(await claimWrite(ctx.redis, ctx.queuePrefix, route, job.generation))
+  ) {
+    // A newer publish started or already wrote this route: older bytes must never replace it.
+    outcome.refused = (outcome.refused ?? 0) + 1;
+    job.log.warn({ route, generation: job.generation }, "write refused: a newer publish owns this route");
+    return;
+  }
+  await ctx.store.put(key, result.html, {
+    contentType: result.contentType,
+    cacheControl: CACHE_CONTROL.html,
+    contentHash: hash,
+  });
+  addTime(job, "write", started);
+  outcome.changed++;
+}
+
 /**
  * A child job of a large fan-out. With the process's render threads (`ctx.threads`), as the full
- * build renders: the batch's pages in one request per 100, settings and price lists once per ref for
- * the whole fan-out, rendered from memory on a render thread while the main thread fetches and writes
+ * build renders: the batch's documents in one request per 100, the shared documents (the frame's and
+ * `website.shared`) once per ref for the whole fan-out, rendered from memory on a render thread while the main thread fetches and writes
  * other batches, the writes claimed in one round trip. Listings (rare: the last batch) and a process
  * without render threads read through the content source (`fetchBatchContent`: a request or two).
  */
@@ -180,7 +209,7 @@ export async function renderBatchJob(
   ]);
   const rewrite = new Set(unsettled);
   const log = ctx.logger.child({ ref, generation });
-  const onThreads = ctx.threads ? routes.filter((r) => !isListingRoute(r)) : [];
+  const onThreads = ctx.threads ? routes.filter((r) => !website.routes.isListing(r)) : [];
   const onSource = routes.filter((r) => !onThreads.includes(r));
   const threaded = ctx.threads
     ? await renderOnThreads(ctx, ctx.threads, { ref, routes: onThreads, previous, log, generation, rewrite })
@@ -218,7 +247,7 @@ function emptyOutcome(): BatchOutcome {
 /** Writes in flight per batch (the full build's figure). */
 const WRITES_IN_FLIGHT = 16;
 
-/** Pages and price lists (no listings) of one batch, rendered on a render thread from memory. */
+/** The routes of one batch that show a document (no listings), rendered on a render thread from memory. */
 async function renderOnThreads(
   ctx: PublishContext,
   threads: ThreadedRendering,
@@ -251,7 +280,7 @@ async function renderOnThreads(
   for (const result of rendered) {
     observeRenderMs("worker", result.renderMs);
     outcome.rendered++;
-    if (result.status === 404 && result.route !== NOT_FOUND_ROUTE) {
+    if (result.status === 404 && result.route !== website.routes.notFound) {
       outcome.gone.push(result.route); // its document is gone though no webhook said so
       continue;
     }
@@ -306,11 +335,16 @@ function documentOf(route: string, overlay: ReadonlyMap<string, IndexedDocument 
   return undefined;
 }
 
-/** Document-shaped stubs of what the index knows, for listings (the sitemap reads routes and dates only). */
-function listingStubs(docs: ReadonlyMap<string, IndexedDocument>, type: string): PrismicDocument[] {
-  const stubs: PrismicDocument[] = [];
+/**
+ * Document-shaped stubs of what the index knows, by type, for listings (the sitemap reads routes and
+ * dates only). Every type the site publishes has its list, empty or not: no listing of the sitemap
+ * reads through to the content API.
+ */
+function listingStubs(docs: ReadonlyMap<string, IndexedDocument>): Map<string, PrismicDocument[]> {
+  const byType = new Map<string, PrismicDocument[]>(website.types.map((type) => [type, []]));
   for (const [id, doc] of docs) {
-    if (doc.type !== type) continue;
+    const stubs = byType.get(doc.type) ?? [];
+    byType.set(doc.type, stubs);
     stubs.push(
       stub({
         id,
@@ -333,7 +367,7 @@ function listingStubs(docs: ReadonlyMap<string, IndexedDocument>, type: string):
       } as PrismicDocument),
     );
   }
-  return stubs;
+  return byType;
 }
 
 /**

@@ -16,7 +16,7 @@ if ARGV[1] ~= '' and redis.call('get', KEYS[1]) ~= ARGV[1] then return false end
 redis.call('sunionstore', KEYS[5], KEYS[5], KEYS[4])
 redis.call('del', KEYS[4])
 local refs = redis.call('smembers', KEYS[5])
-local meta = redis.call('hmget', KEYS[6], 'version', 'ref', 'settings', 'site')
+local meta = redis.call('hgetall', KEYS[6])
 local held = redis.call('scard', KEYS[3])
 local waiting = redis.call('scard', KEYS[2])
 local aside = redis.call('scard', KEYS[7])
@@ -76,7 +76,7 @@ export function startTake(
       keys.processingBacklog,
       options.token ?? "",
       String(MAX_IDS_PER_PUBLISH),
-    ) as Promise<[string[], string[], (string | null)[], number] | null>
+    ) as Promise<[string[], string[], string[], number] | null>
   ).then((answer) =>
     answer
       ? {

@@ -81,6 +81,10 @@ const trustProxy = () =>
     });
 
 export const variables = {
+  PRESSROOM_WEBSITE: {
+    schema: optionalString(),
+    fix: "Set PRESSROOM_WEBSITE to the file of a website module exporting `website` (the contract in services/shared/src/website/contract.ts), e.g. web/src/website.ts, or leave it unset for the demo site.",
+  },
   HOST: {
     schema: trimmed().min(1).default("127.0.0.1"),
     fix: "Set HOST to the interface to listen on, e.g. 127.0.0.1 (this machine only) or 0.0.0.0 (all, as in containers).",

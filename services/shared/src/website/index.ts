@@ -14,6 +14,7 @@ const DEFAULT_WEBSITE = fileURLToPath(new URL("../../../../web/src/website.ts", 
  */
 export function websiteModule(env: NodeJS.ProcessEnv = process.env): string {
   const chosen = env.PRESSROOM_WEBSITE?.trim();
+  // Relative to the working folder, as an operator types it; the default is found from here.
   if (!chosen) return DEFAULT_WEBSITE;
   return isAbsolute(chosen) ? chosen : resolve(process.cwd(), chosen);
 }

@@ -1,6 +1,6 @@
-import { isSafeHref } from "../lib/safe-href.ts";
+import { isSafeHref } from "#web/lib/safe-href.ts";
+import type { RedirectRule } from "#website/contract.ts";
 import { canonicalPath, MAX_LOCATION_LENGTH, ownPath } from "./redirect-paths.ts";
-import type { RedirectRule } from "./redirect-rules.ts";
 
 /** Where a redirect's To field sends visitors, before chains are followed. */
 export type Target =

@@ -9,8 +9,8 @@
  * is: a uid is lowercase) and loses its trailing slash, then each segment is percent-encoded the
  * way routes are (`/über-uns` → `/%C3%BCber-uns`).
  */
-import { keyForRoute, parseRoute, pathForRoute, RESERVED_PAGE_UIDS } from "../routes.ts";
-import { isUidSegmentSafe, uidToSegment } from "../uid-rules.ts";
+import { keyForRoute, parseRoute, pathForRoute, RESERVED_PAGE_UIDS } from "#web/routes.ts";
+import { isUidSegmentSafe, uidToSegment } from "#web/uid-rules.ts";
 
 /** Segments of a From path at most: deep enough for any old site's address. */
 export const MAX_REDIRECT_SEGMENTS = 8;

@@ -12,8 +12,9 @@
  * - A loop (`/a → /b → /a`, or a redirect to itself) is refused: none of its redirects, nor those
  *   leading into it, is served; a rename's redirect at the same path still is.
  */
+
+import type { RedirectRule } from "#website/contract.ts";
 import { fromPathOf } from "./redirect-paths.ts";
-import type { RedirectRule } from "./redirect-rules.ts";
 import { type Target, targetOf, withSuffix } from "./redirect-targets.ts";
 
 export interface ServedRedirect {
