@@ -11,9 +11,14 @@ swc.parseFileSync = (file, options) =>
 
 const BROWSER = "^web/src/browser/";
 const CONTACT_RULES = "^services/shared/src/contact/contact-rules\\.ts$";
-// The one list of reserved names and the uid grammar: the build, the preview server and the local
-// content service's edit API must agree, so the local content service may import this one file.
-const UID_RULES = "^web/src/uid-rules\\.ts$";
+// The engine's modules a website may import besides the contract's types: each imports nothing of
+// the project (rule engine-for-websites-are-leaves). The contact form's rules (one copy for the
+// site server's API and the form's island), the uid segment grammar, the dependency grammar.
+const FOR_WEBSITES = `${CONTACT_RULES}|^services/shared/src/content/(uid-segments|dependencies)\\.ts$`;
+// The website contract and its loader: the engine's one way to a website.
+const WEBSITE_CONTRACT = "^services/shared/src/website/";
+// The contract's types, which a website implements (`import type`: swc reports it as a plain import).
+const CONTRACT_TYPES = "^services/shared/src/(website/contract|content/source)\\.ts$";
 // The Slice Machine custom types: the contract between Prismic and the site, which the renderer's content
 // normaliser reads as data (web/src/content/models.ts).
 const CUSTOM_TYPE_MODELS = "^customtypes/[^/]+/index\\.json$";
@@ -36,12 +41,22 @@ module.exports = {
       "^services/shared/",
       "services/shared may import packages only",
     ),
+    {
+      name: "engine-reaches-the-website-through-#website",
+      comment:
+        "the engine (worker, bin, services) publishes ANY website: it imports nothing of web/ or customtypes/ (types " +
+        "included), only the contract and the loaded website (#website, services/shared/src/website/), whose loader " +
+        "alone reaches a website, by a dynamic import of PRESSROOM_WEBSITE",
+      severity: "error",
+      from: { path: "^(worker|bin|services)/", pathNot: WEBSITE_CONTRACT },
+      to: { path: "^(web|customtypes)/" },
+    },
     onlyFrom(
       "local-prismic-imports-packages-only",
       "^services/local-prismic/",
-      `^services/local-prismic/|${UID_RULES}`,
+      `^services/local-prismic/|${WEBSITE_CONTRACT}`,
       "the local content service stands alone: packages only (type-only imports of the config it is started with are fine), " +
-        "and web/src/uid-rules.ts, the uid rules it must share with the build (that file imports nothing)",
+        "and the website (#website), whose models it serves and whose uid rules its edit API applies as the build does",
     ),
     onlyFrom(
       "webhook-imports-shared",
@@ -56,24 +71,34 @@ module.exports = {
       "services/site may import services/shared",
     ),
     onlyFrom(
-      "preview-imports-shared-and-web",
+      "preview-imports-shared",
       "^services/preview/",
-      `^services/(preview|shared)/|^web/(?!src/browser/)`,
-      "services/preview may import services/shared and web (server side)",
+      "^services/(preview|shared)/",
+      "services/preview may import services/shared (the website through #website)",
     ),
     onlyFrom(
-      "worker-imports-shared-and-web",
+      "worker-imports-shared",
       "^worker/",
-      `^worker/|^services/shared/|^web/(?!src/browser/)`,
-      "worker may import services/shared and web (server side)",
+      "^worker/|^services/shared/",
+      "worker may import services/shared (the website through #website)",
     ),
     onlyFrom(
       "web-imports-packages-only",
       "^web/(?!src/browser/)",
-      `^web/|${CUSTOM_TYPE_MODELS}`,
-      "web may import packages only; the content client is passed in (web/src/browser: see browser-is-browser-safe). " +
-        "One exception: the custom type models (customtypes/<id>/index.json), read as data by web/src/content/models.ts",
+      `^web/|${CUSTOM_TYPE_MODELS}|${FOR_WEBSITES}|${CONTRACT_TYPES}`,
+      "web may import packages only; the content source is passed in (web/src/browser: see browser-is-browser-safe). " +
+        "Exceptions: the custom type models (customtypes/<id>/index.json), read as data by web/src/content/models.ts, " +
+        "the engine's modules for websites (FOR_WEBSITES) and the contract's types (CONTRACT_TYPES, type-only)",
     ),
+    {
+      name: "engine-for-websites-are-leaves",
+      comment:
+        "the engine's modules for websites (contact rules, uid segments, dependency grammar) are imported by a " +
+        "website and its browser bundle: packages only",
+      severity: "error",
+      from: { path: FOR_WEBSITES },
+      to: { dependencyTypesNot: ["type-only"], path: "^(?!node_modules/)" },
+    },
     {
       name: "browser-is-browser-safe",
       comment:
@@ -98,13 +123,6 @@ module.exports = {
         dependencyTypesNot: ["type-only"],
         path: "^(?!node_modules/)|node_modules/(zod|@prismicio)/|node_modules/libphonenumber-js/(?!min/|package\\.json)",
       },
-    },
-    {
-      name: "uid-rules-import-nothing",
-      comment: "web/src/uid-rules.ts is imported by the local content service too: it stays a leaf",
-      severity: "error",
-      from: { path: UID_RULES },
-      to: { dependencyTypesNot: ["type-only"] },
     },
     {
       name: "contact-rules-no-node-builtins",

@@ -1,4 +1,3 @@
-import { fileURLToPath } from "node:url";
 import { loadConfig, type ProcessName } from "#config";
 import { ConfigError, UnreachableError } from "#errors";
 import { createLogger, type Logger } from "#logger";
@@ -20,8 +19,12 @@ const EXIT_USAGE = 64;
 const EXIT_UNAVAILABLE = 69;
 /** `pressroom build`: the site was built, but some routes failed to render (they keep their last page). */
 const EXIT_ROUTES_FAILED = 1;
-/** The models (customtypes/) live at the repository root. */
-const ROOT_DIR = fileURLToPath(new URL("../", import.meta.url));
+
+/** The website's Slice Machine project (its models): loaded by the commands that read content only. */
+async function projectDir(): Promise<string> {
+  const { website } = await import("#website");
+  return website.projectDir;
+}
 
 /** The configuration each command reads (tests check docker-compose.yml's environments against it). */
 export const COMMAND_CONFIG = {
@@ -57,7 +60,7 @@ const commands: Record<string, Command> = {
       const config = loadConfig(COMMAND_CONFIG.build, env);
       const logger = createLogger({ name: "build", level: config.logLevel });
       const { runBuild } = await import("./run-build.ts");
-      const summary = await runBuild({ ...config, rootDir: ROOT_DIR, logger });
+      const summary = await runBuild({ ...config, rootDir: await projectDir(), logger });
       console.log(formatSummary(summary));
       console.log(summary.index);
       if (summary.edge) console.log(summary.edge);
@@ -91,7 +94,7 @@ const commands: Record<string, Command> = {
     },
   },
   purge: {
-    summary: "Purge routes at the edge (CDN_PURGE_URL): pressroom purge /about /price-list/, or --all",
+    summary: "Purge routes at the edge (CDN_PURGE_URL): pressroom purge /about /sitemap.xml, or --all",
     usage: "pressroom purge <route…> | pressroom purge --all",
     async run(args, env) {
       const config = loadConfig(COMMAND_CONFIG.purge, env);
@@ -137,7 +140,7 @@ const commands: Record<string, Command> = {
       const logger = createLogger({ name: "pressroom", level: config.logLevel });
       const { startAll } = await import("./start-all.ts");
       const running = await startAll(config, {
-        rootDir: ROOT_DIR,
+        rootDir: await projectDir(),
         logger,
         siteUrlFromEnv: env.SITE_URL !== undefined && env.SITE_URL !== "",
       });
@@ -189,7 +192,7 @@ const servers: Record<string, (env: Env) => Promise<{ logger: Logger; close: () 
     const logger = createLogger({ name: "worker", level: config.logLevel });
     restoreConsole = routeStrayOutput(logger);
     const { startWorker } = await import("#worker/worker.ts");
-    const running = await startWorker(config, logger, { rootDir: ROOT_DIR });
+    const running = await startWorker(config, logger, { rootDir: await projectDir() });
     if (!config.ops) return { logger, close: running.close };
     const { startWorkerOps } = await import("#worker/ops/worker-ops.ts");
     const ops = await startWorkerOps({ ...config, ops: config.ops }, running, logger).catch(async (error) => {

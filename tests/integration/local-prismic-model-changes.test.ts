@@ -2,7 +2,7 @@ import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as prismic from "@prismicio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CUSTOM_TYPES_DIR, SLICE_LIBRARY_DIR } from "#local-prismic/models.ts";
+import { CUSTOM_TYPES_DIR, sliceLibraries } from "#local-prismic/models.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { ABOUT_ID, demoDoc } from "../support/preview-fixture.ts";
 import { tempDir } from "../support/temp-dir.ts";
@@ -13,6 +13,8 @@ import { tempDir } from "../support/temp-dir.ts";
  * without a restart (docs/local-content-service.md, "Models").
  */
 const ROOT = new URL("../../", import.meta.url).pathname;
+/** The demo's one slice library (slicemachine.config.json). */
+const [SLICE_LIBRARY_DIR] = sliceLibraries(ROOT) as [string];
 
 const QUOTE_MODEL = {
   id: "quote",

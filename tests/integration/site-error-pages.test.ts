@@ -54,14 +54,20 @@ async function putPage(store: SiteStore, key: string, body: string) {
   });
 }
 
-async function seed(store: SiteStore, pages: Record<string, string>) {
+const route = (key: string, status = 200) => ({ key, hash: "x", status });
+const DEMO_ROUTES = {
+  "/": route("index.html"),
+  "/about": route("about/index.html"),
+  "404": route("404.html", 404),
+};
+
+async function seed(store: SiteStore, pages: Record<string, string>, routes: object = DEMO_ROUTES) {
   for (const [key, body] of Object.entries(pages)) await putPage(store, key, body);
-  const route = (key: string, status = 200) => ({ key, hash: "x", status });
   const manifest = JSON.stringify({
     version: MANIFEST_VERSION,
     ref: "REF",
     builtAt: new Date().toISOString(),
-    routes: { "/": route("index.html"), "/about": route("about/index.html"), "404": route("404.html", 404) },
+    routes,
     assets: {},
   });
   await store.put(MANIFEST_KEY, manifest, {
@@ -209,6 +215,23 @@ describe("site server error pages", () => {
     expect(body).not.toContain(ERROR_PAGE_FAILED_AS_WELL);
     expect(body).toContain("Go back to home");
     shownRequestId(body);
+  });
+
+  it("finds a website's error pages where its build stored them (the manifest's route of each status)", async () => {
+    const store = createSiteStore({ url: "memory:", s3Endpoint: undefined, s3Region: "us-east-1" });
+    await seed(
+      store,
+      { "index.html": "<h1>Home</h1>", "errors/missing.html": stored(404), "404.html": "not this one" },
+      { "/": route("index.html"), "not-found": route("errors/missing.html", 404) },
+    );
+    const { base } = await start(store);
+    const response = await fetch(`${base}/nowhere`);
+    expect(response.status).toBe(404);
+    expect(await response.text()).toBe(stored(404));
+    // Not a page read: the same page through the error answer, its request id filled in.
+    const other = await fetch(`${base}/nowhere`, { method: "DELETE" });
+    expect(other.status).toBe(404);
+    expect(await other.text()).toContain("Stored 404 page");
   });
 
   it("shows the second-failure words when a page fails and its stored error page is missing too", async () => {

@@ -35,6 +35,8 @@ async function manifest(routes: Record<string, string>, redirects?: Record<strin
     builtAt: new Date().toISOString(),
     routes: Object.fromEntries(Object.entries(routes).map(([path, key]) => [path, route(key)])),
     assets: {},
+    // The demo's aliases, as a build records them (website.routes.aliases).
+    aliases: { "/home": "/" },
     ...(redirects ? { redirects } : {}),
   });
   await store.put(MANIFEST_KEY, body, {

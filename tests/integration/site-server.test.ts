@@ -39,6 +39,8 @@ beforeAll(async () => {
         "404": { ...route("404.html"), status: 404 },
       },
       assets: {},
+      // The demo's aliases, as a build records them (website.routes.aliases).
+      aliases: { "/home": "/" },
     }),
     "application/json",
   );

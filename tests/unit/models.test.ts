@@ -3,12 +3,14 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CustomTypeModelSchema, SharedSliceModelSchema } from "@prismicio/types-internal/zod4";
 import { afterAll, describe, expect, it } from "vitest";
-import { CUSTOM_TYPES_DIR, loadModels, modelsFromFiles, SLICE_LIBRARY_DIR } from "#local-prismic/models.ts";
+import { CUSTOM_TYPES_DIR, loadModels, modelsFromFiles, sliceLibraries } from "#local-prismic/models.ts";
 import { validateSlice } from "#local-prismic/validate.ts";
 import { generateModelTypes, TYPES_FILE } from "#scripts/codegen.ts";
 import { customTypeModels, sliceModels } from "#web/content/models.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+/** The demo's one slice library (slicemachine.config.json). */
+const [SLICE_LIBRARY_DIR] = sliceLibraries(ROOT) as [string];
 const models = loadModels(ROOT);
 const fieldsOf = (id: string) => {
   const model = models.customTypes.find((ct) => ct.id === id);

@@ -68,6 +68,7 @@ export const website: Website = {
     isSitemap: isSitemapRoute,
     notFound: NOT_FOUND_ROUTE,
     errors: Object.fromEntries(ERROR_PAGE_ROUTES.map((route) => [Number(route), route])),
+    aliases: { [`/${HOME_UID}`]: "/" },
     reserved: RESERVED_PAGE_UIDS,
     uidProblem,
   },

@@ -7,36 +7,36 @@ export type Models = {
   slices: SharedSliceModel[];
 };
 
-/** Where Slice Machine keeps the models, relative to the project folder (see slicemachine.config.json). */
+/** Where Slice Machine keeps the custom types, relative to the project's folder. */
 export const CUSTOM_TYPES_DIR = "customtypes";
-/** The demo's slice library: where slices are read from when the folder has no slicemachine.config.json. */
-export const SLICE_LIBRARY_DIR = join("web", "slices");
+/** The slice libraries of a project without `slicemachine.config.json`: this repository's layout. */
+const DEFAULT_SLICE_LIBRARIES = [join("web", "slices")];
 
 /**
- * The slice libraries of a Slice Machine project, relative to its folder: slicemachine.config.json's
- * `libraries` (`./web/slices` for the demo, `./slices` for another website), or the demo's library
- * when the folder has no such file (a copy of the models only).
+ * The slice libraries of the Slice Machine project in `rootDir`, relative to it: the `libraries`
+ * of its `slicemachine.config.json` (`./web/slices` here).
  */
-export function sliceLibraryDirs(rootDir: string): string[] {
+export function sliceLibraries(rootDir: string): string[] {
   let text: string;
   try {
     text = readFileSync(join(rootDir, "slicemachine.config.json"), "utf8");
-  } catch {
-    return [SLICE_LIBRARY_DIR];
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return DEFAULT_SLICE_LIBRARIES;
+    throw error;
   }
   const { libraries } = JSON.parse(text) as { libraries?: unknown };
-  if (!Array.isArray(libraries)) return [SLICE_LIBRARY_DIR];
+  if (!Array.isArray(libraries)) return DEFAULT_SLICE_LIBRARIES;
   return libraries.filter((library): library is string => typeof library === "string").map((l) => join(l));
 }
 
 /**
- * Reads the Slice Machine files from disk. Only files are read (no imports from web/), so that the content
- * service stays independent of the site. Entries are sorted by id: directory order differs between file
- * systems and the generated types must not.
+ * Reads the Slice Machine files of the project in `rootDir` from disk. Only files are read, so that
+ * the content service stays independent of the site's code. Entries are sorted by id: directory
+ * order differs between file systems and the generated types must not.
  */
 export function loadModels(rootDir: string): Models {
   const customTypes = readJsonFiles<CustomTypeModel>(join(rootDir, CUSTOM_TYPES_DIR), "index.json");
-  const slices = sliceLibraryDirs(rootDir).flatMap((library) =>
+  const slices = sliceLibraries(rootDir).flatMap((library) =>
     readJsonFiles<SharedSliceModel>(join(rootDir, library), "model.json"),
   );
   for (const slice of slices) {
@@ -130,10 +130,11 @@ export function modelsFromFiles(
 /** What changes when a model file is added, removed, rewritten or replaced (size, mtime, inode). */
 function modelStamp(rootDir: string): string {
   const parts: string[] = [];
-  for (const [dir, fileName] of [
+  const folders = [
     [CUSTOM_TYPES_DIR, "index.json"],
-    ...sliceLibraryDirs(rootDir).map((library) => [library, "model.json"] as const),
-  ] as const) {
+    ...sliceLibraries(rootDir).map((library) => [library, "model.json"]),
+  ];
+  for (const [dir, fileName] of folders as [string, string][]) {
     const base = join(rootDir, dir);
     for (const entry of readdirSync(base, { withFileTypes: true })) {
       if (!entry.isDirectory()) continue;

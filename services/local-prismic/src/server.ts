@@ -1,14 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { fileURLToPath } from "node:url";
 import Fastify, { type FastifyInstance, LogController, type RawServerDefault } from "fastify";
 import type { Logger } from "pino";
+import { website } from "#website";
 import { type ApiRootSwitch, contentApp } from "./app.ts";
 import { DEMO_DIR, DEMO_IMAGES_DIR, loadDemoDocuments } from "./demo.ts";
 import { modelsFromFiles } from "./models.ts";
 import { ContentStore } from "./store.ts";
-
-/** The repository root: the models (customtypes/, web/slices/) are read from there as files, and read again when they change. */
-export const ROOT_DIR = fileURLToPath(new URL("../../../", import.meta.url));
 
 /** What the service is started with (the `content` config of services/shared has this shape). */
 export interface ContentServiceOptions {
@@ -24,7 +21,11 @@ export interface ContentServiceOptions {
   previewTtlMs: number;
   /** How the API root looks (tests: a root without a form, with bookmarks). */
   apiRoot?: ApiRootSwitch;
-  /** The folder holding customtypes/ and web/slices/ (tests: a copy to add models to); the repository root by default. */
+  /**
+   * The Slice Machine project whose models are served (customtypes/ and the slice libraries), read
+   * as files and again when they change: the website's (`website.projectDir`) by default; tests
+   * pass a copy to add models to.
+   */
   modelsDir?: string;
 }
 
@@ -41,7 +42,7 @@ export async function startContentService(
   config: ContentServiceOptions,
   logger: Logger,
 ): Promise<RunningContentService> {
-  const modelsDir = config.modelsDir ?? ROOT_DIR;
+  const modelsDir = config.modelsDir ?? website.projectDir;
   const models = modelsFromFiles(modelsDir, {
     onReload: (read) =>
       logger.info(

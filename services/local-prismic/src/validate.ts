@@ -1,4 +1,7 @@
 import type { CustomTypeModelField, SharedSliceModel } from "@prismicio/client";
+// The website's own rule (the uid grammar and its reserved names), so that the edit API refuses
+// exactly the uids the build would refuse: the one thing of the engine this service imports.
+import { website } from "#website";
 import type { Models } from "./models.ts";
 import {
   add,
@@ -15,10 +18,6 @@ import {
 
 export type { ValidationIssue } from "./validate-values.ts";
 export type RepositoryIssue = ValidationIssue & { document: string };
-
-// The site's own rule (grammar and reserved names), so that the edit API refuses exactly the uids the
-// build would refuse: the one file of web/ this service may import (.dependency-cruiser.cjs).
-import { uidProblem } from "#web/uid-rules.ts";
 
 /**
  * Formats the site relies on that a Prismic model cannot express (Text fields are free text to Prismic).
@@ -52,7 +51,7 @@ export function validateDocument(doc: unknown, models: Models): ValidationIssue[
   if (Object.keys(data).length < Object.keys(all).length) {
     if (typeof doc.uid !== "string") add(ctx, "uid", `"${model.id}" documents need a uid`);
     else {
-      const problem = uidProblem(model.id, doc.uid);
+      const problem = website.routes.uidProblem(model.id, doc.uid);
       if (problem) add(ctx, "uid", problem);
     }
   } else if (doc.uid !== null && doc.uid !== undefined) {

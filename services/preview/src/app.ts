@@ -1,15 +1,13 @@
 import { asLink } from "@prismicio/client";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type ContentClient, chooseRef } from "#content";
-import { homeAliasTarget } from "#manifest/home-alias.ts";
+import { createClientSource } from "#content/source.ts";
+import { aliasTarget } from "#manifest/aliases.ts";
 import { observeRender } from "#metrics/metrics.ts";
 import { healthRoutes } from "#ops/health-routes.ts";
 import type { ReadinessChecks } from "#ops/readiness.ts";
 import { canonicalPath } from "#redirects/redirect-paths.ts";
-import { absoluteUrl } from "#web/lib/site-url.ts";
-import { REDIRECT_TYPE } from "#web/redirects/redirect-rules.ts";
-import { renderRouteWithClient } from "#web/render.ts";
-import { parseRoute, routeProblem } from "#web/routes.ts";
+import { website } from "#website";
 import { classifyContentError } from "./content-errors.ts";
 import { MasterPages, RenderLimiter } from "./master-pages.ts";
 import * as pages from "./pages.ts";
@@ -91,13 +89,13 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
           target =
             typeof url === "string"
               ? safeSitePath(url)
-              : doc.type === REDIRECT_TYPE
+              : doc.type === website.redirects?.type
                 ? `${REDIRECT_PREVIEW_PREFIX}${encodeURIComponent(doc.id)}`
                 : "/";
           // A uid the site refuses resolves to a path that shows a 404: say why instead.
           const refused =
-            typeof url === "string" && target !== "/" && parseRoute(target).kind === "not-found";
-          const problem = refused ? routeProblem(doc) : undefined;
+            typeof url === "string" && target !== "/" && website.routes.canonical(target) === undefined;
+          const problem = refused ? website.routes.problem(doc) : undefined;
           if (problem) {
             request.log.info({ documentId, problem }, "preview of a document whose uid cannot be a route");
             reply.header("set-cookie", previewCookie(check.token, cookieContext(request)));
@@ -107,7 +105,7 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
           const failure = classifyContentError(error, true);
           if (failure === "preview-ended") {
             reply.header("set-cookie", clearPreviewCookie(cookieContext(request)));
-            return html(reply, 410, pages.previewEndedPage(assets, absoluteUrl(siteUrl, "/")));
+            return html(reply, 410, pages.previewEndedPage(assets, siteAddress(siteUrl, "/")));
           }
           if (failure === "unavailable") return errors.unavailable(request, reply, error);
           // The document does not exist at that ref (deleted, or never saved): the home page.
@@ -138,9 +136,9 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
     try {
       const ref = choice.ref ?? (await masterPages.masterRef());
       const at = DOCUMENT_ID.test(id) ? await redirects.at(ref, previewing) : undefined;
-      const doc = at?.documents.get(id);
-      if (!at || !doc) return reply.callNotFound();
-      const body = pages.decorate(redirectPreviewPage(assets, doc, at), assets, {
+      const rule = at?.rules.get(id);
+      if (!at || !rule) return reply.callNotFound();
+      const body = pages.decorate(redirectPreviewPage(assets, rule, at), assets, {
         path: safeSitePath(request.url),
         previewing,
         toolbarRepository: real ? options.repository : undefined,
@@ -166,8 +164,8 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
   });
 
   app.get("/*", async (request, reply) => {
-    const home = homeAliasTarget(request.url);
-    if (home) return reply.header("cache-control", "no-store").redirect(home, 301);
+    const alias = aliasTarget(request.url, website.routes.aliases);
+    if (alias) return reply.header("cache-control", "no-store").redirect(alias, 301);
     const choice = chooseRef(request.headers.cookie, options.repository);
     const previewing = choice.source === "preview";
     // Anonymous requests show the published site: one render per master ref and path, shared by
@@ -197,9 +195,8 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
       const redirect = at && here ? editorRedirectAt(at, here) : undefined;
       if (redirect) return reply.header("cache-control", "no-store").redirect(redirect.location, 302);
       const renderStarted = performance.now();
-      const result = await renderRouteWithClient(path, {
-        client,
-        ref,
+      const result = await website.render(path, {
+        source: createClientSource(client, ref),
         siteUrl,
         assets: assets.site,
         mode: "preview",
@@ -234,11 +231,16 @@ export async function previewApp(app: FastifyInstance, options: PreviewAppOption
     if (failure === "preview-ended") {
       request.log.info({ path }, "preview ref expired or unknown; cookie cleared");
       reply.header("set-cookie", clearPreviewCookie(cookieContext(request)));
-      return html(reply, 410, pages.previewEndedPage(assets, absoluteUrl(siteUrl, safeSitePath(path))));
+      return html(reply, 410, pages.previewEndedPage(assets, siteAddress(siteUrl, safeSitePath(path))));
     }
     if (failure === "unavailable") return errors.unavailable(request, reply, error);
     return errors.failed(request, reply, error);
   }
+}
+
+/** `siteUrl` + an absolute path, with exactly one slash between them. */
+function siteAddress(siteUrl: string, path: string): string {
+  return `${siteUrl.endsWith("/") ? siteUrl.slice(0, -1) : siteUrl}${path}`;
 }
 
 /** The preview server is ready when the content API answers with a master ref. */

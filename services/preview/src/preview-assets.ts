@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
-import { type AssetFile, buildSiteAssets, type SiteAssets } from "#web/assets.ts";
-import { BROWSER_BUILD } from "#web/browser-bundle.ts";
+import { website } from "#website";
+import type { AssetFile, SiteAssets } from "#website/contract.ts";
 import { PREVIEW_CSS } from "./preview-css.ts";
 
 /** Everything the preview server serves from memory under `/assets/`, built once at start. */
@@ -19,9 +18,6 @@ export interface PreviewAssets {
 }
 
 const HASH_LENGTH = 10;
-const entry = (relative: string) => fileURLToPath(new URL(relative, import.meta.url));
-const PREVIEW_ENTRY = entry("../../../web/src/browser/preview-refresh.ts");
-const SIMULATOR_ENTRY = entry("../../../web/src/simulator/simulator-client.tsx");
 
 /**
  * The kit accepts messages only from https Prismic origins unless it was
@@ -53,7 +49,7 @@ async function bundle(entryPoint: string, plugins: Plugin[] = []): Promise<strin
     entryPoints: [entryPoint],
     bundle: true,
     write: false,
-    ...BROWSER_BUILD,
+    ...website.assets.editor.buildOptions,
     format: "iife",
     plugins,
   });
@@ -71,10 +67,11 @@ function hashed(name: string, extension: string, text: string, contentType: stri
 /** Bundles the browser code with esbuild into memory: no build step, and nothing written to disk. */
 export async function buildPreviewAssets(): Promise<PreviewAssets> {
   const JS = "text/javascript; charset=utf-8";
+  const { editor } = website.assets;
   const [siteBuild, previewJs, simulatorJs] = await Promise.all([
-    buildSiteAssets(),
-    bundle(PREVIEW_ENTRY),
-    bundle(SIMULATOR_ENTRY, [localOriginsPlugin]),
+    website.assets.build(),
+    bundle(editor.preview),
+    bundle(editor.simulator, [localOriginsPlugin]),
   ]);
   const preview = hashed("preview", "js", previewJs, JS);
   const simulator = hashed("slice-simulator", "js", simulatorJs, JS);

@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ContentClient } from "#content";
+import { createClientSource } from "#content/source.ts";
 import { fallbackStyles, sendError } from "#http/error-reply.ts";
-import { renderRouteWithClient } from "#web/render.ts";
-import { NOT_FOUND_ROUTE } from "#web/routes.ts";
+import { website } from "#website";
 import type { PreviewAssets } from "./preview-assets.ts";
 
 /** Editors retry soon: the preview asks for 5 s, not the site's 30. */
@@ -33,10 +33,12 @@ export function previewErrorPages(
   options: { client: ContentClient; assets: PreviewAssets; siteUrl: string },
 ): PreviewErrorPages {
   const sitePage = (request: FastifyRequest, status: number) => async () => {
+    const route = status === 404 ? website.routes.notFound : website.routes.errors[status];
+    // A status the website has no page for: the built-in one.
+    if (route === undefined) return undefined;
     const ref = await options.client.fetchMasterRef();
-    const result = await renderRouteWithClient(status === 404 ? NOT_FOUND_ROUTE : String(status), {
-      client: options.client,
-      ref,
+    const result = await website.render(route, {
+      source: createClientSource(options.client, ref),
       siteUrl: options.siteUrl,
       assets: options.assets.site,
       mode: "preview",

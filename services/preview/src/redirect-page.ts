@@ -1,6 +1,5 @@
-import type { PrismicDocument } from "@prismicio/client";
 import type { RedirectNotice, ServedRedirect } from "#redirects/resolve-redirects.ts";
-import { redirectRuleOf } from "#web/redirects/redirect-rules.ts";
+import type { RedirectRule } from "#website/contract.ts";
 import { escapeHtml, previewPage } from "./pages.ts";
 import type { PreviewAssets } from "./preview-assets.ts";
 import type { RedirectsAtRef } from "./redirects-at-ref.ts";
@@ -9,20 +8,20 @@ import type { RedirectsAtRef } from "./redirects-at-ref.ts";
 export const REDIRECT_PREVIEW_PREFIX = "/_pressroom/redirect/";
 
 /**
- * The preview of a `redirect` document (it has no page of its own): what it redirects, where to,
- * how, and whether the site will serve it — or why not, in the words `pressroom status` uses (a
- * page published at its From path wins, a loop, a duplicate, an unusable path or target).
+ * The preview of a redirect document (the website's `redirects.type`; it has no page of its own):
+ * what it redirects, where to, how, and whether the site will serve it — or why not, in the words
+ * `pressroom status` uses (a page published at its From path wins, a loop, a duplicate, an
+ * unusable path or target).
  */
-export function redirectPreviewPage(assets: PreviewAssets, doc: PrismicDocument, at: RedirectsAtRef): string {
-  const rule = redirectRuleOf(doc);
-  const from = at.fromPaths.get(doc.id);
+export function redirectPreviewPage(assets: PreviewAssets, rule: RedirectRule, at: RedirectsAtRef): string {
+  const from = at.fromPaths.get(rule.id);
   const served = from === undefined ? undefined : at.served.get(from);
-  const mine = served?.documentId === doc.id ? served : undefined;
-  const notices = at.notices.filter((notice) => notice.documentId === doc.id);
+  const mine = served?.documentId === rule.id ? served : undefined;
+  const notices = at.notices.filter((notice) => notice.documentId === rule.id);
   const code = (text: string) => `<code>${escapeHtml(text)}</code>`;
   // Where the linked document is published at this ref (the route resolver wrote it into the link).
-  const linked = (doc.data as { to?: { url?: unknown } }).to?.url;
-  const route = mine?.location ?? (typeof linked === "string" ? linked : undefined);
+  const linked = rule.to.kind === "document" ? at.targetRoutes.get(rule.to.id) : undefined;
+  const route = mine?.location ?? linked ?? undefined;
   const to =
     rule.to.kind === "document"
       ? `${route ? code(route) : "a document that is not published"} <small>(a link to a document: followed when its UID changes)</small>`

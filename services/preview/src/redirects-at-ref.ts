@@ -11,14 +11,16 @@
 import { type Client, filter, type PrismicDocument } from "@prismicio/client";
 import { fromPathOf } from "#redirects/redirect-paths.ts";
 import { type RedirectResolution, redirectPaths, resolveRedirects } from "#redirects/resolve-redirects.ts";
-import { REDIRECT_TYPE, redirectRuleOf } from "#web/redirects/redirect-rules.ts";
-import { HOME_UID, parseRoute } from "#web/routes.ts";
+import { website } from "#website";
+import type { RedirectRule } from "#website/contract.ts";
 
 export interface RedirectsAtRef extends RedirectResolution {
-  /** The redirect documents at the ref, by id. */
-  documents: Map<string, PrismicDocument>;
+  /** What each redirect document at the ref states, by its id. */
+  rules: Map<string, RedirectRule>;
   /** The canonical From path of each redirect document whose From path is usable. */
   fromPaths: Map<string, string>;
+  /** Where each document a redirect links to is published at the ref (null: nowhere), by id. */
+  targetRoutes: Map<string, string | null>;
 }
 
 const PAGE_SIZE = 100;
@@ -49,33 +51,20 @@ export class RedirectsCache {
 }
 
 async function resolveAt(client: Client, ref: string, siteUrl: string): Promise<RedirectsAtRef> {
-  // Page by page, without dangerouslyGetAll's 500 ms between pages.
-  const documents: PrismicDocument[] = [];
-  for (let page = 1, pages = 1; page <= pages; page++) {
-    const answer = await client.get({
-      ref,
-      filters: [filter.at("document.type", REDIRECT_TYPE)],
-      pageSize: PAGE_SIZE,
-      page,
-    });
-    documents.push(...answer.results);
-    pages = answer.total_pages;
-  }
-  const rules = documents.map(redirectRuleOf);
+  const redirects = website.redirects;
+  const documents = redirects ? await listType(client, ref, redirects.type) : [];
+  const rules = redirects ? documents.map((doc) => redirects.ruleOf(doc)) : [];
   // Where each linked document is published at this ref: the route resolver wrote it into the link.
-  const routes = new Map<string, string | null>();
-  for (const doc of documents) {
-    const link = (
-      doc.data as { to?: { link_type?: string; id?: string; url?: string | null; isBroken?: boolean } }
-    ).to;
-    if (link?.link_type === "Document" && typeof link.id === "string")
-      routes.set(link.id, link.isBroken || typeof link.url !== "string" ? null : link.url);
-  }
+  const targetRoutes = new Map<string, string | null>();
+  documents.forEach((doc, at) => {
+    const to = rules[at]?.to;
+    if (to?.kind === "document") targetRoutes.set(to.id, linkedUrl(doc.data, to.id) ?? null);
+  });
   const pages = await publishedPaths(client, ref, redirectPaths(rules, siteUrl));
   const resolution = resolveRedirects({
     siteUrl,
     rules,
-    routeOf: (id) => routes.get(id),
+    routeOf: (id) => targetRoutes.get(id),
     isPage: (path) => pages.has(path),
   });
   const fromPaths = new Map<string, string>();
@@ -83,21 +72,62 @@ async function resolveAt(client: Client, ref: string, siteUrl: string): Promise<
     const from = fromPathOf(rule.from, siteUrl);
     if ("path" in from) fromPaths.set(rule.id, from.path);
   }
-  return { ...resolution, documents: new Map(documents.map((doc) => [doc.id, doc])), fromPaths };
+  return {
+    ...resolution,
+    rules: new Map(rules.map((rule) => [rule.id, rule])),
+    fromPaths,
+    targetRoutes,
+  };
 }
 
-/** Which of `paths` a page, price list or listing is published at, at `ref`. */
+/** Every document of `type` at `ref`, page by page, without dangerouslyGetAll's 500 ms between pages. */
+async function listType(client: Client, ref: string, type: string): Promise<PrismicDocument[]> {
+  const documents: PrismicDocument[] = [];
+  for (let page = 1, pages = 1; page <= pages; page++) {
+    const answer = await client.get({
+      ref,
+      filters: [filter.at("document.type", type)],
+      pageSize: PAGE_SIZE,
+      page,
+    });
+    documents.push(...answer.results);
+    pages = answer.total_pages;
+  }
+  return documents;
+}
+
+/**
+ * The url the route resolver gave a link to document `id` in a document's data, wherever the link
+ * is; null when the link is broken or has no url, undefined when there is no such link.
+ */
+function linkedUrl(value: unknown, id: string): string | null | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const link = value as { link_type?: unknown; id?: unknown; url?: unknown; isBroken?: unknown };
+  if (link.link_type === "Document" && link.id === id)
+    return link.isBroken || typeof link.url !== "string" ? null : link.url;
+  for (const inner of Object.values(value)) {
+    const found = linkedUrl(inner, id);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** Which of `paths` a document or a listing is published at, at `ref`. */
 async function publishedPaths(client: Client, ref: string, paths: readonly string[]): Promise<Set<string>> {
   const found = new Set<string>();
-  const wanted = { page: new Map<string, string>(), price_list: new Map<string, string>() };
+  const wanted = new Map<string, Map<string, string>>();
   for (const path of paths) {
-    const route = parseRoute(path);
-    if (route.kind === "price-list-index") found.add(path);
-    else if (route.kind === "home") wanted.page.set(HOME_UID, path);
-    else if (route.kind === "page") wanted.page.set(route.uid, path);
-    else if (route.kind === "price-list") wanted.price_list.set(route.uid, path);
+    if (website.routes.isListing(path)) {
+      found.add(path);
+      continue;
+    }
+    const shown = website.routes.documentAt(path);
+    if (!shown) continue;
+    const byUid = wanted.get(shown.type) ?? new Map<string, string>();
+    byUid.set(shown.uid, path);
+    wanted.set(shown.type, byUid);
   }
-  for (const [type, byUid] of Object.entries(wanted)) {
+  for (const [type, byUid] of wanted) {
     const uids = [...byUid.keys()];
     for (let i = 0; i < uids.length; i += PAGE_SIZE) {
       const answer = await client.get({

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { fileURLToPath } from "node:url";
 import Fastify, { type FastifyInstance, type RawServerDefault } from "fastify";
 import type { LogLevel, OpsConfig, PrismicConfig } from "#config";
 import { createContentClient, loadContentSchema } from "#content";
@@ -30,7 +29,7 @@ export interface PreviewOptions {
   repository: string;
   /** The operations listener (metrics, health); none when undefined. */
   ops?: OpsConfig;
-  /** The repository root holding `customtypes/` and the slice models; defaults to this checkout's. */
+  /** The folder holding `customtypes/` and the slice models; the website's (`website.projectDir`) by default. */
   rootDir?: string;
 }
 
@@ -42,14 +41,12 @@ export interface RunningPreview {
   close(): Promise<void>;
 }
 
-const ROOT_DIR = fileURLToPath(new URL("../../../", import.meta.url));
-
 /**
  * Bundles the browser code, probes the content API (a down API is logged and
  * the server starts anyway: pages answer 503 until it is back), then listens.
  */
 export async function startPreview(options: PreviewOptions, logger: Logger): Promise<RunningPreview> {
-  const schema = loadContentSchema(options.rootDir ?? ROOT_DIR);
+  const schema = loadContentSchema(options.rootDir ?? website.projectDir);
   // Aborted at shutdown: a request waiting on the content API (a 429's wait) ends at once.
   const shutdown = new AbortController();
   const client = createContentClient(options.prismic, {

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { surrogateKeys } from "#edge";
 import { parseHttpDate } from "#http/http-date.ts";
-import { homeAliasTarget } from "#manifest/home-alias.ts";
 import { CACHE_CONTROL } from "#manifest/manifest.ts";
 import { watchContactQueue } from "#metrics/contact-metrics.ts";
 import { healthRoutes } from "#ops/health-routes.ts";
@@ -58,7 +57,7 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
   });
 
   // Storage failures thrown by the handlers below reach the error handler this installs (500/503 pages).
-  const errors = siteErrorPages(app, store);
+  const errors = siteErrorPages(app, store, (status) => routes.errorPageKey(status));
   const notFound = errors.notFound;
   if (options.contact) {
     await app.register(contactRoutes, { queue: options.contact, store, onServerError: errors.failed });
@@ -73,13 +72,16 @@ export async function siteApp(app: FastifyInstance, options: SiteAppOptions): Pr
   healthRoutes(app, siteReadiness(store, options.contact));
 
   app.get("/*", async (request, reply) => {
-    // A redirect like any other, kept by the edge, purged by its route key (`/home`), `/`'s or `all`.
-    if (homeAliasTarget(request.url)) {
-      // The home page's uid renamed leaves `/` a redirect: `/home` goes straight where it goes, in
-      // one hop (and a publish that changes `/` purges `/home` with it).
-      const home = await routes.match("/");
-      const [location, status] = home?.redirect ? [home.redirect, home.status] : ["/", undefined];
-      return redirect(request, reply, location, status, "/");
+    // An alias (`/home` → `/`): a redirect like any other, kept by the edge, purged by its own
+    // route key, its route's or `all`.
+    const alias = await routes.alias(request.url);
+    if (alias !== undefined) {
+      // A route that is itself a redirect now (the home page's uid renamed leaves `/` one): the
+      // alias goes straight where it goes, in one hop (and a publish that changes the route purges
+      // the alias with it).
+      const target = await routes.match(alias);
+      const [location, status] = target?.redirect ? [target.redirect, target.status] : [alias, undefined];
+      return redirect(request, reply, location, status, alias);
     }
     const path = decodePath(request);
     if (path === undefined) return notFound(request, reply);

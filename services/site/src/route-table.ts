@@ -1,3 +1,4 @@
+import { aliasRoute } from "#manifest/aliases.ts";
 import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { isSafeKey, type SiteStore } from "#storage";
 
@@ -28,6 +29,10 @@ export class RouteTable {
    * editors' redirects → their target. 301, or 302 for those in `temporaryRedirects`.
    */
   #redirects = new Map<string, { location: string; status: 301 | 302 }>();
+  /** The website's aliases (`/home` → `/`), as the manifest records them. */
+  #aliases: Record<string, string> = {};
+  /** Status → the storage key of the site's error page for it (the manifest's routes with that status). */
+  #errorPages = new Map<number, string>();
   #etag: string | undefined;
   #checkedAt = -Infinity;
   #refreshing: { promise: Promise<void>; startedAt: number } | undefined;
@@ -70,6 +75,22 @@ export class RouteTable {
     const shaped = byShape(path);
     if (!isSafeKey(shaped.key) || shaped.key.startsWith(".")) return undefined;
     return (await this.store.head(shaped.key)) ? shaped : undefined;
+  }
+
+  /** The route a request for `url` is an alias of (`/home?x=1` → `/`), or undefined. */
+  async alias(url: string): Promise<string | undefined> {
+    await this.#refresh(false);
+    return aliasRoute(url, this.#aliases);
+  }
+
+  /**
+   * The storage key of the site's error page for `status`, as the build recorded it (the manifest's
+   * route rendered with that status). Without a manifest (a site written by other means, or storage
+   * failing), `<status>.html`: the error documents a bucket website is usually given.
+   */
+  async errorPageKey(status: number): Promise<string> {
+    await this.#refresh(false).catch(() => undefined);
+    return this.#errorPages.get(status) ?? `${status}.html`;
   }
 
   /** The route at decoded `path` as the manifest spells it (`/%C3%BCber-uns`); undefined for no route. */
@@ -141,6 +162,16 @@ export class RouteTable {
         // Routes are written percent-encoded (`/%C3%BCber-uns`); requests are matched decoded.
         this.#routes = new Map(pages.map(([route, entry]) => [decodedRoute(route), entry.key]));
         this.#spellings = new Map(pages.map(([route]) => [decodedRoute(route), route]));
+        this.#aliases = Object.fromEntries(
+          Object.entries(manifest?.aliases ?? {}).filter(
+            ([path, route]) => path.startsWith("/") && typeof route === "string" && route.startsWith("/"),
+          ),
+        );
+        this.#errorPages = new Map(
+          Object.values(manifest?.routes ?? {})
+            .filter((entry) => entry.status >= 400)
+            .map((entry) => [entry.status, entry.key]),
+        );
         const temporary = new Set(manifest?.temporaryRedirects ?? []);
         this.#redirects = new Map(
           Object.entries(manifest?.redirects ?? {})

@@ -1,35 +1,16 @@
 import type { PrismicDocument } from "@prismicio/client";
+import type { RedirectRule, RedirectTarget } from "#website/contract.ts";
+
+export type { RedirectRule, RedirectTarget } from "#website/contract.ts";
 
 /**
- * An editor's redirect (customtypes/redirect) as the worker keeps it in its index: what the
- * document says, nothing resolved yet (its From path is normalised, its target document routed and
- * chains collapsed by resolve-redirects.ts, at every publish and build). Read from the document as
- * the API sends it: every field may be absent (a model change) or empty, and then the redirect is
- * simply not served, with a notice saying why — never a throw.
+ * The demo's redirect documents (customtypes/redirect) as the engine's `RedirectRule`: what the
+ * document says, nothing resolved yet (the engine normalises its From path, routes its target
+ * document and collapses chains, #redirects/resolve-redirects.ts). Read from the document as the
+ * API sends it: every field may be absent (a model change) or empty, and then the redirect is
+ * simply not served, with a notice saying why — never a throw. A document without `permanent` (an
+ * older model) is permanent.
  */
-export interface RedirectRule {
-  /** The redirect document's id. */
-  id: string;
-  /** The From path as typed (trimmed): `/spring-sale`. */
-  from: string;
-  to: RedirectTarget;
-  /** 301 when true, 302 when false; a document without the field (an older model) is permanent. */
-  permanent: boolean;
-  /**
-   * Its first publication date: when two redirects claim one path, the first published is served
-   * (a newer duplicate must not take over silently). Null: unknown (sorts last).
-   */
-  published: string | null;
-}
-
-export type RedirectTarget =
-  /** A link to a document: the redirect goes wherever that document is published now. */
-  | { kind: "document"; id: string }
-  /** A web link (or a media file's URL), as typed: another site, or a path of this one. */
-  | { kind: "url"; url: string }
-  /** The To field is empty, or holds nothing a visitor can be sent to. */
-  | { kind: "none" };
-
 export const REDIRECT_TYPE = "redirect";
 
 /** The rule a `redirect` document states. */

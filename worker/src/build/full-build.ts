@@ -590,6 +590,8 @@ async function deleteOrphans(current: Build, redirectKeys: Iterable<string>): Pr
 async function writeManifest(current: Build, site: string): Promise<void> {
   const { store, guard } = current.options;
   await writePageInputs(store, current.pageInputs, site);
+  // The site server answers the website's aliases (`/home` → `/`) from here: it never loads the website.
+  current.manifest.aliases = { ...website.routes.aliases };
   const body = serializeManifest(current.manifest);
   await guard?.ensureCurrent();
   await store.put(MANIFEST_KEY, body, {

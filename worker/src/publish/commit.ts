@@ -7,6 +7,7 @@ import {
   serializeManifest,
 } from "#manifest/manifest.ts";
 import { type SiteStore, sha256 } from "#storage";
+import { website } from "#website";
 import type { IndexedRoute } from "./dependency-index.ts";
 import { type Served, setServed } from "./redirect-objects.ts";
 
@@ -44,6 +45,8 @@ export async function updateManifest(
     delete manifest.redirects;
     delete manifest.temporaryRedirects;
   }
+  // The site server answers the website's aliases (`/home` → `/`) from here: it never loads the website.
+  manifest.aliases = { ...website.routes.aliases };
   const body = serializeManifest(manifest);
   await store.put(MANIFEST_KEY, body, {
     contentType: "application/json",

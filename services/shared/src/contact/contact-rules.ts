@@ -8,11 +8,11 @@ import {
 /**
  * The contact form's per-field rules and their messages, one copy for both sides: the site
  * server's `POST /api/contact` (through validate-contact.ts, which adds the zod shape check) and
- * the browser's contact-form island, which imports this file directly (the one exception to
- * "web/src/browser imports only web/src/browser", see .dependency-cruiser.cjs). So it must stay
- * browser-safe and small: no zod, no node:*, no other project file; libphonenumber-js with its
- * `min` metadata only (the same metadata on both sides, so a number valid in the browser is valid
- * on the server).
+ * the website's contact-form island, which imports this file directly: it is one of the engine's
+ * modules for websites (FOR_WEBSITES in .dependency-cruiser.cjs) and the one exception to
+ * "web/src/browser imports only web/src/browser". So it must stay browser-safe and small: no zod,
+ * no node:*, no other project file; libphonenumber-js with its `min` metadata only (the same
+ * metadata on both sides, so a number valid in the browser is valid on the server).
  */
 
 export const CONTACT_LIMITS = {

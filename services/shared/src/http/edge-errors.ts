@@ -12,8 +12,8 @@ export const BARE_SECURITY_HEADERS: Record<string, string> = {
 
 /**
  * Where a server that shows pages routes a request whose path cannot be percent-decoded: a path no
- * route and no content can take (`_pressroom` is a reserved uid, web/src/uid-rules.ts), so the
- * server answers it exactly as any path that names no page.
+ * route and no content can take (`_pressroom`, the servers' own prefix, is among a website's
+ * `routes.reserved`), so the server answers it exactly as any path that names no page.
  */
 export const MALFORMED_URL_PATH = "/_pressroom/malformed-url";
 

@@ -1,16 +1,17 @@
 /**
- * The paths of editors' redirects (customtypes/redirect): what a From path may be, how it and a
- * site-path target are spelled (the one way the site's routes are), and the storage key of a
- * redirect object. Pure, table-tested (tests/unit/redirect-rules.test.ts).
+ * The paths of editors' redirects (the website's `redirects.type`): what a From path may be, how
+ * it and a site-path target are spelled (the one way the website's routes are), and the storage key
+ * of a redirect object. Pure but for the website's route table; table-tested
+ * (tests/unit/redirect-rules.test.ts).
  *
- * A path is a sequence of segments each of which could be a uid (uid-rules.ts: lowercase letters
- * of any script, digits, `-`, `_`), so a From path can never name a file, climb out of the site's
- * key prefix or smuggle a `/` in an encoded character; it is lowercased (every address of the site
- * is: a uid is lowercase) and loses its trailing slash, then each segment is percent-encoded the
- * way routes are (`/über-uns` → `/%C3%BCber-uns`).
+ * A path is a sequence of segments each of which could be a uid (#content/uid-segments.ts: lowercase
+ * letters of any script, digits, `-`, `_`), so a From path can never name a file, climb out of the
+ * site's key prefix or smuggle a `/` in an encoded character; it is lowercased (every address of
+ * the site is: a uid is lowercase) and loses its trailing slash, then each segment is
+ * percent-encoded the way routes are (`/über-uns` → `/%C3%BCber-uns`).
  */
-import { keyForRoute, parseRoute, pathForRoute, RESERVED_PAGE_UIDS } from "#web/routes.ts";
-import { isUidSegmentSafe, uidToSegment } from "#web/uid-rules.ts";
+import { isUidSegmentSafe, uidToSegment } from "#content/uid-segments.ts";
+import { website } from "#website";
 
 /** Segments of a From path at most: deep enough for any old site's address. */
 export const MAX_REDIRECT_SEGMENTS = 8;
@@ -19,9 +20,18 @@ export const MAX_FROM_PATH_LENGTH = 512;
 /** A redirect's location at most (S3's `x-amz-website-redirect-location` takes 2 KB). */
 export const MAX_LOCATION_LENGTH = 2_000;
 
-/** `/home` answers 301 to `/` on the site and the preview server (#manifest/home-alias.ts). */
-const HOME_ALIAS = "home";
-const RESERVED_FIRST = new Set(RESERVED_PAGE_UIDS);
+const { routes } = website;
+const RESERVED_FIRST = new Set(routes.reserved);
+/**
+ * Reserved first segments under which the route table places documents (`/blog/:uid`): an old
+ * address below one (`/blog/old-post`) is a fine From path, the segment alone is not.
+ */
+const DOCUMENT_PREFIXES = new Set(
+  routes.resolver.flatMap(({ path }) => {
+    const [first, ...rest] = path.split("/").filter(Boolean);
+    return first !== undefined && !first.startsWith(":") && rest.length > 0 ? [first] : [];
+  }),
+);
 
 export type PathResult = { path: string } | { problem: string };
 
@@ -55,9 +65,8 @@ export function canonicalPath(raw: string): PathResult {
     segments.push(uidToSegment(segment));
   }
   const path = `/${segments.join("/")}`;
-  // The site's own spellings (`/price-list/` keeps its slash).
-  const route = parseRoute(path);
-  return { path: route.kind === "not-found" ? path : pathForRoute(route) };
+  // The site's own spellings (a listing may keep its trailing slash).
+  return { path: routes.canonical(path) ?? path };
 }
 
 /**
@@ -89,11 +98,17 @@ export function fromPathOf(raw: string, siteUrl: string): PathResult {
   if (path === "/") return { problem: "is the home page's address: a page is always served there" };
   if (segments.length > MAX_REDIRECT_SEGMENTS)
     return { problem: `has more than ${MAX_REDIRECT_SEGMENTS} segments` };
-  if (segments.length === 1 && first === HOME_ALIAS)
-    return { problem: "is the home page's other address (/home always goes to /)" };
-  if (RESERVED_FIRST.has(first) && !(first === "price-list" && segments.length > 1))
+  const alias = aliasOf(path);
+  if (alias !== undefined)
     return {
-      problem: `starts with /${first}, which the site uses itself (reserved: ${RESERVED_PAGE_UIDS.map((uid) => `/${uid}`).join(", ")})`,
+      problem:
+        alias === "/"
+          ? `is the home page's other address (${path} always goes to /)`
+          : `is another address of ${alias} (${path} always goes there)`,
+    };
+  if (RESERVED_FIRST.has(first) && !(DOCUMENT_PREFIXES.has(first) && segments.length > 1))
+    return {
+      problem: `starts with /${first}, which the site uses itself (reserved: ${routes.reserved.map((uid) => `/${uid}`).join(", ")})`,
     };
   return { path };
 }
@@ -125,8 +140,7 @@ export function ownPath(url: string, siteUrl: string): string | undefined {
  * for a path that is neither: nothing is ever written outside the site's keys.
  */
 export function redirectKey(path: string): string {
-  const route = parseRoute(path);
-  if (route.kind !== "not-found") return keyForRoute(path);
+  if (routes.canonical(path) !== undefined) return routes.key(path);
   const segments: string[] = [];
   for (const segment of path.split("/").slice(1)) {
     const uid = safeDecode(segment);
@@ -137,6 +151,14 @@ export function redirectKey(path: string): string {
   if (!path.startsWith("/") || segments.length === 0)
     throw new Error(`no redirect can be stored at ${JSON.stringify(path)}: it is not a path of the site`);
   return `${segments.join("/")}/index.html`;
+}
+
+/**
+ * The route an alias of the website's (`routes.aliases`: `/home` → `/`) answers with, for a path
+ * spelled canonically; undefined for any other path.
+ */
+export function aliasOf(path: string): string | undefined {
+  return Object.hasOwn(routes.aliases, path) ? routes.aliases[path] : undefined;
 }
 
 function safeDecode(segment: string): string | undefined {

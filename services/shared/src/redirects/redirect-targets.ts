@@ -1,6 +1,5 @@
-import { isSafeHref } from "#web/lib/safe-href.ts";
 import type { RedirectRule } from "#website/contract.ts";
-import { canonicalPath, MAX_LOCATION_LENGTH, ownPath } from "./redirect-paths.ts";
+import { aliasOf, canonicalPath, MAX_LOCATION_LENGTH, ownPath } from "./redirect-paths.ts";
 
 /** Where a redirect's To field sends visitors, before chains are followed. */
 export type Target =
@@ -14,12 +13,25 @@ export type Target =
   | { kind: "problem"; notice: "no-target" | "target-invalid" | "target-gone"; message: string };
 
 const WEB = /^https?:\/\//i;
+/** What a browser could follow to a page: a path of this site or a web address, nothing else. */
+const FOLLOWABLE = /^(?:\/(?!\/)|https?:\/\/)/i;
+
+/**
+ * Whether `url`, read as a browser reads it (backslashes as slashes: `/\evil.example` is
+ * `//evil.example`, another origin), is a path of this site or a web address; one holding a
+ * control character (which browsers drop, joining what it separated) is neither.
+ */
+function isFollowable(url: string): boolean {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+  if (/[\u0000-\u001f\u007f]/.test(url)) return false;
+  return FOLLOWABLE.test(url.trim().replaceAll("\\", "/"));
+}
 
 /**
  * The target of `rule`: a document's route now (`routeOf`: null or undefined when it is not
  * published or has no address), or a web address. A URL of this site (`siteUrl`, or a bare path)
  * is a site path, so a redirect to another redirect can be collapsed and a loop found. Any scheme
- * but http(s) is refused, as `isSafeHref` refuses it in a page (`javascript:`, `data:`, `mailto:`).
+ * but http(s) is refused (`javascript:`, `data:`, `mailto:`).
  */
 export function targetOf(
   rule: RedirectRule,
@@ -50,7 +62,7 @@ export function targetOf(
     message: `its target (${shown}) ${why}`,
   });
   if (to.url.length > MAX_LOCATION_LENGTH) return invalid(`is longer than ${MAX_LOCATION_LENGTH} characters`);
-  if (!isSafeHref(to.url) || /\s/.test(to.url) || to.url.startsWith("#"))
+  if (!isFollowable(to.url) || /\s/.test(to.url))
     return invalid(
       "is not a web address: only https:// and http:// addresses, or a path of this site, are followed",
     );
@@ -79,8 +91,8 @@ function sitePath(own: string): Target | undefined {
   const suffix = `${parsed.search}${parsed.hash}`;
   const canonical = canonicalPath(parsed.pathname);
   if ("path" in canonical) {
-    // `/home` is the home page's other address: the chain would end there anyway.
-    const path = canonical.path === "/home" ? "/" : canonical.path;
+    // An alias of a route (`/home` → `/`): the chain would end there anyway.
+    const path = aliasOf(canonical.path) ?? canonical.path;
     return { kind: "site", path, suffix, followable: true };
   }
   // A path the site's grammar does not describe (a file): sent as it is, never followed.

@@ -1,6 +1,6 @@
 /**
- * Which redirects the site serves: editors' redirects (customtypes/redirect) beside the ones uid
- * renames leave (.pressroom/redirects.json). Pure, so the publish, the full build, `pressroom
+ * Which redirects the site serves: editors' redirects (the website's `redirects`) beside the ones
+ * uid renames leave (.pressroom/redirects.json). Pure, so the publish, the full build, `pressroom
  * status` and the preview decide alike; table-tested (tests/unit/resolve-redirects.test.ts).
  *
  * - A page published at a path wins: a redirect from it is not served (a notice says so).
@@ -12,7 +12,6 @@
  * - A loop (`/a → /b → /a`, or a redirect to itself) is refused: none of its redirects, nor those
  *   leading into it, is served; a rename's redirect at the same path still is.
  */
-
 import type { RedirectRule } from "#website/contract.ts";
 import { fromPathOf } from "./redirect-paths.ts";
 import { type Target, targetOf, withSuffix } from "./redirect-targets.ts";

@@ -38,6 +38,12 @@ export interface BuildManifest {
    */
   redirects?: Record<string, string>;
   /**
+   * The website's aliases (`routes.aliases`, the demo's `{ "/home": "/" }`): request paths answered
+   * 301 to where their route goes. The site server knows them from here, so it need not load the
+   * website. Absent in a manifest written before it was recorded (no alias is answered then).
+   */
+  aliases?: Record<string, string>;
+  /**
    * The paths of `redirects` answered 302 (an editor's temporary redirect), sorted. A site server
    * older than this field answers them 301.
    */

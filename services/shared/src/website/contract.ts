@@ -77,6 +77,12 @@ export interface WebsiteRoutes {
   readonly notFound: string;
   /** The routes of the stored error pages, by status: `{ 404: "404", 500: "500", 503: "503" }`. */
   readonly errors: Readonly<Record<number, string>>;
+  /**
+   * Request paths the site answers with a 301 to a route, besides the routes' other spellings: the
+   * demo's `{ "/home": "/" }` (the home page's uid as a path). Matched exactly, with or without one
+   * trailing slash; the query string is kept. Never a route, nor a path an editor may redirect.
+   */
+  readonly aliases: Readonly<Record<string, string>>;
   /** Path segments no document may take (they belong to the engine or the site's fixed routes). */
   readonly reserved: readonly string[];
   /** Why `uid` cannot be a document's uid of `type` (grammar, reserved names); undefined when it can. */
