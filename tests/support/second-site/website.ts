@@ -60,6 +60,7 @@ export const website: Website = {
     isSitemap: (route) => route === SITEMAP,
     notFound: NOT_FOUND,
     errors: { 404: "404", 500: "500", 503: "503" },
+    aliases: {},
     reserved: [],
     uidProblem,
   },
