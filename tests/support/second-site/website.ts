@@ -44,7 +44,8 @@ export const website: Website = {
   projectDir: here("./"),
   types: [CONFIG_TYPE, POST_TYPE, MOVED_TYPE],
   frame: [CONFIG_TYPE],
-  shared: [],
+  // The listings show posts' titles: a build hands a listing whole documents of shared types only.
+  shared: [POST_TYPE],
   routes: {
     resolver,
     ofDocument: routeOf,
