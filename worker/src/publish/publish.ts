@@ -1,9 +1,9 @@
 import { hostname } from "node:os";
 import type { PrismicDocument } from "@prismicio/client";
+import { createClientSource } from "#content/source.ts";
 import { MAX_IDS_PER_PUBLISH, redisKeys } from "#jobs/catalog.ts";
 import { deliveriesWithoutDocuments } from "#metrics/metrics.ts";
-import { createClientSource } from "#content/source.ts";
-import { keyForRoute, routeProblem } from "#web/routes.ts";
+import { website } from "#website";
 import { reportContentNotices } from "../content-notices.ts";
 import { clearFailuresCommand } from "../publishing-health.ts";
 import { execTransaction, type RedisCommand } from "./chunked-transaction.ts";
@@ -206,7 +206,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   for (const [from, why] of plan.redirects) log.debug({ from, why }, "redirect");
   // A uid Prismic accepted but the site cannot route (reserved, too long): say it where it happens.
   for (const doc of fetchedDocs.values()) {
-    const problem = routeProblem(doc);
+    const problem = website.routes.problem(doc);
     if (problem)
       log.error({ documentId: doc.id, uid: doc.uid }, `${doc.type} ${doc.id} gets no page: ${problem}`);
   }
@@ -361,7 +361,7 @@ export async function publish(ctx: PublishContext): Promise<PublishSummary> {
   const deletable = await claimWrites(ctx.redis, ctx.queuePrefix, deleted, generation);
   for (const route of deleted) {
     if (!deletable.has(route)) continue;
-    const key = previous.get(route)?.key ?? keyForRoute(route);
+    const key = previous.get(route)?.key ?? website.routes.key(route);
     // The route's page is gone either way; a redirect served there now holds its key.
     if (!redirectKeys.has(key)) await ctx.store.delete(key);
     counts.deleted++;
