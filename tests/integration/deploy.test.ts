@@ -4,9 +4,14 @@
  * edited: deployed-copy.ts, the real `pressroom` command and render-thread bundle) starts on the
  * same Redis, storage and edge. With no operator step, storage and the edge (a real varnishd with
  * the shipped VCL, where it runs) must show the new code's site: a component's markup changed
- * rewrites exactly the pages that show it; a route removed is gone from storage and the edge.
+ * rewrites exactly the pages that show it; a route removed is gone from storage and the edge; a
+ * routed type added with its listing (files under web/ and customtypes/ only) has its listing live
+ * at once, and a document of it published then (the local content service calling the real webhook
+ * receiver) is live with its page, in the listing and in the sitemap.
  */
 import { createHash } from "node:crypto";
+import { cp, mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,20 +19,30 @@ import type { SiteConfig } from "#config";
 import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { type RunningSite, startSite } from "#site/server.ts";
 import { createSiteStore, type SiteStore } from "#storage";
+import { startWebhook } from "#webhook/server.ts";
+import { BLOG_EDITS, BLOG_INDEX, blogFiles } from "../support/blog-deploy.ts";
 import { type DeployedCopy, deployedCopy, type SourceEdit } from "../support/deployed-copy.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { type PressroomProcess, runPressroom, startPressroom } from "../support/pressroom-process.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
+import { until } from "../support/until.ts";
 import { hasVarnish, startVarnish, type Varnish } from "../support/varnish.ts";
+import { webhookOptions } from "../support/webhook-options.ts";
 import { untilWorkerSettled } from "../support/worker-settled.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
 
 const PREFIX = `test-deploy-${process.pid}-${Date.now()}`;
 const SITE_URL = "https://www.example.com";
+const SECRET = "deploy-test-webhook-secret";
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
 
 let redis: Redis;
 let content: LocalPrismic;
+let webhook: Awaited<ReturnType<typeof startWebhook>>;
+/** The Slice Machine project the content service serves models from: this checkout's, then a push. */
+let models: { path: string; remove: () => Promise<void> };
 let folder: { path: string; remove: () => Promise<void> };
 let store: SiteStore;
 let site: RunningSite;
@@ -118,9 +133,14 @@ async function expectBuiltBy(copy: DeployedCopy): Promise<void> {
   }
 }
 
-/** A deploy: the running worker stopped (SIGTERM), one of `edits` started in its place. */
-async function deploy(name: string, edits: SourceEdit[], running: PressroomProcess) {
-  const copy = await deployedCopy(name, edits);
+/** A deploy: the running worker stopped (SIGTERM), one of `edits` (and new `files`) started in its place. */
+async function deploy(
+  name: string,
+  edits: readonly SourceEdit[],
+  running: PressroomProcess,
+  files: Record<string, string> = {},
+) {
+  const copy = await deployedCopy(name, edits, files);
   copies.push(copy);
   await running.stop();
   const next = await runWorker(copy);
@@ -155,6 +175,14 @@ const NO_PRICE_LIST_PAGES: SourceEdit = {
   to: "  return null;\n}",
 };
 
+const SLICE_MARK = 'data-deployed="slice-only"';
+/** One slice's markup changed: the deploy of the third test, kept by the fourth. */
+const FAQ_MARKED: SourceEdit = {
+  file: "web/slices/Faq/index.tsx",
+  from: '<div className="faq__list">',
+  to: `<div className="faq__list" ${SLICE_MARK}>`,
+};
+
 const pageRoutes = async () =>
   Object.keys((await manifest()).routes).filter((route) => route.startsWith("/"));
 
@@ -164,7 +192,15 @@ beforeAll(async () => {
   if (!hasVarnish)
     console.warn("varnishd with xkey is not installed: the edge's half of these tests is skipped");
   redis = new Redis({ maxRetriesPerRequest: null });
-  content = await startLocalPrismic();
+  webhook = await startWebhook(webhookOptions(PREFIX, SECRET), logger);
+  models = await tempDir("deploy-models");
+  for (const entry of ["customtypes", "web/slices", "slicemachine.config.json"])
+    await cp(join(ROOT, entry), join(models.path, entry), { recursive: true });
+  content = await startLocalPrismic({
+    modelsDir: models.path,
+    webhookUrl: `${webhook.url}/webhooks/prismic`,
+    webhookSecret: SECRET,
+  });
   folder = await tempDir("deploy-site");
   const storage = { url: `file://${folder.path}`, s3Endpoint: undefined, s3Region: "us-east-1" };
   store = createSiteStore(storage);
@@ -194,6 +230,8 @@ afterAll(async () => {
   await site?.close();
   await varnish?.stop();
   await content?.stop();
+  await webhook?.close();
+  await models?.remove();
   await store?.close();
   await removeKeysUnder(redis, PREFIX);
   await redis?.quit();
@@ -293,22 +331,11 @@ describe("a deploy is a publish", () => {
   }, 60_000);
 
   it("a change in one slice's code renders again only the pages that show the slice", async () => {
-    const MARK = 'data-deployed="slice-only"';
+    const MARK = SLICE_MARK;
     const before = await stored();
     const pages = Object.values((await manifest()).routes).filter((entry) => entry.documentId).length;
 
-    running = await deploy(
-      "slice",
-      [
-        NO_PRICE_LIST_PAGES,
-        {
-          file: "web/slices/Faq/index.tsx",
-          from: '<div className="faq__list">',
-          to: `<div className="faq__list" ${MARK}>`,
-        },
-      ],
-      running,
-    );
+    running = await deploy("slice", [NO_PRICE_LIST_PAGES, FAQ_MARKED], running);
 
     const after = await stored();
     const changed = [...after].filter(([key, hash]) => before.get(key) !== hash).map(([key]) => key);
@@ -321,4 +348,109 @@ describe("a deploy is a publish", () => {
     // lists and listings, which a build always renders) were.
     expect(builtBy(running)?.reused).toBe(pages - showing.length);
   }, 60_000);
+
+  it("a routed type added with its listing: the listing is live at the deploy, a document of it published then is live with its page, in the listing and in the sitemap", async () => {
+    const before = await stored();
+    expect(Object.keys((await manifest()).routes)).not.toContain(BLOG_INDEX);
+
+    // The type added in the site's code alone (the previous deploys' edits kept): its listing exists
+    // at once, empty; nothing else changes but the sitemap, which lists it.
+    running = await deploy(
+      "new-type",
+      [NO_PRICE_LIST_PAGES, FAQ_MARKED, ...BLOG_EDITS],
+      running,
+      await blogFiles(),
+    );
+    const deployed = copies.at(-1) as DeployedCopy;
+    const after = await stored();
+    const changed = [...after].filter(([key, hash]) => before.get(key) !== hash).map(([key]) => key);
+    expect(changed.sort()).toEqual(["blog/index.html", "sitemap.xml"]);
+    expect([...before.keys()].filter((key) => !after.has(key))).toEqual([]);
+    expect((await manifest()).routes[BLOG_INDEX]).toMatchObject({ key: "blog/index.html" });
+    expect(await text("blog/index.html")).toContain("No posts yet.");
+    expect(await text("sitemap.xml")).toContain(`${SITE_URL}${BLOG_INDEX}<`);
+    await primeEdge([BLOG_INDEX, "/sitemap.xml"]);
+
+    // The model pushed to the repository (as Slice Machine does): the content service reads it
+    // without a restart, and an editor publishes a post; its webhook reaches the deployed worker.
+    await mkdir(join(models.path, "customtypes/blog_post"), { recursive: true });
+    await writeFile(
+      join(models.path, "customtypes/blog_post/index.json"),
+      (await blogFiles())["customtypes/blog_post/index.json"] as string,
+    );
+    const TITLE = "Hello from the new blog";
+    const UID = "hello-blog";
+    const route = `/blog/${UID}`;
+    const published = Date.now();
+    const answer = await fetch(`${content.url}/admin/publish`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ upsert: [blogPost(UID, TITLE)] }),
+    });
+    expect(answer.status, await answer.clone().text()).toBe(200);
+    const live = async (path: string) => {
+      const response = await fetch(`${site.url}${path}`);
+      return response.status === 200 ? await response.text() : "";
+    };
+    await until(
+      "the post, the listing and the sitemap live",
+      async () =>
+        (await live(route)).includes(TITLE) &&
+        (await live(BLOG_INDEX)).includes(`href="${route}"`) &&
+        (await live("/sitemap.xml")).includes(`${SITE_URL}${route}<`),
+      { timeoutMs: 30_000, intervalMs: 20 },
+    );
+    const liveMs = Date.now() - published;
+    await untilWorkerSettled(redis, PREFIX, content.store.masterRef, 30_000);
+
+    expect(await text(`blog/${UID}/index.html`)).toContain(TITLE);
+    const listing = await text("blog/index.html");
+    expect(listing).toContain(`href="${route}"`);
+    expect(listing).toContain(TITLE);
+    expect(listing).not.toContain("No posts yet.");
+    expect(await text("sitemap.xml")).toContain(`${SITE_URL}${route}<`);
+    expect((await manifest()).routes[route]).toMatchObject({ key: `blog/${UID}/index.html` });
+    expect(await redis.hkeys(`${PREFIX}:index:routes`)).toContain(route);
+    if (varnish) {
+      // The listing and the sitemap were kept by the edge: the publish purged them.
+      for (const [path, shows] of [
+        [route, TITLE],
+        [BLOG_INDEX, `href="${route}"`],
+        ["/sitemap.xml", `${SITE_URL}${route}<`],
+      ] as const) {
+        const response = await edge(path);
+        expect(response.status, path).toBe(200);
+        expect(await response.text(), path).toContain(shows);
+      }
+    }
+    // What a build of the deployed code makes now, the post included.
+    await expectBuiltBy(deployed);
+    console.log(
+      `deploy "new-type": a post of the new type live (its page, the listing and the sitemap, at the site server) ${liveMs} ms after its publish`,
+    );
+  }, 90_000);
 });
+
+/** A stored object's text ("" when absent). */
+async function text(key: string): Promise<string> {
+  return (await store.get(key))?.body.toString("utf8") ?? "";
+}
+
+/** A new `blog_post` document as an editor publishes it (the content service gives it an id). */
+function blogPost(uid: string, title: string) {
+  return {
+    uid,
+    type: "blog_post",
+    url: null,
+    href: "",
+    tags: [],
+    slugs: [],
+    linked_documents: [],
+    lang: "en-us",
+    alternate_languages: [],
+    data: {
+      title: [{ type: "heading1", text: title, spans: [] }],
+      body: [{ type: "paragraph", text: "The first post of a type the site did not have.", spans: [] }],
+    },
+  };
+}
