@@ -15,7 +15,10 @@ const demoDoc = (id: string) =>
 const titleOf = (doc: prismic.PrismicDocument) =>
   prismic.asText((doc.data as { title?: prismic.RichTextField }).title);
 const client = (service: LocalPrismic) =>
-  prismic.createClient("demo", { documentAPIEndpoint: service.endpoint, routes: [...website.routes.resolver] });
+  prismic.createClient("demo", {
+    documentAPIEndpoint: service.endpoint,
+    routes: [...website.routes.resolver],
+  });
 
 async function call(service: LocalPrismic, method: string, path: string, body?: unknown, raw?: string) {
   const response = await fetch(`${service.url}${path}`, {

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import * as prismic from "@prismicio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { website } from "#website";
 import { ContentApiError } from "#errors";
+import { website } from "#website";
 import { localContentClient } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 
@@ -22,7 +22,10 @@ const demoDoc = (id: string) =>
 
 /** The real @prismicio/client, as a third party would use it against Prismic. */
 const rawClient = (service: LocalPrismic) =>
-  prismic.createClient("demo", { documentAPIEndpoint: service.endpoint, routes: [...website.routes.resolver] });
+  prismic.createClient("demo", {
+    documentAPIEndpoint: service.endpoint,
+    routes: [...website.routes.resolver],
+  });
 
 const publish = async (service: LocalPrismic, edit: unknown) => {
   const response = await fetch(`${service.url}/admin/publish`, {
