@@ -16,7 +16,7 @@ import { redisKeys } from "#jobs/catalog.ts";
 import { createSiteStore } from "#storage";
 import { buildSiteAssets } from "#web/assets.ts";
 import { planCommand, statusCommand } from "#worker/inspect.ts";
-import { publishDelivery } from "#worker/publish-delivery.ts";
+import { publishDelivery } from "#worker/processors/publish.ts";
 import type { PublishContext } from "#worker/publish/context.ts";
 import { DependencyIndex } from "#worker/publish/dependency-index.ts";
 import { diffBuild } from "#worker/publish/diff-build.ts";
