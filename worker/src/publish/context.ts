@@ -4,7 +4,6 @@ import type { ContentClient } from "#content/content-client.ts";
 import type { EdgePurger } from "#edge";
 import type { Logger } from "#logger";
 import type { SiteStore } from "#storage";
-import type { SiteAssets } from "#web/assets.ts";
 import {
   ERROR_PAGE_ROUTES,
   isSitemapRoute,
@@ -12,6 +11,7 @@ import {
   ROBOTS_ROUTE,
   SITEMAP_ROUTE,
 } from "#web/routes.ts";
+import type { SiteAssets } from "#website";
 import type { RenderPool } from "../build/render-pool.ts";
 import type { IndexedDocument, IndexedRoute } from "./dependency-index.ts";
 import type { PublishTimings } from "./step-timer.ts";
