@@ -1,8 +1,6 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { redisKeys } from "#jobs/catalog.ts";
 import { withLock, withLockWhilePending } from "#worker/publish/lock.ts";
-import { type StartedTake, startTake } from "#worker/publish/take.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 
 /**
@@ -101,35 +99,5 @@ describe("withLockWhilePending", () => {
     releaseHolder();
     expect((await waiter)?.sort()).toEqual(["doc-b", "doc-c"]);
     expect(order).toEqual(["holder done", "waiter"]);
-  });
-
-  it("takes the ids with the try that got the lock, and with no try before it (take.ts)", async () => {
-    const keys = redisKeys(prefix);
-    await redis.del(keys.publishLock, keys.pendingIds, keys.processingIds);
-    await redis.sadd(keys.pendingIds, "doc-d");
-    await redis.set(keys.publishLock, "another process", "PX", 5_000);
-    const takes: StartedTake[] = [];
-    const waiter = withLockWhilePending(
-      redis,
-      keys.publishLock,
-      [keys.pendingIds, keys.processingIds],
-      async () => takes.at(-1)?.taken,
-      {
-        behindEachTry: (token) =>
-          takes.push(
-            startTake(redis, prefix, { token, readPrior: () => Promise.reject(new Error("not read")) }),
-          ),
-      },
-    );
-    await new Promise((resolve) => setTimeout(resolve, 120)); // tries that find it held
-    expect(takes.length).toBeGreaterThan(1);
-    for (const take of takes) expect(await take.taken).toBeUndefined();
-    expect(await redis.smembers(keys.pendingIds)).toEqual(["doc-d"]);
-    expect(await redis.scard(keys.processingIds)).toBe(0);
-    await redis.del(keys.publishLock); // the other process is done
-    const taken = await waiter;
-    expect(taken?.ids).toEqual(["doc-d"]);
-    expect(await redis.scard(keys.pendingIds)).toBe(0);
-    expect(await redis.smembers(keys.processingIds)).toEqual(["doc-d"]);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { pino } from "pino";
@@ -16,18 +16,17 @@ import { redisKeys } from "#jobs/catalog.ts";
 import { createSiteStore } from "#storage";
 import { buildSiteAssets } from "#web/assets.ts";
 import { planCommand, statusCommand } from "#worker/inspect.ts";
+import { publishDelivery } from "#worker/processors/publish.ts";
 import type { PublishContext } from "#worker/publish/context.ts";
 import { DependencyIndex } from "#worker/publish/dependency-index.ts";
 import { diffBuild } from "#worker/publish/diff-build.ts";
 import { nextGeneration } from "#worker/publish/generation.ts";
 import { publish } from "#worker/publish/publish.ts";
 import { renderBatchJob } from "#worker/publish/render-routes.ts";
-import { publishDelivery } from "#worker/publish-delivery.ts";
 import { reconcile } from "#worker/reconcile.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
-import { tcpProxy } from "../support/tcp-proxy.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 type DemoDocument = {
@@ -123,11 +122,10 @@ describe("the delivery's master ref: the batch asked for while the master ref is
     try {
       const marker = "Published at the announced ref";
       await pendingPricingEdit(marker);
-      const summary = await publish({
-        ...ctx,
-        client: localContentClient(proxy.endpoint),
-        refHint: content.store.masterRef,
-      });
+      const summary = await publish(
+        { ...ctx, client: localContentClient(proxy.endpoint) },
+        { announcedRef: content.store.masterRef },
+      );
       expect(summary.mode).toBe("incremental");
       // One API root read (the master ref: no repository read before the search, the models have no
       // Integration Fields) and the batch's search, asked before the root answered.
@@ -141,57 +139,18 @@ describe("the delivery's master ref: the batch asked for while the master ref is
     }
   }, 60_000);
 
-  it("asks for the batch with the take's answer: the index is read in the take's round trip", async () => {
-    // Once the take's answer has come back, everything the publish sends Redis is held until the
-    // batch's search has been asked (or 3 s pass). A publish that read the index in a second round
-    // trip before asking would ask only after the 3 s.
-    const take = `$${redisKeys(PREFIX).processingIds.length}\r\n${redisKeys(PREFIX).processingIds}\r\n`; // a key of the take
-    const held = await heldAfterAnswer((chunk) => chunk.includes(take));
-    try {
-      const marker = "Asked for with the answer to the take";
-      await pendingPricingEdit(marker);
-      const summary = await publish({
-        ...ctx,
-        redis: held.redis,
-        client: localContentClient(held.endpoint),
-        refHint: content.store.masterRef,
-        idsHint: [PRICING.id],
-      });
-      expect(summary.mode).toBe("incremental");
-      // One search (the page, settings and the price lists it embeds), before Redis heard anything more.
-      expect(held.order).toEqual(["search asked", "Redis asked again"]);
-      expect(await pageText(PRICING.uid)).toContain(marker);
-    } finally {
-      await held.close();
-    }
-  }, 60_000);
-
-  it("sends a delivery's take behind its try for the publish lock: the lock, the take and the index in one round trip", async () => {
-    // The worker's publish job (publishDelivery): once the first answer has come back (the try for
-    // the lock), everything it sends Redis is held until the batch's search has been asked. A job
-    // that took the ids after the lock's answer would ask only after the 3 s.
-    const held = await heldAfterAnswer(() => true);
-    try {
-      const marker = "Asked for with the answer to the try for the lock";
-      await pendingPricingEdit(marker);
-      const summary = await publishDelivery(
-        { ...ctx, redis: held.redis, client: localContentClient(held.endpoint) },
-        { masterRef: content.store.masterRef, documents: [PRICING.id] },
-        {},
-      );
-      expect(summary?.mode).toBe("incremental");
-      expect(held.order).toEqual(["search asked", "Redis asked again"]);
-      expect(await pageText(PRICING.uid)).toContain(marker);
-      // The lock is let go, the ids are forgotten.
-      expect(await redis.exists(redisKeys(PREFIX).publishLock)).toBe(0);
-      expect(await redis.scard(redisKeys(PREFIX).processingIds)).toBe(0);
-      // A second delivery of the same ids finds nothing pending: no lock, no publish.
-      expect(
-        await publishDelivery(ctx, { masterRef: content.store.masterRef, documents: [PRICING.id] }, {}),
-      ).toBeUndefined();
-    } finally {
-      await held.close();
-    }
+  it("publishes a delivery under the publish lock, lets it go, and a second delivery of the same ids finds nothing", async () => {
+    const marker = "Published by its delivery";
+    await pendingPricingEdit(marker);
+    const delivery = { masterRef: content.store.masterRef };
+    const summary = await publishDelivery(ctx, delivery, {});
+    expect(summary?.mode).toBe("incremental");
+    expect(await pageText(PRICING.uid)).toContain(marker);
+    // The lock is let go, the ids are forgotten.
+    expect(await redis.exists(redisKeys(PREFIX).publishLock)).toBe(0);
+    expect(await redis.scard(redisKeys(PREFIX).processingIds)).toBe(0);
+    // A second delivery of the same ids finds nothing pending: no lock, no publish.
+    expect(await publishDelivery(ctx, delivery, {})).toBeUndefined();
   }, 60_000);
 
   it("asks for a price list's batch with the pages embedding it, which only the index names: one search by id", async () => {
@@ -213,12 +172,10 @@ describe("the delivery's master ref: the batch asked for while the master ref is
       const title = [{ ...heading, text: "Website packages, edited", spans: [] }];
       await content.store.publish({ upsert: [{ ...prices, data: { ...prices.data, title } }] });
       await redis.sadd(redisKeys(PREFIX).pendingIds, WEBSITES);
-      const summary = await publish({
-        ...ctx,
-        client: localContentClient(api.endpoint),
-        refHint: content.store.masterRef,
-        idsHint: [WEBSITES],
-      });
+      const summary = await publish(
+        { ...ctx, client: localContentClient(api.endpoint) },
+        { announcedRef: content.store.masterRef },
+      );
       expect(summary.mode).toBe("incremental");
       expect(summary.rendered).toBeGreaterThan(1);
       // The batch by id: the price list, settings and the pages embedding it, in one search (a
@@ -235,7 +192,7 @@ describe("the delivery's master ref: the batch asked for while the master ref is
     const marker = "Published at the master ref, not the announced one";
     const before = await served();
     await pendingPricingEdit(marker);
-    const summary = await publish({ ...ctx, refHint: old });
+    const summary = await publish(ctx, { announcedRef: old });
     expect(summary.ref).toBe(content.store.masterRef);
     expect(await pageText(PRICING.uid)).toContain(marker);
     // The master ref, the batch at the old ref (dropped) and the batch at the master ref.
@@ -366,18 +323,17 @@ describe("links to a changed page: read with the index's other reads", () => {
   }, 60_000);
 });
 
-describe("the delivery's ids: the index read with the take", () => {
-  it("reads the index once for the ids the delivery named, and again for all when more were pending", async () => {
+describe("the index read for the ids taken", () => {
+  it("reads the index once per publish, for every id it took", async () => {
     const prior = vi.spyOn(DependencyIndex.prototype, "prior");
     try {
-      // One delivery, its ids taken: the read made with the take is the one used.
-      await content.store.publish({ upsert: [withDescription(FAQ, "The FAQ, named")] });
+      await content.store.publish({ upsert: [withDescription(FAQ, "The FAQ, alone")] });
       await redis.sadd(redisKeys(PREFIX).pendingIds, FAQ.id);
-      await publish({ ...ctx, idsHint: [FAQ.id] });
+      await publish(ctx);
       expect(prior.mock.calls.map(([ids]) => ids)).toEqual([[FAQ.id]]);
-      expect(await pageText(FAQ.uid)).toContain("The FAQ, named");
+      expect(await pageText(FAQ.uid)).toContain("The FAQ, alone");
 
-      // A burst: another delivery's id is pending too. The guess is dropped, both are published.
+      // A burst: two deliveries' ids, one publish, one read.
       prior.mockClear();
       await content.store.publish({
         upsert: [
@@ -386,9 +342,9 @@ describe("the delivery's ids: the index read with the take", () => {
         ],
       });
       await redis.sadd(redisKeys(PREFIX).pendingIds, FAQ.id, PRICING.id);
-      const summary = await publish({ ...ctx, idsHint: [FAQ.id] });
+      const summary = await publish(ctx);
       expect(summary.ids).toBe(2);
-      expect(prior.mock.calls.map(([ids]) => ids)).toEqual([[FAQ.id], [FAQ.id, PRICING.id].sort()]);
+      expect(prior.mock.calls.map(([ids]) => ids)).toEqual([[FAQ.id, PRICING.id].sort()]);
       expect(await pageText(FAQ.uid)).toContain("The FAQ, in a burst");
       expect(await pageText(PRICING.uid)).toContain("Pricing, in a burst");
     } finally {
@@ -455,61 +411,4 @@ async function contentProxy(taps: {
   await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
   const { port } = proxy.address() as AddressInfo;
   return { endpoint: `http://127.0.0.1:${port}/api/v2`, close: () => proxy.close() };
-}
-
-/**
- * A Redis connection through a proxy, and the content service behind another. Once `arms` has seen a
- * command go by and the next answer has come back, everything the client sends Redis is held until
- * a search is asked of the content service (or 3 s pass). `order` says which came first.
- */
-async function heldAfterAnswer(arms: (chunk: Buffer) => boolean) {
-  const order: string[] = [];
-  let searchAsked = () => {};
-  const asked = new Promise<void>((resolve) => {
-    searchAsked = resolve;
-  });
-  const api = await contentProxy({
-    asked: (root) => {
-      if (root) return;
-      order.push("search asked");
-      searchAsked();
-    },
-  });
-  let state: "ready" | "armed" | "holding" | "released" = "ready";
-  let connected = false;
-  const held: Buffer[] = [];
-  let toRedis: Socket | undefined;
-  const proxy = await tcpProxy(0, 6379, {
-    toServer: (upstream, chunk) => {
-      toRedis = upstream;
-      if (state === "holding") held.push(chunk);
-      else {
-        if (connected && state === "ready" && arms(chunk)) state = "armed";
-        upstream.write(chunk);
-      }
-    },
-    toClient: (client, chunk) => {
-      client.write(chunk);
-      if (state !== "armed") return;
-      state = "holding";
-      void Promise.race([asked, sleep(3_000)]).then(() => {
-        order.push("Redis asked again");
-        state = "released";
-        for (const part of held.splice(0)) toRedis?.write(part);
-      });
-    },
-  });
-  const proxied = new Redis({ port: proxy.port, maxRetriesPerRequest: null });
-  await proxied.ping(); // its connection's own commands answered: what follows is the test's
-  connected = true;
-  return {
-    redis: proxied,
-    endpoint: api.endpoint,
-    order,
-    close: async () => {
-      proxied.disconnect();
-      await proxy.close();
-      api.close();
-    },
-  };
 }

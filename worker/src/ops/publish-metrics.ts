@@ -4,6 +4,7 @@ import { publishDuration, publishedRoutes } from "#metrics/metrics.ts";
 import { observeLive } from "#metrics/publish-latency.ts";
 import type { PublishContext, PublishSummary } from "../publish/context.ts";
 import { PUBLISHER, publish } from "../publish/publish.ts";
+import type { PublishJob } from "../publish/run.ts";
 import { recordPublishFailure } from "../publishing-health.ts";
 
 /** What a publish or build reports that metrics read (PublishSummary and diffBuild's answer both fit). */
@@ -51,10 +52,10 @@ export async function observePublish<S extends ObservedSummary>(ctx: ObserveCont
  * publishes ids left pending, documents whose webhook never came, or the year's turn. Otherwise a
  * reconcile round's edit would go live uncounted and the next publish would claim its latency.
  */
-export async function publishObserved(ctx: PublishContext): Promise<PublishSummary> {
+export async function publishObserved(ctx: PublishContext, job?: PublishJob): Promise<PublishSummary> {
   let summary: PublishSummary;
   try {
-    summary = await publish(ctx);
+    summary = await publish(ctx, job);
   } catch (error) {
     // Kept for `pressroom status` and the readiness check: a publish failing at every attempt.
     await recordPublishFailure(ctx.redis, ctx.queuePrefix, error, PUBLISHER);

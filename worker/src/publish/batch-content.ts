@@ -1,7 +1,7 @@
 import type { PrismicDocument } from "@prismicio/client";
 import type { PublishContext } from "./context.ts";
 import type { IndexedRoute } from "./dependency-index.ts";
-import { fetchByIds, fetchPagesByUid, pageUidsOf } from "./fetch-documents.ts";
+import { documentsByUid, fetchByIds, fetchByUid } from "./fetch-documents.ts";
 import { idsToFetch } from "./planner.ts";
 
 /**
@@ -20,7 +20,7 @@ export async function fetchBatchContent(
   const pageIds = new Set(
     routes.flatMap((route) => {
       const documentId = previous.get(route)?.documentId;
-      return documentId && pageUidsOf([route]).length > 0 ? [documentId] : [];
+      return documentId && documentsByUid([route]).length > 0 ? [documentId] : [];
     }),
   );
   const shown = idsToFetch(
@@ -29,7 +29,7 @@ export async function fetchBatchContent(
     [...previous.values()].map(({ dependencies }) => ({ dependencies })),
   ).filter((id) => !pageIds.has(id));
   const [pages, byId] = await Promise.all([
-    fetchPagesByUid(ctx.client, ref, pageUidsOf(routes)),
+    fetchByUid(ctx.client, ref, documentsByUid(routes)),
     fetchByIds(ctx.client, ref, shown),
   ]);
   return {

@@ -8,28 +8,15 @@ import { website } from "#website";
 import type { SiteAssets } from "#website/contract.ts";
 import type { RenderPool } from "../build/render-pool.ts";
 import type { IndexedDocument, IndexedRoute } from "./dependency-index.ts";
+import type { DocumentKey } from "./fetch-documents.ts";
 import type { PublishTimings } from "./step-timer.ts";
-import type { StartedTake } from "./take.ts";
 
-/** What every stage of a publish reads: the content client, storage, Redis and the site's assets. */
+/**
+ * What every stage of a publish reads: the process's dependencies (content client, storage, Redis,
+ * the site's assets, the edge, the render queue), the same for every publish the process runs. What
+ * belongs to one publish travels apart: the delivery's hints (`PublishJob`) and the run (run.ts).
+ */
 export interface PublishContext {
-  /**
-   * The master ref the delivery that queued this publish announced (its webhook's `masterRef`): the
-   * publish fetches at it while it asks the API for the master ref, and keeps what it fetched only
-   * if the two agree (publish.ts). Never trusted alone: refs cannot be ordered, and a redelivered
-   * old ref must not take the site back in time.
-   */
-  refHint?: string;
-  /**
-   * The ids the delivery named: the index is read for them in the same round trip as the take of
-   * the pending ids, and that read is kept only if the publish took exactly these (publish.ts).
-   */
-  idsHint?: readonly string[];
-  /**
-   * The take (and the index's read for `idsHint`), sent by the publish job right behind its try for the
-   * publish lock, in that round trip (take.ts); used if that try got the lock.
-   */
-  started?: StartedTake;
   client: ContentClient;
   store: SiteStore;
   redis: Redis;
@@ -74,13 +61,13 @@ export interface ThreadedRendering {
    * while the main thread fetches and writes other batches.
    */
   pool: () => Promise<RenderPool>;
-  /** Settings and every price list at a ref, read once per ref by this process (`sharedDocumentsCache`). */
+  /** The frame's and the shared types' documents at a ref, read once per ref by this process (`sharedDocumentsCache`). */
   sharedDocuments: (ref: string) => Promise<PrismicDocument[]>;
   /**
-   * The pages behind `uids` at `ref` as the API's answers, unparsed (100 a request), for the render
-   * threads to parse (`fetchPageAnswers`).
+   * The documents `documents` name (type and uid) at `ref` as the API's answers, unparsed (100 a
+   * request), for the render threads to parse (`fetchAnswersByUid`).
    */
-  pageAnswers: (ref: string, uids: readonly string[]) => Promise<ArrayBuffer[]>;
+  pageAnswers: (ref: string, documents: readonly DocumentKey[]) => Promise<ArrayBuffer[]>;
 }
 
 /**

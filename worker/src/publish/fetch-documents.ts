@@ -105,37 +105,3 @@ export async function fetchAnswersByUid(
   }
   return answers;
 }
-
-/**
- * The types whose documents a publish fetches by uid: the routed ones (the resolver's) not read
- * whole. For the callers that still name documents by uid alone (`pageUidsOf`).
- */
-const uidTypes: readonly string[] = [
-  ...new Set(website.routes.resolver.map((route) => route.type).filter((type) => !readWhole.has(type))),
-];
-
-/** @deprecated `documentsByUid`: the uids alone, of every type fetched by uid. */
-export function pageUidsOf(routes: readonly string[]): string[] {
-  return documentsByUid(routes).map((doc) => doc.uid);
-}
-
-const byUidOfEveryType = (uids: readonly string[]): DocumentKey[] =>
-  uidTypes.flatMap((type) => uids.map((uid) => ({ type, uid })));
-
-/** @deprecated `fetchByUid`: `uids` asked of every type fetched by uid. */
-export function fetchPagesByUid(
-  client: Client,
-  ref: string,
-  uids: readonly string[],
-): Promise<PrismicDocument[]> {
-  return fetchByUid(client, ref, byUidOfEveryType(uids));
-}
-
-/** @deprecated `fetchAnswersByUid`: `uids` asked of every type fetched by uid. */
-export function fetchPageAnswers(
-  client: ContentClient,
-  ref: string,
-  uids: readonly string[],
-): Promise<ArrayBuffer[]> {
-  return fetchAnswersByUid(client, ref, byUidOfEveryType(uids));
-}

@@ -24,7 +24,7 @@ export interface LockOptions {
 
 /**
  * Takes the lock only while one of the sets `pending` has a member: each try counts them and sets the
- * lock in one script, so an edit's way to live pays one round trip for both.
+ * lock in one script (a check, then a try, could take the lock for ids another holder just took).
  * 1: taken; 0: held by another; -1: nothing pending.
  */
 const ACQUIRE_WHILE_PENDING = `for i = 2, #KEYS do
@@ -63,19 +63,10 @@ export async function withLockWhilePending<T>(
   key: string,
   pending: readonly string[],
   task: () => Promise<T>,
-  options: LockOptions & {
-    /**
-     * Called right after each try for the lock is sent, with its token: what it sends on `redis`
-     * goes behind the try, in its round trip, and finds the lock held by that token if the try got
-     * it (the publish's take, take.ts). The task runs after the try that got it.
-     */
-    behindEachTry?: (token: string) => void;
-  } = {},
+  options: LockOptions = {},
 ): Promise<T | undefined> {
   const held = await hold(redis, key, task, options, async (token, ttlMs) => {
-    const tried = redis.eval(ACQUIRE_WHILE_PENDING, 1 + pending.length, key, ...pending, token, ttlMs);
-    options.behindEachTry?.(token);
-    const answer = await tried;
+    const answer = await redis.eval(ACQUIRE_WHILE_PENDING, 1 + pending.length, key, ...pending, token, ttlMs);
     return answer === 1 ? "taken" : answer === 0 ? "held" : "nothing";
   });
   return held.taken ? (held.result as T) : undefined;

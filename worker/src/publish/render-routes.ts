@@ -12,7 +12,7 @@ import { mapLimit } from "../build/map-limit.ts";
 import { fetchBatchContent } from "./batch-content.ts";
 import type { BatchOutcome, PublishContext, ThreadedRendering } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
-import { pageUidsOf } from "./fetch-documents.ts";
+import { documentsByUid } from "./fetch-documents.ts";
 import { claimWrite, claimWrites, isCurrent } from "./generation.ts";
 import { layeredSource } from "./layered-source.ts";
 import { isTransient } from "./route-failures.ts";
@@ -277,7 +277,7 @@ async function renderOnThreads(
   const [pool, shared, answers] = await Promise.all([
     threads.pool(),
     threads.sharedDocuments(job.ref),
-    threads.pageAnswers(job.ref, pageUidsOf(job.routes)),
+    threads.pageAnswers(job.ref, documentsByUid(job.routes)),
   ]);
   const { rendered, failed } = await pool.render(shared, job.routes, answers);
   for (const failure of failed) {

@@ -1,9 +1,10 @@
 /**
- * Milliseconds per step of a publish: `take` (ids and index meta, one round trip), `masterRef` and
- * `indexRead` (at the same time), `fetch` (the changed ids and what their routes need, one request
- * per 100 ids), `plan`, `ownRender` / `ownWrite` and `ownDone` (since the start: the changed pages
- * are live), `rest` (linking pages, listings) or `fanOut`, `commit` (deletes, manifest, index),
- * `purgeOwn` (the edge purge of the changed pages, sent beside `rest`) and `purge` (the rest).
+ * Milliseconds per stage of a publish (publish.ts), by the stage's name: `take` (ids and index
+ * meta), `masterRef` and `indexRead` (at the same time), `fetch` (the changed ids and what their
+ * routes need, one request per 100 ids), `plan`, `ownRender` / `ownWrite` and `ownDone` (since the
+ * start: the changed pages are live), `rest` (linking pages, listings) or `fanOut`, `redirects`,
+ * `delete`, `commit` (manifest, index), `purgeOwn` (the edge purge of the changed pages, sent beside
+ * `rest`) and `purge` (the rest).
  */
 export type PublishTimings = Record<string, number>;
 

@@ -8,6 +8,19 @@ export class ChildJobsVanishedError extends Error {
   override readonly name = "ChildJobsVanishedError";
 }
 
+export interface WaitOptions<T> {
+  timeoutMs?: number;
+  /** Applied to each result as it arrives (it may shrink it: the others are still to come). */
+  keep?: (result: T) => T;
+  /** Aborted at shutdown: the wait fails at once with the signal's reason. */
+  signal?: AbortSignal;
+  /**
+   * Asked every poll: an error it answers fails the wait (the content API asked the children to
+   * wait longer than a job may hold the publish lock).
+   */
+  check?: () => Promise<Error | undefined>;
+}
+
 /**
  * Waits for every child job of a fan-out and returns their results in order. One listener per
  * event on the shared QueueEvents, whatever the number of children (`job.waitUntilFinished` adds
@@ -19,125 +32,146 @@ export async function waitForChildren<T>(
   queue: Queue,
   events: QueueEvents,
   jobs: readonly Job[],
-  options: {
-    timeoutMs?: number;
-    /** Applied to each result as it arrives (it may shrink it: the others are still to come). */
-    keep?: (result: T) => T;
-    /** Aborted at shutdown: the wait fails at once with the signal's reason. */
-    signal?: AbortSignal;
-    /**
-     * Asked every poll: an error it answers fails the wait (the content API asked the children to
-     * wait longer than a job may hold the publish lock).
-     */
-    check?: () => Promise<Error | undefined>;
-  } = {},
+  options: WaitOptions<T> = {},
 ): Promise<T[]> {
-  const { timeoutMs = 10 * 60_000, keep = (result: T) => result, signal, check: stopWhen } = options;
-  signal?.throwIfAborted();
-  const results = new Map<string, T>();
-  const ids = jobs.map((job) => job.id as string);
+  options.signal?.throwIfAborted();
   return new Promise<T[]>((resolve, reject) => {
-    let settled = false;
-    let checking = false;
-    const finish = (error?: Error) => {
-      if (settled) return;
-      settled = true;
-      clearInterval(poll);
-      clearTimeout(limit);
-      signal?.removeEventListener("abort", onAbort);
-      events.off("completed", onEvent);
-      events.off("failed", onEvent);
-      if (error) reject(error);
-      else resolve(ids.map((id) => results.get(id) as T));
-    };
-    /**
-     * Reads one child's state: true when it is done (its result kept), false while it is still to
-     * run or when it ended the wait (failed, vanished).
-     */
-    const settle = async (id: string): Promise<boolean> => {
-      const state = await queue.getJobState(id);
-      if (state === "completed") {
-        const job = await queue.getJob(id);
-        if (!job) {
-          finish(new ChildJobsVanishedError(`child job ${id} vanished from Redis`));
-          return false;
-        }
-        // Not the Redis error the catch below waits out: a result `keep` cannot take fails the wait.
-        let kept: T;
-        try {
-          kept = keep(job.returnvalue as T);
-        } catch (error) {
-          finish(error instanceof Error ? error : new Error(String(error)));
-          return false;
-        }
-        results.set(id, kept);
-        return true;
-      }
-      if (state === "failed") {
-        const job = await queue.getJob(id);
-        finish(new Error(`child job ${id} failed: ${job?.failedReason ?? "unknown reason"}`));
-      } else if (state === "unknown") {
-        finish(
-          new ChildJobsVanishedError(
-            `child job ${id} vanished from Redis (did it lose its data?): failing the publish now`,
-          ),
-        );
-      }
-      return false;
-    };
-    // Children an event said are done, read one by one; and a sweep, each poll, of the children in
-    // queue order up to the first still to run. Reading every child's state on every event would cost
-    // thousands of Lua calls per fan-out on the main thread. The sweep still finds, within a poll,
-    // children that vanished (Redis restarted empty) and the events a reconnect missed.
-    const arrived = new Set<string>();
-    let sweepDue = true;
-    const check = async () => {
-      if (settled || checking) return;
-      checking = true;
-      try {
-        while (!settled && (arrived.size > 0 || sweepDue)) {
-          const next = arrived.values().next();
-          if (!next.done) {
-            arrived.delete(next.value);
-            if (!results.has(next.value)) await settle(next.value);
-            continue;
-          }
-          sweepDue = false;
-          for (const id of ids) {
-            if (results.has(id)) continue;
-            if (!(await settle(id))) break;
-          }
-        }
-        if (results.size === ids.length) finish();
-      } catch (error) {
-        // Redis unreachable for a moment: the next poll sweeps again; the time limit still holds.
-        void error;
-      } finally {
-        checking = false;
-      }
-    };
-    const children = new Set(ids);
-    const onEvent = ({ jobId }: { jobId: string }) => {
-      if (!children.has(jobId)) return;
-      arrived.add(jobId);
-      void check();
-    };
-    events.on("completed", onEvent);
-    events.on("failed", onEvent);
-    const poll = setInterval(() => {
-      sweepDue = true;
-      void check();
-      stopWhen?.().then(
-        (error) => error && finish(error),
-        () => undefined, // Redis away for a moment: asked again next poll
-      );
-    }, POLL_MS);
-    const onAbort = () => finish(signal?.reason instanceof Error ? signal.reason : new Error("aborted"));
-    signal?.addEventListener("abort", onAbort, { once: true });
-    const limit = setTimeout(
-      () => finish(new Error(`child jobs not finished after ${timeoutMs} ms`)),
+    new ChildrenWait<T>(queue, events, jobs, options, { resolve, reject }).start();
+  });
+}
+
+/**
+ * One wait: children an event said are done are read one by one; each poll also sweeps the children
+ * in queue order up to the first still to run. Reading every child's state on every event would cost
+ * thousands of Lua calls per fan-out on the main thread; the sweep still finds, within a poll,
+ * children that vanished (Redis restarted empty) and the events a reconnect missed.
+ */
+class ChildrenWait<T> {
+  readonly #ids: string[];
+  readonly #children: Set<string>;
+  readonly #results = new Map<string, T>();
+  readonly #arrived = new Set<string>();
+  #sweepDue = true;
+  #checking = false;
+  #settled = false;
+  #poll?: NodeJS.Timeout;
+  #limit?: NodeJS.Timeout;
+  readonly #onEvent = ({ jobId }: { jobId: string }) => {
+    if (!this.#children.has(jobId)) return;
+    this.#arrived.add(jobId);
+    void this.#check();
+  };
+  readonly #onAbort = () => {
+    const reason = this.options.signal?.reason;
+    this.#finish(reason instanceof Error ? reason : new Error("aborted"));
+  };
+
+  constructor(
+    private readonly queue: Queue,
+    private readonly events: QueueEvents,
+    jobs: readonly Job[],
+    private readonly options: WaitOptions<T>,
+    private readonly answer: { resolve: (results: T[]) => void; reject: (error: Error) => void },
+  ) {
+    this.#ids = jobs.map((job) => job.id as string);
+    this.#children = new Set(this.#ids);
+  }
+
+  start(): void {
+    const { timeoutMs = 10 * 60_000, signal } = this.options;
+    this.events.on("completed", this.#onEvent);
+    this.events.on("failed", this.#onEvent);
+    this.#poll = setInterval(() => this.#pollOnce(), POLL_MS);
+    signal?.addEventListener("abort", this.#onAbort, { once: true });
+    this.#limit = setTimeout(
+      () => this.#finish(new Error(`child jobs not finished after ${timeoutMs} ms`)),
       timeoutMs,
     );
-    void check();
-  });
+    void this.#check();
+  }
+
+  #pollOnce(): void {
+    this.#sweepDue = true;
+    void this.#check();
+    this.options.check?.().then(
+      (error) => error && this.#finish(error),
+      () => undefined, // Redis away for a moment: asked again next poll
+    );
+  }
+
+  #finish(error?: Error): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    clearInterval(this.#poll);
+    clearTimeout(this.#limit);
+    this.options.signal?.removeEventListener("abort", this.#onAbort);
+    this.events.off("completed", this.#onEvent);
+    this.events.off("failed", this.#onEvent);
+    if (error) this.answer.reject(error);
+    else this.answer.resolve(this.#ids.map((id) => this.#results.get(id) as T));
+  }
+
+  /** Reads what arrived, then (when due) sweeps; one reader at a time. */
+  async #check(): Promise<void> {
+    if (this.#settled || this.#checking) return;
+    this.#checking = true;
+    try {
+      while (!this.#settled && (this.#arrived.size > 0 || this.#sweepDue)) await this.#next();
+      if (this.#results.size === this.#ids.length) this.#finish();
+    } catch {
+      // Redis unreachable for a moment: the next poll sweeps again; the time limit still holds.
+    } finally {
+      this.#checking = false;
+    }
+  }
+
+  async #next(): Promise<void> {
+    const arrived = this.#arrived.values().next();
+    if (!arrived.done) {
+      this.#arrived.delete(arrived.value);
+      if (!this.#results.has(arrived.value)) await this.#settle(arrived.value);
+      return;
+    }
+    this.#sweepDue = false;
+    for (const id of this.#ids) {
+      if (this.#results.has(id)) continue;
+      if (!(await this.#settle(id))) break;
+    }
+  }
+
+  /**
+   * Reads one child's state: true when it is done (its result kept), false while it is still to
+   * run or when it ended the wait (failed, vanished).
+   */
+  async #settle(id: string): Promise<boolean> {
+    const state = await this.queue.getJobState(id);
+    if (state === "completed") return this.#keep(id, await this.queue.getJob(id));
+    if (state === "failed") {
+      const job = await this.queue.getJob(id);
+      this.#finish(new Error(`child job ${id} failed: ${job?.failedReason ?? "unknown reason"}`));
+    } else if (state === "unknown") {
+      this.#finish(
+        new ChildJobsVanishedError(
+          `child job ${id} vanished from Redis (did it lose its data?): failing the publish now`,
+        ),
+      );
+    }
+    return false;
+  }
+
+  #keep(id: string, job: Job | undefined): boolean {
+    if (!job) {
+      this.#finish(new ChildJobsVanishedError(`child job ${id} vanished from Redis`));
+      return false;
+    }
+    // Not the Redis error #check waits out: a result `keep` cannot take fails the wait.
+    try {
+      const keep = this.options.keep ?? ((result: T) => result);
+      this.#results.set(id, keep(job.returnvalue as T));
+      return true;
+    } catch (error) {
+      this.#finish(error instanceof Error ? error : new Error(String(error)));
+      return false;
+    }
+  }
 }

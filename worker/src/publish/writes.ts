@@ -1,0 +1,53 @@
+import type { BatchOutcome } from "./context.ts";
+import type { DependencyIndex, IndexedRoute } from "./dependency-index.ts";
+import { dependencyPool } from "./dependency-pool.ts";
+import type { Planned } from "./plan-stage.ts";
+
+/**
+ * What a publish's renders wrote and found gone, gathered batch by batch for the stages after them
+ * (redirects, deletes, the commit, the purge), with each route's previous index entry.
+ *
+ * The entries held until the commit (previous and new, 2 × 10,000 in a fan-out of every route) share
+ * their dependency strings instead of each holding its own copies (dependency-pool.ts).
+ */
+export class PublishWrites {
+  readonly written = new Map<string, IndexedRoute>();
+  /** The plan's deletes, then routes whose document turned out to be gone when rendered. */
+  readonly deleted: string[];
+  readonly failed: NonNullable<BatchOutcome["failed"]> = [];
+  readonly counts = { rendered: 0, written: 0, unchanged: 0, deleted: 0, batches: 0 };
+  /** Every route written or deleted needs its previous entry: the commit replaces its dependencies. */
+  readonly previous: Map<string, IndexedRoute>;
+  readonly #pooled = dependencyPool();
+
+  /** Starts from the plan: its deletes, and the entries the index read before anything was fetched (most of those needed). */
+  constructor(
+    private readonly index: DependencyIndex,
+    planned: Pick<Planned, "prior" | "plan">,
+  ) {
+    this.previous = new Map([...planned.prior.entries].map(([route, entry]) => [route, this.#pooled(entry)]));
+    this.deleted = [...planned.plan.delete.keys()];
+  }
+
+  /** Applied to a child job's outcome as it arrives, while the others are still rendering. */
+  readonly keep = (outcome: BatchOutcome): BatchOutcome => {
+    for (const [, entry] of outcome.written) this.#pooled(entry);
+    return outcome;
+  };
+
+  add(outcome: BatchOutcome): void {
+    for (const [route, entry] of outcome.written) this.written.set(route, entry);
+    this.deleted.push(...outcome.gone);
+    this.failed.push(...(outcome.failed ?? []));
+    this.counts.rendered += outcome.rendered;
+    this.counts.written += outcome.changed;
+    this.counts.unchanged += outcome.unchanged;
+  }
+
+  /** Reads the previous entries of `routes` the index has not answered yet. */
+  async readPrevious(routes: Iterable<string>): Promise<void> {
+    const missing = [...routes].filter((route) => !this.previous.has(route));
+    for (const [route, entry] of await this.index.routes(missing))
+      this.previous.set(route, this.#pooled(entry));
+  }
+}
