@@ -69,7 +69,7 @@ export class RouteTable {
   /**
    * A path no manifest names whose page is in storage at the key the path gives (`/about` →
    * `about/index.html`, as without a manifest). A publish writes its pages first and the manifest
-   * last, and the manifest is its largest file: while it cannot be written (a full disk, for as
+   * last, and a manifest shard is its largest file: while it cannot be written (a full disk, for as
    * long as it stays full) a renamed page's new route is served from its object, as a bucket
    * website serves it, so the old route's redirect never leads to a 404. One `head` per such path.
    */
@@ -135,7 +135,7 @@ export class RouteTable {
   /**
    * Reads the manifest again if it is older than `refreshMs`, or (`fresh`) if it was read before this
    * call. A known page is answered from the table at hand while the manifest is read behind it, so
-   * the first visitor after a publish does not wait for a large manifest's parse. A path the table
+   * the first visitor after a publish does not wait for the changed shards' read. A path the table
    * does not know waits for a fresh read (`match`), and so does the very first request.
    */
   async #refresh(fresh: boolean): Promise<void> {
