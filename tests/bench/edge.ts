@@ -25,9 +25,10 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { sha256 } from "#storage";
+import { createSiteStore, sha256 } from "#storage";
 import { freePort } from "../support/free-port.ts";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
+import { storedManifest } from "../support/manifest.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { hasVarnish, startVarnish, type Varnish } from "../support/varnish.ts";
 import { startPressroom, stopAll } from "./processes.ts";
@@ -111,9 +112,10 @@ try {
   while ((await redis.hget(`${prefix}:index:meta`, "ref")) !== ref) await sleep(200);
   console.log(`first build of ${PAGES} pages: ${((performance.now() - buildStarted) / 1000).toFixed(1)} s`);
 
-  const manifest = JSON.parse(readFileSync(join(siteDir, ".pressroom/manifest.json"), "utf8")) as {
-    routes: Record<string, { key: string }>;
-  };
+  const built = createSiteStore({ url: `file://${siteDir}`, s3Endpoint: undefined, s3Region: "us-east-1" });
+  const manifest = await storedManifest(built);
+  await built.close();
+  if (!manifest) throw new Error("the first build left no manifest");
   const pages = Object.keys(manifest.routes).filter(
     (route) => route.startsWith("/") && !route.endsWith(".xml") && !route.endsWith(".txt"),
   );

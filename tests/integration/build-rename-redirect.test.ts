@@ -12,7 +12,6 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { parseRedirectHistory, REDIRECTS_KEY } from "#manifest/redirects.ts";
 import { siteApp } from "#site/app.ts";
 import { createSiteStore, type SiteStore } from "#storage";
@@ -23,6 +22,7 @@ import { localContentClient } from "../support/content-client.ts";
 import { DEMO_REDIRECTS } from "../support/demo-redirects.ts";
 import { expectEqualsFullBuild } from "../support/full-build-reference.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { storedManifest } from "../support/manifest.ts";
 import { startPressroom } from "../support/pressroom-process.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
@@ -85,7 +85,7 @@ describe("a rename only a build sees", () => {
     expect(old.headers.location).toBe("/questions?from=newsletter");
     expect((await visit("/questions")).statusCode).toBe(200);
     expect(await history()).toEqual({ "/faq": { documentId: FAQ.id, location: "/questions" } });
-    expect(parseManifest((await store.get(MANIFEST_KEY))?.body)?.redirects).toEqual({
+    expect((await storedManifest(store))?.redirects).toEqual({
       ...DEMO_REDIRECTS,
       "/faq": "/questions",
     });

@@ -14,7 +14,7 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublisherConfig } from "#config";
-import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
+import { MANIFEST_KEY } from "#manifest/manifest.ts";
 import { createSiteStore, type SiteStore, sha256 } from "#storage";
 import { RENDER_FAILPOINT_TAG } from "#web/failpoints.ts";
 import { startWebhook } from "#webhook/server.ts";
@@ -26,6 +26,7 @@ import { contentConfig, localContentClient } from "../support/content-client.ts"
 import { siteObjects } from "../support/full-build-reference.ts";
 import { type HttpFixture, startHttpFixture } from "../support/http-fixture.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { storedManifest } from "../support/manifest.ts";
 import { runPressroom } from "../support/pressroom-process.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
@@ -172,7 +173,7 @@ describe("a document that fails to render, in a diff build", () => {
 
     // The manifest keeps the route's previous entry; the rebuilt index still lists it, depending
     // on its document, so the document's next publication renders it.
-    const manifest = parseManifest((await store.get(MANIFEST_KEY))?.body);
+    const manifest = await storedManifest(store);
     expect(manifest?.ref).toBe(content.store.masterRef);
     expect(manifest?.routes["/services"]).toMatchObject({ key: SERVICES, hash: sha256(lastGood) });
     const indexed = JSON.parse((await redis.hget(`${PREFIX}:index:routes`, "/services")) ?? "{}");
@@ -211,7 +212,7 @@ describe("a document that fails to render, in a diff build", () => {
       try {
         expect((await built.get("pricing/index.html"))?.body.toString()).toContain("<html");
         expect(await built.get(SERVICES)).toBeUndefined();
-        expect(parseManifest((await built.get(MANIFEST_KEY))?.body)?.routes["/services"]).toBeUndefined();
+        expect((await storedManifest(built))?.routes["/services"]).toBeUndefined();
       } finally {
         await built.close();
       }

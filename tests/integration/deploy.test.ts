@@ -16,13 +16,13 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SiteConfig } from "#config";
-import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { type RunningSite, startSite } from "#site/server.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { startWebhook } from "#webhook/server.ts";
 import { BLOG_EDITS, BLOG_INDEX, blogFiles } from "../support/blog-deploy.ts";
 import { type DeployedCopy, deployedCopy, type SourceEdit } from "../support/deployed-copy.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { storedManifest } from "../support/manifest.ts";
 import { type PressroomProcess, runPressroom, startPressroom } from "../support/pressroom-process.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
@@ -61,7 +61,7 @@ async function stored(): Promise<Map<string, string>> {
 }
 
 async function manifest() {
-  const parsed = parseManifest((await store.get(MANIFEST_KEY))?.body);
+  const parsed = await storedManifest(store);
   if (!parsed) throw new Error("no manifest in storage");
   return parsed;
 }

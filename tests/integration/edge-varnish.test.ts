@@ -27,7 +27,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runBuild } from "#bin/run-build.ts";
 import type { PublisherConfig, SiteConfig } from "#config";
 import { redisKeys } from "#jobs/catalog.ts";
-import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { registry } from "#metrics/registry.ts";
 import { type RunningSite, startSite } from "#site/server.ts";
 import { createSiteStore, type SiteStore } from "#storage";
@@ -37,6 +36,7 @@ import { addPendingPurges } from "#worker/publish/pending-purges.ts";
 import { type RunningWorker, startWorker } from "#worker/worker.ts";
 import { contentConfig } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { storedManifest } from "../support/manifest.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { until } from "../support/until.ts";
@@ -121,7 +121,7 @@ async function storedHashes(): Promise<Map<string, string | undefined>> {
   return hashes;
 }
 async function routeKeys(): Promise<Record<string, { key: string }>> {
-  return parseManifest((await store.get(MANIFEST_KEY))?.body)?.routes ?? {};
+  return (await storedManifest(store))?.routes ?? {};
 }
 /** The primed routes whose stored object differs from `before` (storedHashes): what a publish changed. */
 async function changedSince(before: Map<string, string | undefined>): Promise<string[]> {

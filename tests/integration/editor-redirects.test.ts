@@ -15,7 +15,6 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "#config";
 import { redisKeys } from "#jobs/catalog.ts";
-import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { siteApp } from "#site/app.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { buildSiteAssets } from "#web/assets.ts";
@@ -29,6 +28,7 @@ import { localContentClient } from "../support/content-client.ts";
 import { DEMO_REDIRECTS } from "../support/demo-redirects.ts";
 import { expectEqualsFullBuild } from "../support/full-build-reference.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { storedManifest } from "../support/manifest.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { type S3Server, startS3rver } from "../support/s3rver.ts";
 import { tempDir } from "../support/temp-dir.ts";
@@ -135,7 +135,7 @@ async function delivered(edit: { upsert?: Doc[]; remove?: string[] }) {
 const visit = (url: string) => site.inject({ url });
 const s3Object = async (key: string) =>
   raw.send(new HeadObjectCommand({ Bucket: BUCKET, Key: `www/${key}` })).catch(() => undefined);
-const manifest = async () => parseManifest((await store.get(MANIFEST_KEY))?.body);
+const manifest = async () => await storedManifest(store);
 const sitemap = async () => (await store.get("sitemap.xml"))?.body.toString() ?? "";
 const equalsFullBuild = () =>
   expectEqualsFullBuild(store, content.endpoint, content.store.masterRef, SITE_URL);

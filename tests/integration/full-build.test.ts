@@ -3,13 +3,13 @@ import { access, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { createSiteStore, type SiteStore, sha256 } from "#storage";
 import { JS_BUDGET } from "#web/js-budget.ts";
 import { fullBuild } from "#worker/build/full-build.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { DEMO_REDIRECTS, DEMO_TEMPORARY_REDIRECTS } from "../support/demo-redirects.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { storedManifest } from "../support/manifest.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { until } from "../support/until.ts";
 
@@ -61,7 +61,7 @@ describe("full build", () => {
     // 7 pages and 3 price lists, the price-list index, sitemap.xml, robots.txt and the 404, 500 and
     // 503 pages.
     expect(summary.routes).toBe(16);
-    const manifest = parseManifest((await store.get(MANIFEST_KEY))?.body);
+    const manifest = await storedManifest(store);
     // Every route, every asset and the demo's two redirects.
     expect(manifest?.redirects).toEqual(DEMO_REDIRECTS);
     expect(manifest?.temporaryRedirects).toEqual(DEMO_TEMPORARY_REDIRECTS);

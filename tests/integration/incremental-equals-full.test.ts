@@ -16,7 +16,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublisherConfig } from "#config";
 import { QUEUE_NAME, RECONCILE_QUEUE_NAME, RENDER_QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
 import { mulberry32 } from "#local-prismic/generate.ts";
-import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { startWebhook } from "#webhook/server.ts";
 import { type RunningWorker, startWorker } from "#worker/worker.ts";
@@ -24,6 +23,7 @@ import { contentConfig } from "../support/content-client.ts";
 import { expectEqualsFullBuild as expectStoreEqualsFullBuild } from "../support/full-build-reference.ts";
 import { type HttpFixture, startHttpFixture } from "../support/http-fixture.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { storedManifest } from "../support/manifest.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { type S3Server, startS3rver } from "../support/s3rver.ts";
 import { tempDir } from "../support/temp-dir.ts";
@@ -525,7 +525,7 @@ describe("incremental ≡ full", () => {
   }, 180_000);
 
   it("an editor's redirect: created, its target renamed, made temporary, a page at its path, unpublished", async () => {
-    const manifest = async () => parseManifest((await store.get(MANIFEST_KEY))?.body);
+    const manifest = async () => await storedManifest(store);
     const target = { ...demo(PAGE_IDS[4] as string), id: "RedirectTarget0001", uid: "redirect-target" };
     const redirect: Doc = {
       ...demo(REDIRECT_IDS[0] as string),

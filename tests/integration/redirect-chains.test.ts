@@ -11,7 +11,6 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisKeys } from "#jobs/catalog.ts";
-import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { siteApp } from "#site/app.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { buildSiteAssets } from "#web/assets.ts";
@@ -21,6 +20,7 @@ import { publish } from "#worker/publish/publish.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { expectEqualsFullBuild } from "../support/full-build-reference.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { storedManifest } from "../support/manifest.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
 
@@ -89,7 +89,7 @@ const editorRedirect = (id: string, from: string, url: string): Doc => ({
  * twins, `/home`): its answer's location, when it is a path of this site, must not redirect again.
  */
 async function expectOneHopEverywhere(): Promise<void> {
-  const manifest = parseManifest((await store.get(MANIFEST_KEY))?.body);
+  const manifest = await storedManifest(store);
   const paths = ["/home", "/home/", ...Object.keys(manifest?.redirects ?? {})];
   for (const path of [...paths, ...paths.map((p) => (p === "/" ? p : `${p}/`))]) {
     const answer = await visit(path);

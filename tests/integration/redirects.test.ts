@@ -19,7 +19,6 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisKeys } from "#jobs/catalog.ts";
-import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { parseRedirectHistory, REDIRECTS_KEY } from "#manifest/redirects.ts";
 import { siteApp } from "#site/app.ts";
 import { createSiteStore, type SiteStore } from "#storage";
@@ -31,6 +30,7 @@ import { localContentClient } from "../support/content-client.ts";
 import { DEMO_REDIRECTS } from "../support/demo-redirects.ts";
 import { expectEqualsFullBuild } from "../support/full-build-reference.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { storedManifest } from "../support/manifest.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { type S3Server, startS3rver } from "../support/s3rver.ts";
 import { tempDir } from "../support/temp-dir.ts";
@@ -108,7 +108,7 @@ const visit = (url: string) => site.inject({ url });
 const s3Redirect = async (key: string) =>
   (await raw.send(new HeadObjectCommand({ Bucket: BUCKET, Key: `www/${key}` })).catch(() => undefined))
     ?.WebsiteRedirectLocation;
-const manifestRedirects = async () => parseManifest((await store.get(MANIFEST_KEY))?.body)?.redirects ?? {};
+const manifestRedirects = async () => (await storedManifest(store))?.redirects ?? {};
 const history = async () => parseRedirectHistory((await store.get(REDIRECTS_KEY))?.body);
 const sitemap = async () => (await store.get("sitemap.xml"))?.body.toString() ?? "";
 const equalsFullBuild = () =>

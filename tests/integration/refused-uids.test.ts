@@ -5,7 +5,6 @@ import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "#config";
 import { redisKeys } from "#jobs/catalog.ts";
-import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { createSiteStore } from "#storage";
 import { buildSiteAssets } from "#web/assets.ts";
 import { statusCommand } from "#worker/inspect.ts";
@@ -16,6 +15,7 @@ import { localContentClient } from "../support/content-client.ts";
 import { publishUnderEarlierModel } from "../support/earlier-model.ts";
 import { expectEqualsFullBuild, siteObjects } from "../support/full-build-reference.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { storedManifest } from "../support/manifest.ts";
 import { demoDoc, previewFixture, putDraft } from "../support/preview-fixture.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
@@ -149,7 +149,7 @@ describe("a uid that looks like another, or holds what no one sees", () => {
       expect(keys.filter((key) => key.includes(lookalike) || key.includes(invisible))).toEqual([]);
       expect(keys).not.toContain("about/index.html");
       expect(keys).not.toContain("price-list/websites/index.html");
-      const routes = Object.keys(parseManifest((await store.get(MANIFEST_KEY))?.body)?.routes ?? {});
+      const routes = Object.keys((await storedManifest(store))?.routes ?? {});
       expect(routes.filter((route) => route.includes("bout") || route.includes("websites"))).toEqual([]);
       await expectEqualsFullBuild(store, service.endpoint, service.store.masterRef, SITE_URL);
 

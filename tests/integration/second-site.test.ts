@@ -7,7 +7,7 @@
  */
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
+import { storedManifest } from "../support/manifest.ts";
 import type { PressroomProcess } from "../support/pressroom-process.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import {
@@ -49,6 +49,14 @@ async function readStore(key: string) {
   const store = storeAt(storage.path);
   try {
     return await store.get(key);
+  } finally {
+    await store.close();
+  }
+}
+async function manifestNow() {
+  const store = storeAt(storage.path);
+  try {
+    return await storedManifest(store);
   } finally {
     await store.close();
   }
@@ -95,7 +103,7 @@ describe("the engine publishes a second website (PRESSROOM_WEBSITE)", () => {
     expect(await stored("robots.txt")).toContain(`Sitemap: ${SITE_URL}/sitemap.xml`);
     for (const key of ["404.html", "500.html", "503.html"])
       expect(await stored(key), key).toContain("Field Notes");
-    const manifest = parseManifest((await readStore(MANIFEST_KEY))?.body);
+    const manifest = await manifestNow();
     expect(Object.keys(manifest?.routes ?? {}).sort()).toEqual(
       [
         "/",
@@ -161,15 +169,13 @@ describe("the engine publishes a second website (PRESSROOM_WEBSITE)", () => {
   it("an editor's moved address (the site's own redirect type) follows its post", async () => {
     await publish(content.url, { upsert: [moved("MovedHello000001", "/hello", hello)] });
     await idle();
-    expect(parseManifest((await readStore(MANIFEST_KEY))?.body)?.redirects?.["/hello"]).toBe("/blog/hello");
+    expect((await manifestNow())?.redirects?.["/hello"]).toBe("/blog/hello");
     const answer = await visit("/hello");
     expect(answer.status).toBe(301);
     expect(answer.headers.get("location")).toBe("/blog/hello");
     await publish(content.url, { upsert: [{ ...hello, uid: "hello-again" }] });
     await idle();
-    expect(parseManifest((await readStore(MANIFEST_KEY))?.body)?.redirects?.["/hello"]).toBe(
-      "/blog/hello-again",
-    );
+    expect((await manifestNow())?.redirects?.["/hello"]).toBe("/blog/hello-again");
     await expectEqualsFullBuild(storage.path, env);
   }, 120_000);
 

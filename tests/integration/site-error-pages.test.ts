@@ -7,10 +7,11 @@ import Fastify from "fastify";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { ERROR_PAGE_FAILED, ERROR_PAGE_FAILED_AS_WELL, RETRY_AFTER_SECONDS } from "#http/error-pages.ts";
 import { createLogger } from "#logger";
-import { CACHE_CONTROL, MANIFEST_KEY, MANIFEST_VERSION } from "#manifest/manifest.ts";
+import { CACHE_CONTROL, type ManifestRoute } from "#manifest/manifest.ts";
 import { siteApp } from "#site/app.ts";
 import type { ContactQueue } from "#site/contact-queue.ts";
 import { createSiteStore, type SiteStore, sha256 } from "#storage";
+import { putManifest } from "../support/manifest.ts";
 import { tempDir } from "../support/temp-dir.ts";
 
 const HTML = "text/html; charset=utf-8";
@@ -63,17 +64,11 @@ const DEMO_ROUTES = {
 
 async function seed(store: SiteStore, pages: Record<string, string>, routes: object = DEMO_ROUTES) {
   for (const [key, body] of Object.entries(pages)) await putPage(store, key, body);
-  const manifest = JSON.stringify({
-    version: MANIFEST_VERSION,
+  await putManifest(store, {
     ref: "REF",
     builtAt: new Date().toISOString(),
-    routes,
+    routes: routes as Record<string, ManifestRoute>,
     assets: {},
-  });
-  await store.put(MANIFEST_KEY, manifest, {
-    contentType: "application/json",
-    cacheControl: CACHE_CONTROL.metadata,
-    contentHash: sha256(manifest),
   });
 }
 

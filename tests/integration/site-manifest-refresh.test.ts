@@ -5,9 +5,10 @@
  */
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MANIFEST_KEY, serializeManifest } from "#manifest/manifest.ts";
+import { MANIFEST_KEY } from "#manifest/manifest.ts";
 import { siteApp } from "#site/app.ts";
 import { createSiteStore, type SiteStore, sha256 } from "#storage";
+import { fixtureRoutes, putManifest } from "../support/manifest.ts";
 
 const HTML = "text/html; charset=utf-8";
 const memory = createSiteStore({ url: "memory:", s3Endpoint: undefined, s3Region: "us-east-1" });
@@ -29,19 +30,12 @@ const app = Fastify();
 const put = (key: string, body: string, contentType = HTML) =>
   memory.put(key, body, { contentType, cacheControl: "no-store", contentHash: sha256(body) });
 const manifest = (routes: Record<string, string>) =>
-  put(
-    MANIFEST_KEY,
-    serializeManifest({
-      version: 1,
-      ref: "ref",
-      builtAt: new Date().toISOString(),
-      assets: {},
-      routes: Object.fromEntries(
-        Object.entries(routes).map(([route, key]) => [route, { key, hash: "h", status: 200 }]),
-      ),
-    }),
-    "application/json",
-  );
+  putManifest(memory, {
+    ref: "ref",
+    builtAt: new Date().toISOString(),
+    assets: {},
+    routes: fixtureRoutes(routes),
+  });
 
 beforeAll(async () => {
   await put("about/index.html", "<h1>About</h1>");

@@ -8,10 +8,11 @@
  */
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CACHE_CONTROL, MANIFEST_KEY, MANIFEST_VERSION } from "#manifest/manifest.ts";
+import { CACHE_CONTROL } from "#manifest/manifest.ts";
 import { redirectPage } from "#manifest/redirects.ts";
 import { siteApp } from "#site/app.ts";
 import { createSiteStore, type SiteStore, sha256 } from "#storage";
+import { putManifest } from "../support/manifest.ts";
 
 const HTML = "text/html; charset=utf-8";
 const NOT_FOUND = '<h1>This page could not be found</h1><p class="error-page__reference" hidden></p>';
@@ -29,8 +30,7 @@ async function put(key: string, body: string, options: { redirectLocation?: stri
 }
 const route = (key: string) => ({ key, hash: "x", status: 200, dependencies: [] });
 async function manifest(routes: Record<string, string>, redirects?: Record<string, string>) {
-  const body = JSON.stringify({
-    version: MANIFEST_VERSION,
+  await putManifest(store, {
     ref: "REF",
     builtAt: new Date().toISOString(),
     routes: Object.fromEntries(Object.entries(routes).map(([path, key]) => [path, route(key)])),
@@ -38,11 +38,6 @@ async function manifest(routes: Record<string, string>, redirects?: Record<strin
     // The demo's aliases, as a build records them (website.routes.aliases).
     aliases: { "/home": "/" },
     ...(redirects ? { redirects } : {}),
-  });
-  await store.put(MANIFEST_KEY, body, {
-    contentType: "application/json",
-    cacheControl: CACHE_CONTROL.metadata,
-    contentHash: sha256(body),
   });
 }
 const PAGES = {

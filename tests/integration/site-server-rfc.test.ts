@@ -1,9 +1,10 @@
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "#config";
-import { CACHE_CONTROL, MANIFEST_KEY, MANIFEST_VERSION } from "#manifest/manifest.ts";
+import { CACHE_CONTROL } from "#manifest/manifest.ts";
 import { type RunningSite, startSite } from "#site/server.ts";
 import { createSiteStore, type SiteStore, sha256 } from "#storage";
+import { putManifest } from "../support/manifest.ts";
 import { tempDir } from "../support/temp-dir.ts";
 
 /**
@@ -56,32 +57,25 @@ beforeAll(async () => {
   await put(store, "assets/site.0123abcd.css", "body{}", "text/css; charset=utf-8", CACHE_CONTROL.immutable);
   await put(store, "sitemap.xml", "<urlset/>", "application/xml; charset=utf-8");
   const route = (key: string, status = 200) => ({ key, hash: "x", status, dependencies: [] });
-  await put(
-    store,
-    MANIFEST_KEY,
-    JSON.stringify({
-      version: MANIFEST_VERSION,
-      ref: "REF",
-      builtAt: new Date().toISOString(),
-      routes: {
-        "/": route("index.html"),
-        "/about": route("about/index.html"),
-        "/price-list/": route("price-list/index.html"),
-        "/price-list/websites": route("price-list/websites/index.html"),
-        "/%C3%BCber-uns": route("über-uns/index.html"),
-        "/%E4%BC%9A%E7%A4%BE": route("会社/index.html"),
-        "/sitemap.xml": route("sitemap.xml"),
-        "404": route("404.html", 404),
-        "500": route("500.html", 500),
-        "503": route("503.html", 503),
-      },
-      redirects: { "/old-promo": "/about", "/summer": "/price-list/" },
-      temporaryRedirects: ["/summer"],
-      assets: {},
-    }),
-    "application/json",
-    CACHE_CONTROL.metadata,
-  );
+  await putManifest(store, {
+    ref: "REF",
+    builtAt: new Date().toISOString(),
+    routes: {
+      "/": route("index.html"),
+      "/about": route("about/index.html"),
+      "/price-list/": route("price-list/index.html"),
+      "/price-list/websites": route("price-list/websites/index.html"),
+      "/%C3%BCber-uns": route("über-uns/index.html"),
+      "/%E4%BC%9A%E7%A4%BE": route("会社/index.html"),
+      "/sitemap.xml": route("sitemap.xml"),
+      "404": route("404.html", 404),
+      "500": route("500.html", 500),
+      "503": route("503.html", 503),
+    },
+    redirects: { "/old-promo": "/about", "/summer": "/price-list/" },
+    temporaryRedirects: ["/summer"],
+    assets: {},
+  });
   await store.close();
   site = await start();
 }, 30_000);

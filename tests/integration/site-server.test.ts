@@ -1,9 +1,10 @@
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CACHE_CONTROL, MANIFEST_KEY, MANIFEST_VERSION } from "#manifest/manifest.ts";
+import { CACHE_CONTROL } from "#manifest/manifest.ts";
 import { siteApp } from "#site/app.ts";
 import { createSiteStore, type SiteStore, sha256 } from "#storage";
+import { putManifest, storedManifest } from "../support/manifest.ts";
 
 const HTML = "text/html; charset=utf-8";
 let store: SiteStore;
@@ -24,26 +25,21 @@ beforeAll(async () => {
   await put("assets/site.0123abcd.css", "body{}", "text/css; charset=utf-8", CACHE_CONTROL.immutable);
   await put("sitemap.xml", "<urlset/>", "application/xml; charset=utf-8");
   const route = (key: string) => ({ key, hash: "x", status: 200, dependencies: [] });
-  await put(
-    MANIFEST_KEY,
-    JSON.stringify({
-      version: MANIFEST_VERSION,
-      ref: "REF",
-      builtAt: new Date().toISOString(),
-      routes: {
-        "/": route("index.html"),
-        "/about": route("about/index.html"),
-        "/price-list/": route("price-list/index.html"),
-        "/price-list/websites": route("price-list/websites/index.html"),
-        "/sitemap.xml": route("sitemap.xml"),
-        "404": { ...route("404.html"), status: 404 },
-      },
-      assets: {},
-      // The demo's aliases, as a build records them (website.routes.aliases).
-      aliases: { "/home": "/" },
-    }),
-    "application/json",
-  );
+  await putManifest(store, {
+    ref: "REF",
+    builtAt: new Date().toISOString(),
+    routes: {
+      "/": route("index.html"),
+      "/about": route("about/index.html"),
+      "/price-list/": route("price-list/index.html"),
+      "/price-list/websites": route("price-list/websites/index.html"),
+      "/sitemap.xml": route("sitemap.xml"),
+      "404": { ...route("404.html"), status: 404 },
+    },
+    assets: {},
+    // The demo's aliases, as a build records them (website.routes.aliases).
+    aliases: { "/home": "/" },
+  });
   app = Fastify();
   await app.register(siteApp, { store, manifestRefreshMs: 0 });
   base = await app.listen({ host: "127.0.0.1", port: 0 });
@@ -188,9 +184,10 @@ describe("site server", () => {
 
   it("sees a new build's routes without a restart", async () => {
     await put("careers/index.html", "<h1>Careers</h1>");
-    const manifest = JSON.parse((await store.get(MANIFEST_KEY))?.body.toString() ?? "{}");
-    manifest.routes["/careers"] = { key: "careers/index.html", hash: "y", status: 200, dependencies: [] };
-    await put(MANIFEST_KEY, JSON.stringify(manifest), "application/json");
+    const manifest = await storedManifest(store);
+    if (!manifest) throw new Error("no manifest");
+    manifest.routes["/careers"] = { key: "careers/index.html", hash: "y", status: 200 };
+    await putManifest(store, manifest);
     expect(await (await get("/careers")).text()).toBe("<h1>Careers</h1>");
   });
 });

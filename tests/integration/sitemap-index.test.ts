@@ -14,7 +14,6 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisKeys } from "#jobs/catalog.ts";
-import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { siteApp } from "#site/app.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { buildSiteAssets } from "#web/assets.ts";
@@ -25,6 +24,7 @@ import { publish } from "#worker/publish/publish.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { expectEqualsFullBuild, siteObjects } from "../support/full-build-reference.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { storedManifest } from "../support/manifest.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -161,7 +161,7 @@ describe("the sitemap split into a sitemap index", () => {
     }
     expect((await site.inject({ url: "/sitemap-3.xml" })).statusCode).toBe(404);
     expect((await site.inject({ url: "/robots.txt" })).body).toContain(`Sitemap: ${SITE_URL}/sitemap.xml\n`);
-    const manifest = parseManifest((await store.get(MANIFEST_KEY))?.body);
+    const manifest = await storedManifest(store);
     expect(manifest?.routes["/sitemap-2.xml"]?.key).toBe("sitemap-2.xml");
   });
 

@@ -23,6 +23,7 @@ import { localContentClient } from "../support/content-client.ts";
 import { expectEqualsFullBuild } from "../support/full-build-reference.ts";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { storedManifest } from "../support/manifest.ts";
 import { type PressroomProcess, startPressroom } from "../support/pressroom-process.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { type S3Server, startS3rver } from "../support/s3rver.ts";
@@ -147,9 +148,9 @@ describe.skipIf(!RUN)("the compose topology as OS processes", () => {
     );
 
     // The edge keeps the home page and a page of the repository (any one) before the publish.
-    const [, page = "/"] = Object.keys(
-      JSON.parse((await store.get(".pressroom/manifest.json"))?.body.toString() ?? "{}").routes ?? {},
-    ).filter((route) => /^\/[a-z0-9-]+$/.test(route));
+    const [, page = "/"] = Object.keys((await storedManifest(store))?.routes ?? {}).filter((route) =>
+      /^\/[a-z0-9-]+$/.test(route),
+    );
     if (edge)
       for (const path of ["/", page]) {
         await fetch(`${edge.url}${path}`);

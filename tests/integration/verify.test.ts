@@ -10,7 +10,7 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublisherConfig } from "#config";
-import { CACHE_CONTROL, MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
+import { CACHE_CONTROL } from "#manifest/manifest.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { statusCommand } from "#worker/inspect.ts";
 import { verifyCommand } from "#worker/verify-command.ts";
@@ -18,6 +18,7 @@ import { type RunningWorker, startWorker } from "#worker/worker.ts";
 import { contentConfig } from "../support/content-client.ts";
 import { expectEqualsFullBuild } from "../support/full-build-reference.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { storedManifest } from "../support/manifest.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { untilWorkerSettled } from "../support/worker-settled.ts";
@@ -41,7 +42,7 @@ async function corrupt(key: string): Promise<void> {
 
 /** The keys of the pages stored (the manifest's routes: redirect objects are no pages), in storage's order. */
 async function pageKeys(): Promise<string[]> {
-  const routes = Object.values(parseManifest((await store.get(MANIFEST_KEY))?.body)?.routes ?? {});
+  const routes = Object.values((await storedManifest(store))?.routes ?? {});
   const pages = new Set(routes.map((route) => route.key));
   const keys: string[] = [];
   for await (const key of store.keys()) if (key.endsWith("/index.html") && pages.has(key)) keys.push(key);

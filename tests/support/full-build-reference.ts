@@ -1,11 +1,11 @@
 import { pino } from "pino";
 import { expect } from "vitest";
-import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { REDIRECTS_KEY } from "#manifest/redirects.ts";
 import { redirectKey } from "#redirects/redirect-paths.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { fullBuild } from "#worker/build/full-build.ts";
 import { localContentClient } from "./content-client.ts";
+import { storedManifest } from "./manifest.ts";
 
 /** Every object of the site (the `.pressroom/` metadata aside), key → bytes in base64. */
 export async function siteObjects(store: SiteStore): Promise<Map<string, string>> {
@@ -60,7 +60,7 @@ export async function expectEqualsFullBuild(
     await text(reference, REDIRECTS_KEY),
   );
   const redirectsOf = async (from: SiteStore) => {
-    const manifest = parseManifest((await from.get(MANIFEST_KEY))?.body);
+    const manifest = await storedManifest(from);
     return { redirects: manifest?.redirects ?? {}, temporary: manifest?.temporaryRedirects ?? [] };
   };
   const { redirects, temporary } = await redirectsOf(reference);

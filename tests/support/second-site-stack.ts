@@ -12,10 +12,10 @@ import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { expect } from "vitest";
 import { QUEUE_NAME, RECONCILE_QUEUE_NAME, RENDER_QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
-import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
 import { REDIRECTS_KEY } from "#manifest/redirects.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { type LocalPrismic, startLocalPrismic } from "./local-prismic.ts";
+import { storedManifest } from "./manifest.ts";
 import { type PressroomProcess, runPressroom, startPressroom } from "./pressroom-process.ts";
 import { tempDir } from "./temp-dir.ts";
 import { until } from "./until.ts";
@@ -153,7 +153,7 @@ export async function expectEqualsFullBuild(storage: string, env: Record<string,
       const text = async (from: SiteStore, key: string) => (await from.get(key))?.body.toString();
       expect(await text(actualStore, REDIRECTS_KEY)).toBe(await text(expectedStore, REDIRECTS_KEY));
       const redirects = async (from: SiteStore) => {
-        const manifest = parseManifest((await from.get(MANIFEST_KEY))?.body);
+        const manifest = await storedManifest(from);
         return { redirects: manifest?.redirects ?? {}, temporary: manifest?.temporaryRedirects ?? [] };
       };
       expect(await redirects(actualStore)).toEqual(await redirects(expectedStore));

@@ -4,7 +4,7 @@ import type { PublisherConfig } from "#config";
 import { readUndelivered, type UndeliveredMessage } from "#contact/undelivered.ts";
 import { createContentClient, loadContentSchema } from "#content";
 import { QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
-import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
+import { readManifest } from "#manifest/manifest-store.ts";
 import { redactUrl } from "#redact-url";
 import { describeRedirectNotice } from "#redirects/resolve-redirects.ts";
 import { createSiteStore } from "#storage";
@@ -60,7 +60,7 @@ async function withReaders<T>(config: PublisherConfig, task: (readers: Readers) 
 async function storageFacts(config: PublisherConfig): Promise<string[]> {
   const store = createSiteStore(config.storage);
   try {
-    const manifest = parseManifest((await store.get(MANIFEST_KEY))?.body);
+    const manifest = await readManifest(store);
     if (!manifest) return [`storage:             no site built yet (${redactUrl(config.storage.url)})`];
     return [
       `storage:             ${Object.keys(manifest.routes).length} routes at ref ${manifest.ref}, built ${manifest.builtAt} (${redactUrl(config.storage.url)})`,

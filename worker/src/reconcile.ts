@@ -1,7 +1,7 @@
 import { filter } from "@prismicio/client";
 import { redisKeys } from "#jobs/catalog.ts";
 import { chunksOf } from "#jobs/chunks.ts";
-import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
+import { readManifestRoot } from "#manifest/manifest-store.ts";
 import { website } from "#website";
 import { documentHash } from "./build/document-hash.ts";
 import { publishObserved } from "./ops/publish-metrics.ts";
@@ -92,7 +92,7 @@ async function reconcileRefs(ctx: PublishContext, assetKeys: readonly string[]):
     pendingRefs,
     processingRefs,
     masterRef,
-    manifestObject,
+    manifest,
     indexSite,
     site,
   ] = await Promise.all([
@@ -104,13 +104,12 @@ async function reconcileRefs(ctx: PublishContext, assetKeys: readonly string[]):
     ctx.redis.scard(keys.pendingRefs),
     ctx.redis.scard(keys.processingRefs),
     ctx.client.fetchMasterRef(),
-    ctx.store.get(MANIFEST_KEY),
+    readManifestRoot(ctx.store),
     index.site(),
     siteVersionOf(ctx),
   ]);
   const pending = pendingIds + pendingRefs;
   const processing = processingIds + backlog + processingRefs;
-  const manifest = parseManifest(manifestObject?.body);
   if (indexRef !== undefined && pending + processing > 0) {
     // Ids whose job is gone (a redelivery deduplicated against a finished job, a job that ran out of attempts).
     ctx.logger.info({ pending, processing }, "reconcile: publishing ids left pending");

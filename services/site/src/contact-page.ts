@@ -1,4 +1,4 @@
-import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
+import { readManifestRoot } from "#manifest/manifest-store.ts";
 import type { SiteStore } from "#storage";
 
 /**
@@ -83,7 +83,7 @@ export function safePath(path: string | undefined): string {
 async function findStylesheet(store: SiteStore | undefined): Promise<string | undefined> {
   if (!store) return undefined;
   try {
-    const manifest = parseManifest((await store.get(MANIFEST_KEY))?.body);
+    const manifest = await readManifestRoot(store);
     return Object.keys(manifest?.assets ?? {}).find((key) => /^assets\/[\w.-]+\.css$/.test(key));
   } catch {
     // A page without styles still tells the visitor what happened.

@@ -1,5 +1,6 @@
 import { aliasRoute } from "#manifest/aliases.ts";
-import { MANIFEST_KEY, parseManifest } from "#manifest/manifest.ts";
+import { MANIFEST_KEY, type ManifestRoute } from "#manifest/manifest.ts";
+import { type ManifestHead, readManifestRoot, readShards } from "#manifest/manifest-store.ts";
 import { isSafeKey, type SiteStore } from "#storage";
 
 export interface RouteMatch {
@@ -33,6 +34,8 @@ export class RouteTable {
   #aliases: Record<string, string> = {};
   /** Status → the storage key of the site's error page for it (the manifest's routes with that status). */
   #errorPages = new Map<number, string>();
+  /** The manifest's route shards the table holds, by name: each read again only when its hash changed. */
+  #shards = new Map<string, HeldShard>();
   #etag: string | undefined;
   #checkedAt = -Infinity;
   #refreshing: { promise: Promise<void>; startedAt: number } | undefined;
@@ -66,7 +69,7 @@ export class RouteTable {
   /**
    * A path no manifest names whose page is in storage at the key the path gives (`/about` →
    * `about/index.html`, as without a manifest). A publish writes its pages first and the manifest
-   * last, and the manifest is its largest file: while it cannot be written (a full disk, for as
+   * last, and a manifest shard is its largest file: while it cannot be written (a full disk, for as
    * long as it stays full) a renamed page's new route is served from its object, as a bucket
    * website serves it, so the old route's redirect never leads to a 404. One `head` per such path.
    */
@@ -132,7 +135,7 @@ export class RouteTable {
   /**
    * Reads the manifest again if it is older than `refreshMs`, or (`fresh`) if it was read before this
    * call. A known page is answered from the table at hand while the manifest is read behind it, so
-   * the first visitor after a publish does not wait for a large manifest's parse. A path the table
+   * the first visitor after a publish does not wait for the changed shards' read. A path the table
    * does not know waits for a fresh read (`match`), and so does the very first request.
    */
   async #refresh(fresh: boolean): Promise<void> {
@@ -154,33 +157,9 @@ export class RouteTable {
       try {
         const head = await this.store.head(MANIFEST_KEY);
         if (head?.etag === this.#etag && head !== undefined) return;
-        const manifest = parseManifest((await this.store.get(MANIFEST_KEY))?.body);
+        const read = await this.#read();
         this.#etag = head?.etag;
-        const pages = Object.entries(manifest?.routes ?? {}).filter(
-          ([route]) => route.startsWith("/") && !/\.(xml|txt)$/.test(route),
-        );
-        // Routes are written percent-encoded (`/%C3%BCber-uns`); requests are matched decoded.
-        this.#routes = new Map(pages.map(([route, entry]) => [decodedRoute(route), entry.key]));
-        this.#spellings = new Map(pages.map(([route]) => [decodedRoute(route), route]));
-        this.#aliases = Object.fromEntries(
-          Object.entries(manifest?.aliases ?? {}).filter(
-            ([path, route]) => path.startsWith("/") && typeof route === "string" && route.startsWith("/"),
-          ),
-        );
-        this.#errorPages = new Map(
-          Object.values(manifest?.routes ?? {})
-            .filter((entry) => entry.status >= 400)
-            .map((entry) => [entry.status, entry.key]),
-        );
-        const temporary = new Set(manifest?.temporaryRedirects ?? []);
-        this.#redirects = new Map(
-          Object.entries(manifest?.redirects ?? {})
-            .filter(([route, location]) => route.startsWith("/") && typeof location === "string")
-            .map(([route, location]) => [
-              decodedRoute(route),
-              { location, status: temporary.has(route) ? 302 : 301 },
-            ]),
-        );
+        this.#apply(read);
       } finally {
         this.#checkedAt = performance.now();
         if (this.#refreshing === refresh) this.#refreshing = undefined;
@@ -188,6 +167,95 @@ export class RouteTable {
     })();
     await refresh.promise;
   }
+
+  /**
+   * The manifest's root and the shards it names that the table does not hold at their hash. A shard
+   * gone (a publish deleted it after replacing it) means a newer root: read once more, then fail
+   * (the table is kept, and read again after refreshMs). A version 1 manifest is its own one shard.
+   */
+  async #read(): Promise<ReadManifest> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const root = await readManifestRoot(this.store);
+      if (!root) return { current: {}, fresh: new Map() };
+      if (root.legacyRoutes) {
+        const hash = root.etag ?? String(Date.now());
+        return { root, current: { v1: hash }, fresh: new Map([["v1", holdShard(hash, root.legacyRoutes)]]) };
+      }
+      const wanted = Object.fromEntries(
+        Object.entries(root.shards).filter(([name, hash]) => this.#shards.get(name)?.hash !== hash),
+      );
+      const read = await readShards(this.store, wanted);
+      if (read) {
+        const fresh = new Map(
+          [...read].map(([name, routes]) => [name, holdShard(wanted[name] ?? "", routes)]),
+        );
+        return { root, current: root.shards, fresh };
+      }
+    }
+    throw new Error(`a route shard of ${MANIFEST_KEY} is missing`);
+  }
+
+  /** Drops the routes of shards replaced or gone, adds those read; the root's redirects and aliases. */
+  #apply({ root, current, fresh }: ReadManifest): void {
+    for (const [name, shard] of this.#shards) {
+      if (current[name] === shard.hash) continue;
+      for (const [path] of shard.pages) {
+        this.#routes.delete(path);
+        this.#spellings.delete(path);
+      }
+      this.#shards.delete(name);
+    }
+    for (const [name, shard] of fresh) {
+      this.#shards.set(name, shard);
+      for (const [path, route, key] of shard.pages) {
+        this.#routes.set(path, key);
+        this.#spellings.set(path, route);
+      }
+    }
+    this.#errorPages = new Map([...this.#shards.values()].flatMap((shard) => shard.errors));
+    this.#aliases = Object.fromEntries(
+      Object.entries(root?.aliases ?? {}).filter(
+        ([path, route]) => path.startsWith("/") && typeof route === "string" && route.startsWith("/"),
+      ),
+    );
+    const temporary = new Set(root?.temporaryRedirects ?? []);
+    this.#redirects = new Map(
+      Object.entries(root?.redirects ?? {})
+        .filter(([route, location]) => route.startsWith("/") && typeof location === "string")
+        .map(([route, location]) => [
+          decodedRoute(route),
+          { location, status: temporary.has(route) ? 302 : 301 },
+        ]),
+    );
+  }
+}
+
+/** A route shard as the table holds it: its pages by decoded path, and its error pages by status. */
+interface HeldShard {
+  hash: string;
+  /** Decoded path, the route as spelled in the manifest (percent-encoded), storage key. */
+  pages: [string, string, string][];
+  errors: [number, string][];
+}
+
+interface ReadManifest {
+  root?: ManifestHead;
+  /** Shard name → hash: the shards the manifest names now. */
+  current: Record<string, string>;
+  /** The shards read now (the others are held at their hash). */
+  fresh: Map<string, HeldShard>;
+}
+
+function holdShard(hash: string, routes: Record<string, ManifestRoute>): HeldShard {
+  const pages: [string, string, string][] = [];
+  const errors: [number, string][] = [];
+  for (const [route, entry] of Object.entries(routes)) {
+    if (entry.status >= 400) errors.push([entry.status, entry.key]);
+    // Routes are written percent-encoded (`/%C3%BCber-uns`); requests are matched decoded.
+    if (route.startsWith("/") && !/\.(xml|txt)$/.test(route))
+      pages.push([decodedRoute(route), route, entry.key]);
+  }
+  return { hash, pages, errors };
 }
 
 /** A path's key by its shape: folders with an index.html, no trailing slash (the other spelling redirects). */

@@ -4,12 +4,10 @@ import type { Logger } from "#logger";
 import {
   type BuildManifest,
   CACHE_CONTROL,
-  MANIFEST_KEY,
   MANIFEST_VERSION,
   type ManifestRoute,
-  parseManifest,
-  serializeManifest,
 } from "#manifest/manifest.ts";
+import { readManifest, writeManifest as writeStoredManifest } from "#manifest/manifest-store.ts";
 import { type SiteStore, sha256 } from "#storage";
 import { website } from "#website";
 import type { BuiltAssets, JavaScriptMeter, JavaScriptReport } from "#website/contract.ts";
@@ -266,7 +264,7 @@ async function readInputs(options: BuildOptions): Promise<BuildInputs> {
   const log = options.logger.child({ ref });
   const redirectType = website.redirects?.type;
   const [previous, previousInputs, built, shared, redirectDocs] = await Promise.all([
-    store.get(MANIFEST_KEY).then((object) => parseManifest(object?.body)),
+    readManifest(store),
     options.reuse ? readPageInputs(store) : ({} as PageInputsFile),
     website.assets.build(),
     readSharedDocuments(client, ref),
@@ -592,12 +590,11 @@ async function writeManifest(current: Build, site: string): Promise<void> {
   await writePageInputs(store, current.pageInputs, site);
   // The site server answers the website's aliases (`/home` → `/`) from here: it never loads the website.
   current.manifest.aliases = { ...website.routes.aliases };
-  const body = serializeManifest(current.manifest);
-  await guard?.ensureCurrent();
-  await store.put(MANIFEST_KEY, body, {
-    contentType: "application/json",
-    cacheControl: CACHE_CONTROL.metadata,
-    contentHash: sha256(body),
+  // Route shards the previous manifest names hold their bytes already (unless verifying storage).
+  const previous = current.options.verify ? undefined : current.inputs.previous;
+  await writeStoredManifest(store, current.manifest, {
+    ...(previous ? { previous } : {}),
+    beforeCommit: async () => await guard?.ensureCurrent(),
   });
 }
 

@@ -1,24 +1,25 @@
 import {
-  type BuildManifest,
-  CACHE_CONTROL,
-  MANIFEST_KEY,
-  MANIFEST_VERSION,
-  parseManifest,
-  serializeManifest,
-} from "#manifest/manifest.ts";
-import { type SiteStore, sha256 } from "#storage";
+  type ManifestHead,
+  readManifestRoot,
+  updateManifest as updateStoredManifest,
+} from "#manifest/manifest-store.ts";
+import type { SiteStore } from "#storage";
 import { website } from "#website";
 import type { IndexedRoute } from "./dependency-index.ts";
 import { type Served, setServed } from "./redirect-objects.ts";
 
-/** The manifest in storage; undefined when there is none (or it cannot be read). */
-export async function readManifest(store: SiteStore): Promise<BuildManifest | undefined> {
-  return parseManifest((await store.get(MANIFEST_KEY))?.body);
+/**
+ * The manifest's root in storage (its redirects, the shards of its routes); undefined when there is
+ * none (or it cannot be read). A publish reads no route shard but those of the routes it changes.
+ */
+export async function readManifest(store: SiteStore): Promise<ManifestHead | undefined> {
+  return await readManifestRoot(store);
 }
 
 /**
  * The commit stage, storage's half: the manifest records the routes written and drops those
- * deleted, and lists the redirects served (`current`: the manifest as read earlier in the publish).
+ * deleted, and lists the redirects served (`current`: the root as read earlier in the publish).
+ * Only the route shards holding a written or deleted route are written, then the root.
  */
 export async function updateManifest(
   store: SiteStore,
@@ -26,31 +27,20 @@ export async function updateManifest(
   written: ReadonlyMap<string, IndexedRoute>,
   deleted: readonly string[],
   redirects?: Served, // renamed routes and editors' redirects: redirects-stage.ts
-  current?: BuildManifest,
+  current?: ManifestHead,
 ): Promise<void> {
-  const manifest: BuildManifest = current ??
-    (await readManifest(store)) ?? {
-      version: MANIFEST_VERSION,
-      ref,
-      builtAt: new Date().toISOString(),
-      routes: {},
-      assets: {},
-    };
-  manifest.ref = ref;
-  manifest.builtAt = new Date().toISOString();
-  for (const route of deleted) delete manifest.routes[route];
-  for (const [route, entry] of written) manifest.routes[route] = entry;
-  if (redirects) setServed(manifest, redirects); // renamed routes and editors' redirects
-  if (Object.keys(manifest.redirects ?? {}).length === 0) {
-    delete manifest.redirects;
-    delete manifest.temporaryRedirects;
-  }
-  // The site server answers the website's aliases (`/home` → `/`) from here: it never loads the website.
-  manifest.aliases = { ...website.routes.aliases };
-  const body = serializeManifest(manifest);
-  await store.put(MANIFEST_KEY, body, {
-    contentType: "application/json",
-    cacheControl: CACHE_CONTROL.metadata,
-    contentHash: sha256(body),
+  await updateStoredManifest(store, current ?? (await readManifestRoot(store)), {
+    ref,
+    written,
+    deleted,
+    edit: (manifest) => {
+      if (redirects) setServed(manifest, redirects); // renamed routes and editors' redirects
+      if (Object.keys(manifest.redirects ?? {}).length === 0) {
+        delete manifest.redirects;
+        delete manifest.temporaryRedirects;
+      }
+      // The site server answers the website's aliases (`/home` → `/`) from here: it never loads the website.
+      manifest.aliases = { ...website.routes.aliases };
+    },
   });
 }

@@ -1,4 +1,4 @@
-import type { BuildManifest } from "#manifest/manifest.ts";
+import type { ManifestHead } from "#manifest/manifest-store.ts";
 import { readManifest } from "./commit.ts";
 import type { PublishContext } from "./context.ts";
 import { DependencyIndex } from "./dependency-index.ts";
@@ -15,8 +15,8 @@ export interface Redirected {
   served: Served;
   /** Paths whose redirect object was written or dropped (the edge purges them). */
   touched: Set<string>;
-  /** The manifest as read before the redirects were written (the commit updates it). */
-  manifest: BuildManifest | undefined;
+  /** The manifest's root as read before the redirects were written (the commit updates it). */
+  manifest: ManifestHead | undefined;
 }
 
 /**

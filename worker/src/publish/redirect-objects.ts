@@ -50,7 +50,10 @@ export function servedOf(
 }
 
 /** Sets the manifest's `redirects` and `temporaryRedirects` to `served` (absent when empty). */
-export function setServed(manifest: BuildManifest, served: Served): void {
+export function setServed(
+  manifest: Pick<BuildManifest, "redirects" | "temporaryRedirects">,
+  served: Served,
+): void {
   delete manifest.redirects;
   delete manifest.temporaryRedirects;
   if (served.size === 0) return;

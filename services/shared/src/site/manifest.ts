@@ -1,11 +1,14 @@
 /**
- * The build manifest: what the site in storage was built from. The build and
- * the worker write it last (it commits a build); the site server reads it to
- * know each route's canonical path. It is not part of the site: its key sits
- * under `.pressroom/`, which the site server never serves.
+ * The build manifest: what the site in storage was built from. The build and the worker write it
+ * last (it commits a build); the site server reads it to know each route's canonical path. It is
+ * not part of the site: its keys sit under `.pressroom/`, which the site server never serves. Its
+ * root is MANIFEST_KEY, its routes are in shards under MANIFEST_SHARDS_PREFIX: read and write it
+ * with ./manifest-store.ts.
  */
 export const MANIFEST_KEY = ".pressroom/manifest.json";
-export const MANIFEST_VERSION = 1;
+export const MANIFEST_SHARDS_PREFIX = ".pressroom/manifest/";
+/** 2: routes in shards beside the root; 1 (still read): every route in the root. */
+export const MANIFEST_VERSION = 2;
 
 export interface ManifestRoute {
   /** Storage key of the rendered route, e.g. `about/index.html`. */
@@ -48,36 +51,10 @@ export interface BuildManifest {
    * older than this field answers them 301.
    */
   temporaryRedirects?: string[];
-}
-
-/**
- * The manifest's bytes. Routes are written without their dependencies: those live in the worker's
- * index, and leaving them out makes the manifest several times smaller, which every publish rewrites.
- */
-export function serializeManifest(manifest: BuildManifest): string {
-  const routes: Record<string, ManifestRoute> = {};
-  for (const [route, { key, hash, status, documentId }] of Object.entries(manifest.routes)) {
-    routes[route] = documentId ? { key, hash, status, documentId } : { key, hash, status };
-  }
-  return JSON.stringify({ ...manifest, routes });
-}
-
-/** Parses a stored manifest; anything unreadable or of another version is "no manifest". */
-export function parseManifest(body: Buffer | string | undefined): BuildManifest | undefined {
-  if (body === undefined) return undefined;
-  try {
-    const manifest = JSON.parse(body.toString()) as BuildManifest;
-    if (
-      manifest.version !== MANIFEST_VERSION ||
-      typeof manifest.routes !== "object" ||
-      manifest.routes === null
-    ) {
-      return undefined;
-    }
-    return manifest;
-  } catch {
-    return undefined;
-  }
+  /** As read from storage (manifest-store.ts): the route shards the routes came from, by name → hash. */
+  shards?: Record<string, string>;
+  /** As read from storage: how many shards routes are hashed into. */
+  shardCount?: number;
 }
 
 /**

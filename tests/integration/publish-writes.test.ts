@@ -1,0 +1,195 @@
+/**
+ * A one-page edit writes as much on a large site as on a small one: counted, not timed. Two
+ * generated sites (~1,000 and ~4,000 pages, so ~500 routes a manifest shard in both), each built by
+ * an in-process worker into a folder; the same kind of edit (a page's description, its second
+ * edit of the day, so its sitemap entry stays) is published through the real webhook. Counted:
+ * the bytes of files written under `.pressroom/` (the manifest's root and the shard of the edited
+ * route), and the dependency index's keys whose value changed (DUMP of every `<prefix>:index:*`
+ * key before and after). Equal within one shard's size bound: a shard holds about 512 routes of at
+ * most ~200 bytes each, so the two sites' shards may differ by the routes hashing puts in them.
+ */
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PublisherConfig } from "#config";
+import { ROUTES_PER_SHARD } from "#manifest/manifest-store.ts";
+import { startWebhook } from "#webhook/server.ts";
+import { type RunningWorker, startWorker } from "#worker/worker.ts";
+import { contentConfig, localContentClient } from "../support/content-client.ts";
+import { ensureGeneratedRepository } from "../support/generated-repository.ts";
+import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { removeKeysUnder } from "../support/redis-keys.ts";
+import { tempDir } from "../support/temp-dir.ts";
+import { until } from "../support/until.ts";
+import { webhookOptions } from "../support/webhook-options.ts";
+import { untilWorkerSettled } from "../support/worker-settled.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const SECRET = "publish-writes-secret";
+/** Sizes whose route count (pages + price lists + 6) fills their shards alike: 2 and 8 shards of ~505. */
+const SIZES = [1_000, 4_000];
+/** One shard at its fullest (hashing may put twice the average in one) of ~200-byte routes. */
+const SHARD_BOUND = 2 * ROUTES_PER_SHARD * 200;
+const logger = pino({ level: "silent" });
+const redis = new Redis({ maxRetriesPerRequest: null });
+
+interface Counted {
+  pages: number;
+  rendered: number;
+  metadataBytes: number;
+  manifestBytes: number;
+  indexKeysChanged: number;
+  indexKeys: number;
+}
+const counted: Counted[] = [];
+
+beforeAll(async () => {
+  for (const pages of SIZES) counted.push(await countOneEdit(pages));
+}, 900_000);
+afterAll(() => redis.quit());
+
+describe("what a one-page edit writes", () => {
+  it("is the same on a site four times larger: manifest root and one shard, the same index keys", () => {
+    console.log(
+      "one-page edit, counted:",
+      counted
+        .map(
+          (c) =>
+            `${c.pages} pages: ${c.rendered} rendered, ${c.metadataBytes} bytes under .pressroom/ (the manifest: ${c.manifestBytes}), ${c.indexKeysChanged} of ${c.indexKeys} index keys changed`,
+        )
+        .join("; "),
+    );
+    const [small, large] = counted as [Counted, Counted];
+    expect(large.rendered).toBe(small.rendered);
+    expect(large.indexKeysChanged).toBe(small.indexKeysChanged);
+    for (const c of counted) expect(c.metadataBytes).toBeLessThan(SHARD_BOUND);
+    expect(Math.abs(large.metadataBytes - small.metadataBytes)).toBeLessThan(SHARD_BOUND / 2);
+    // What the whole manifest would have been: not what a publish writes.
+    expect(large.manifestBytes).toBeGreaterThan(4 * large.metadataBytes);
+  });
+});
+
+/** Builds a generated site of `pages`, edits one page twice, counts what the second edit wrote. */
+async function countOneEdit(pages: number): Promise<Counted> {
+  const prefix = `test-publish-writes-${pages}-${process.pid}-${Date.now()}`;
+  const repo = join(process.env.TMPDIR ?? join(ROOT, ".tmp"), `publish-writes-repo-${pages}`);
+  ensureGeneratedRepository(repo, pages, 10);
+  const site = await tempDir("publish-writes-site");
+  const webhook = await startWebhook(webhookOptions(prefix, SECRET), logger);
+  let content: LocalPrismic | undefined;
+  let worker: RunningWorker | undefined;
+  try {
+    content = await startLocalPrismic({
+      seedDir: repo,
+      webhookUrl: `${webhook.url}/webhooks/prismic`,
+      webhookSecret: SECRET,
+    });
+    const config: PublisherConfig = {
+      logLevel: "silent",
+      prismic: contentConfig(content.endpoint),
+      redisUrl: "redis://127.0.0.1:6379",
+      queuePrefix: prefix,
+      storage: { url: `file://${site.path}`, s3Endpoint: undefined, s3Region: "us-east-1" },
+      siteUrl: "https://www.example.com",
+    };
+    worker = await startWorker(config, logger, { rootDir: ROOT });
+    const service = content;
+    await untilWorkerSettled(redis, prefix, service.store.masterRef, 600_000);
+    const client = localContentClient(content.endpoint);
+    const page = (
+      await client.get({
+        ref: await client.fetchMasterRef(),
+        pageSize: 20,
+        filters: ['[at(document.type, "page")]'],
+      })
+    ).results.find((doc) => doc.uid !== "home");
+    if (!page) throw new Error("no page to edit");
+    const edit = async (text: string) => {
+      const answer = await fetch(`${service.url}/admin/publish`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ upsert: [{ ...page, data: { ...page.data, meta_description: text } }] }),
+      });
+      if (answer.status !== 200) throw new Error(await answer.text());
+      return await untilPublished(prefix, service.store.masterRef);
+    };
+    await edit("First edit of the day: its sitemap entry moves");
+    const files = metadataFiles(site.path);
+    const index = await indexDump(prefix);
+    const published = await edit("Second edit, the same day");
+    const after = await indexDump(prefix);
+    const changed = [...new Set([...index.keys(), ...after.keys()])].filter(
+      (key) => !index.get(key)?.equals(after.get(key) ?? Buffer.alloc(0)),
+    );
+    const now = metadataFiles(site.path);
+    return {
+      pages,
+      rendered: published.rendered ?? -1,
+      metadataBytes: written(files, now),
+      manifestBytes: [...now]
+        .filter(([path]) => path === "manifest.json" || path.startsWith("manifest/"))
+        .reduce((sum, [, file]) => sum + file.size, 0),
+      indexKeysChanged: changed.length,
+      indexKeys: after.size,
+    };
+  } finally {
+    await worker?.close();
+    await webhook.close();
+    await content?.stop();
+    await removeKeysUnder(redis, prefix);
+    await site.remove();
+  }
+}
+
+/** The last publish's summary once it describes `ref` (the worker writes it after its commit). */
+async function untilPublished(prefix: string, ref: string): Promise<{ rendered?: number }> {
+  let last: { ref?: string; rendered?: number } = {};
+  await until(
+    () => `a publish of ${ref}`,
+    async () => {
+      last = JSON.parse((await redis.get(`${prefix}:last-publish`)) ?? "{}");
+      return last.ref === ref;
+    },
+    { timeoutMs: 60_000, intervalMs: 20 },
+  );
+  return last;
+}
+
+type Files = Map<string, { size: number; mtimeMs: number }>;
+function metadataFiles(siteDir: string): Files {
+  const files: Files = new Map();
+  const dir = join(siteDir, ".pressroom");
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    const { size, mtimeMs } = statSync(path);
+    files.set(path.slice(dir.length + 1), { size, mtimeMs });
+  }
+  return files;
+}
+/** Bytes of the files new or rewritten since `before` (a write replaces a file: a new mtime). */
+function written(before: Files, after: Files): number {
+  let bytes = 0;
+  for (const [path, file] of after) {
+    const was = before.get(path);
+    if (!was || was.mtimeMs !== file.mtimeMs || was.size !== file.size) bytes += file.size;
+  }
+  return bytes;
+}
+
+/** Every dependency index key's serialized value (DUMP), to tell which a publish changed. */
+async function indexDump(prefix: string): Promise<Map<string, Buffer>> {
+  const keys: string[] = [];
+  let cursor = "0";
+  do {
+    const [next, found] = await redis.scan(cursor, "MATCH", `${prefix}:index:*`, "COUNT", 1000);
+    cursor = next;
+    keys.push(...found);
+  } while (cursor !== "0");
+  const pipeline = redis.pipeline();
+  for (const key of keys) pipeline.dumpBuffer(key);
+  const values = (await pipeline.exec()) ?? [];
+  return new Map(keys.map((key, i) => [key, values[i]?.[1] as Buffer]));
+}
