@@ -2,6 +2,8 @@
  * One measured run, in its own process so that its peak RSS is its own:
  *   build <endpoint> <storageDir>   a full build through the product's path
  *   floor <endpoint>                bare renderToString of the same page trees, content already in memory
+ *   list <endpoint>                 every document's id and version, without its content: the floor of a
+ *                                   rebuild with nothing changed (what finding that out costs)
  * Prints one JSON line.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -16,15 +18,17 @@ import { buildSiteAssets } from "#web/assets.ts";
 import { type PageDocument, type SettingsDocument, typedSource } from "#web/content/index.ts";
 import { PageView } from "#web/pages/page-view.tsx";
 import { loadSliceContext } from "#web/slice-loader.ts";
+import { website } from "#website";
 import { fullBuild } from "#worker/build/full-build.ts";
-import { listDocuments } from "#worker/build/list-documents.ts";
+import { forEachVersionPage, listDocuments } from "#worker/build/list-documents.ts";
+import { defaultRenderThreads } from "#worker/build/render-pool.ts";
 import { localContentClient } from "../support/content-client.ts";
 
 // As bin/pressroom.js does for `pressroom build`, and for the floor too: both run with the same heaps
 // (and the same young generation: processes.ts BUILD_CHILD_NODE_ARGS).
 limitHeapGrowth(BUILD_HEAP_GROWING_PERCENT);
 const [mode, endpoint, storageDir] = process.argv.slice(2);
-if (!endpoint) throw new Error("usage: full-build-child.ts build|floor <endpoint> [storageDir]");
+if (!endpoint) throw new Error("usage: full-build-child.ts build|floor|list <endpoint> [storageDir]");
 const logger = pino({ level: "warn" });
 const client = localContentClient(endpoint, { timeoutMs: 30_000, rateLimitRetries: 3 }, { logger });
 const maxRssMB = () => Math.round(process.resourceUsage().maxRSS / 1024);
@@ -86,7 +90,33 @@ function sampleThreads(): () => { cpu: number; system: number }[] {
   };
 }
 
+/**
+ * MEMORY_TRACE=1: the main thread's heap and the process's RSS every 250 ms, on stderr (a build's
+ * stages show as its shape); HEAP_SNAPSHOT_MB=N also writes one heap snapshot of the main thread
+ * the first time its used heap passes N MB. For finding where memory goes, not for the figures.
+ */
+function traceMemory(): () => void {
+  if (!process.env.MEMORY_TRACE) return () => {};
+  const started = performance.now();
+  const snapshotAt = Number(process.env.HEAP_SNAPSHOT_MB ?? 0) * 1024 * 1024;
+  let snapshotted = false;
+  const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
+  const timer = setInterval(async () => {
+    const { rss, heapUsed, external, arrayBuffers } = process.memoryUsage();
+    process.stderr.write(
+      `${((performance.now() - started) / 1000).toFixed(1)} s rss ${mb(rss)} heap ${mb(heapUsed)} external ${mb(external)} buffers ${mb(arrayBuffers)}\n`,
+    );
+    if (snapshotAt > 0 && !snapshotted && heapUsed > snapshotAt) {
+      snapshotted = true;
+      process.stderr.write(`heap snapshot: ${(await import("node:v8")).writeHeapSnapshot()}\n`);
+    }
+  }, 250);
+  return () => clearInterval(timer);
+}
+
 if (mode === "build") {
+  const startRssMB = Math.round(process.memoryUsage().rss / 1024 / 1024);
+  const stopTrace = traceMemory();
   const store = createSiteStore(
     { url: `file://${storageDir}`, s3Endpoint: undefined, s3Region: "us-east-1" },
     { logger },
@@ -103,6 +133,7 @@ if (mode === "build") {
     // RENDER_THREADS=0 renders on the main thread; unset: the build's default (cores − 1).
     ...(process.env.RENDER_THREADS ? { renderThreads: Number(process.env.RENDER_THREADS) } : {}),
   });
+  stopTrace();
   const cpu = round(cpuSeconds() - cpuBefore);
   const mainAfter = mainThreadCpuSeconds();
   const main = round(mainAfter.cpu - mainBefore.cpu);
@@ -114,6 +145,8 @@ if (mode === "build") {
       mode,
       summary,
       maxRssMB: maxRssMB(),
+      // The process before the build: Node, the build's code; what the build adds is above it.
+      startRssMB,
       cpuSeconds: cpu,
       mainCpuSeconds: main,
       // In the kernel: the folder driver's writes (synchronous calls, on the main thread).
@@ -169,6 +202,17 @@ if (mode === "build") {
       cpuSeconds: cpu,
     }),
   );
+} else if (mode === "list") {
+  // As a rebuild lists them (full-build.ts renderChanged): the master ref, then every document of the
+  // site's types without its content, as many pages at once as the build asks for.
+  const started = performance.now();
+  const ref = await client.fetchMasterRef();
+  const versions = new Map<string, string | null>();
+  await forEachVersionPage(client, ref, website.types, defaultRenderThreads() + 1, async (page) => {
+    for (const doc of page) versions.set(doc.id, doc.last_publication_date);
+  });
+  const ms = performance.now() - started;
+  console.log(JSON.stringify({ mode, documents: versions.size, ms: Math.round(ms), maxRssMB: maxRssMB() }));
 } else {
   throw new Error(`unknown mode ${mode}`);
 }

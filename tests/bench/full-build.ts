@@ -4,7 +4,9 @@
  * by the product's build (its own process), against the floor measured in the
  * same run: bare renderToString of the same page trees with content in memory, on one thread.
  * Prints wall time and CPU seconds (all threads of the build process; the main thread apart) of
- * a first build and of a rebuild with nothing changed, each against the floor's, per page.
+ * a first build and of a rebuild with nothing changed, each against the floor's, per page; the
+ * rebuild against its own floor too (listing every document's id and version without its content,
+ * what finding out that nothing changed costs), and peak RSS with what it grows by per 10,000 routes.
  *
  *   npm run bench:full-build            (PAGES=2000 ROUNDS=1 npm run bench:full-build for a quick run)
  */
@@ -86,13 +88,15 @@ try {
   };
   // Rounds of (first build into an empty folder, rebuild, floor), each against its own round's floor:
   // this machine's speed drifts by 10-20 % between minutes, so one run proves little.
+  type Listing = { documents: number; ms: number; maxRssMB: number };
   const rounds = Array.from({ length: ROUNDS }, (_, round) => {
     const site = join(sites, `round-${round + 1}`);
     const first = child<BuildResult>("build", endpoint, site);
     const second = child<BuildResult>("build", endpoint, site);
+    const listing = child<Listing>("list", endpoint);
     const floor = child<Floor>("floor", endpoint);
     console.error(`round ${round + 1} of ${ROUNDS} done`);
-    return { first, second, floor };
+    return { first, second, listing, floor };
   });
 
   // Per 1,000 pages: the build's routes are the pages plus the price lists and listings (~0.3 %).
@@ -146,7 +150,20 @@ try {
   console.log(
     `rebuild:    ${range(rounds.map(({ first, second }) => first.summary.durationMs / second.summary.durationMs))} faster than the first build (target ≥ 2×), CPU ${range(seconds.map((r) => r.cpu))} the floor's per page`,
   );
-  console.log(`peak RSS of a build: ${peak} MB (target < 300 MB); average page ${rounds[0]?.floor.avgKB} KB`);
+  const noOp = rounds.map(({ first, second }) => second.summary.durationMs / first.summary.durationMs);
+  const listingShare = rounds.map(({ first, listing }) => listing.ms / first.summary.durationMs);
+  const percent = (values: number[]) =>
+    `median ${(median(values) * 100).toFixed(1)} % (${(Math.min(...values) * 100).toFixed(1)}–${(Math.max(...values) * 100).toFixed(1)} %)`;
+  console.log(
+    `no-op:      the rebuild took ${percent(noOp)} of the first build's wall time (target ≤ 10 %); its floor, listing ${rounds[0]?.listing.documents} documents' ids and versions, ${percent(listingShare)} (${rounds.map(({ listing }) => (listing.ms / 1000).toFixed(2)).join(", ")} s)`,
+  );
+  // What a build holds grows with the routes; the process it starts in (Node, the code) does not.
+  const growth = rounds.flatMap(({ first, second }) =>
+    [first, second].map((run) => ((run.maxRssMB - run.startRssMB) / run.summary.routes) * 10_000),
+  );
+  console.log(
+    `peak RSS of a build: ${peak} MB (target < 300 MB), ${median(growth).toFixed(1)} MB per 10,000 routes above the ${rounds[0]?.first.startRssMB} MB it starts at; average page ${rounds[0]?.floor.avgKB} KB`,
+  );
   console.log(
     `command: ${[PAGES === 10_000 ? "" : `PAGES=${PAGES}`, ROUNDS === 3 ? "" : `ROUNDS=${ROUNDS}`].filter(Boolean).join(" ")}${PAGES === 10_000 && ROUNDS === 3 ? "" : " "}npm run bench:full-build`,
   );

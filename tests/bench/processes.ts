@@ -94,6 +94,8 @@ export interface BuildResult {
     renderThreads: number;
   };
   maxRssMB: number;
+  /** The process's RSS before the build began (Node and the build's code). */
+  startRssMB: number;
   /** Every thread of the build process, from the build's start to its end. */
   cpuSeconds: number;
   /** The main thread alone (Linux; NaN elsewhere). */

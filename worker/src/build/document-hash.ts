@@ -11,12 +11,19 @@ import type { CanonicalTarget } from "#website/contract.ts";
  * a document; reconcile compares it with the index's to find publications no webhook announced.
  * A build computes it on the render thread that parses the document (render-batch.ts).
  */
-export function documentHash(doc: PrismicDocument, links?: string[]): string {
+export function documentHash(doc: PrismicDocument, links?: string[], targets?: DocumentLink[]): string {
   const { href: _href, alternate_languages: _alternates, ...own } = doc;
   // The bytes `JSON.stringify(own, replacer)` would give with a replacer turning each document link
   // into its id, but without one: V8 calls a replacer for every value, several times slower. Only
   // the objects holding a link are copied with ids; the native stringify does the rest.
-  return sha256(JSON.stringify(linksAsIds(own, links))).slice(0, 24);
+  return sha256(JSON.stringify(linksAsIds(own, links, targets))).slice(0, 24);
+}
+
+/** A link to a document as the API writes it (the target's type, and whether it exists, beside its id). */
+export interface DocumentLink {
+  id: string;
+  type?: unknown;
+  isBroken?: unknown;
 }
 
 /**
@@ -24,17 +31,18 @@ export function documentHash(doc: PrismicDocument, links?: string[]): string {
  * first, keys in order), sharing every object and array that holds no link. `links` gets each
  * link's facts (linkFacts) in that order.
  */
-function linksAsIds(value: unknown, links: string[] | undefined): unknown {
+function linksAsIds(value: unknown, links: string[] | undefined, targets?: DocumentLink[]): unknown {
   if (typeof value !== "object" || value === null) return value;
   if (isDocumentLink(value)) {
     if (links) links.push(linkFacts(value));
+    if (targets) targets.push(value);
     return value.id;
   }
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
-      const changed = linksAsIds(item, links);
+      const changed = linksAsIds(item, links, targets);
       if (changed !== item) {
         copy ??= value.slice();
         copy[i] = changed;
@@ -46,7 +54,7 @@ function linksAsIds(value: unknown, links: string[] | undefined): unknown {
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record)) {
     const item = record[key];
-    const changed = linksAsIds(item, links);
+    const changed = linksAsIds(item, links, targets);
     if (changed !== item) {
       copy ??= { ...record };
       copy[key] = changed;
@@ -90,7 +98,15 @@ export function stub(doc: PrismicDocument): PrismicDocument {
     noindex: website.seo.noindexOf(doc),
     ...(target ? { canonical: canonicalLinkIn(doc, target) } : {}),
   });
-  return { ...doc, data, alternate_languages: [], linked_documents: [] };
+  return stubOf(doc, data);
+}
+
+/**
+ * A stub of `doc` holding `data`. Without its `href` too (the query that fetches it at this ref):
+ * nothing reads it, and a build holds every stub until its listings are rendered.
+ */
+export function stubOf(doc: PrismicDocument, data: Record<string, unknown>): PrismicDocument {
+  return { ...doc, href: "", data, alternate_languages: [], linked_documents: [] };
 }
 
 /**

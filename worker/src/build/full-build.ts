@@ -17,13 +17,28 @@ import { routesOfKeys } from "../publish/purge-plan.ts";
 import { reportRedirectNotices } from "../publish/redirect-notices.ts";
 import { keyOrUndefined, setServed } from "../publish/redirect-objects.ts";
 import { buildRedirects, previousRoutes, redirectHashes } from "../publish/redirects-stage.ts";
-import { documentHash, stub } from "./document-hash.ts";
-import { forEachPageAnswer, listDocuments, readSharedDocuments } from "./list-documents.ts";
+import { documentHash, stub, stubOf } from "./document-hash.ts";
+import { newestDate, unchangedSince, versionOf } from "./document-records.ts";
+import {
+  forEachPageAnswer,
+  forEachVersionPage,
+  listDocuments,
+  readSharedDocuments,
+} from "./list-documents.ts";
 import { mapLimit } from "./map-limit.ts";
-import { type PageInputsFile, readPageInputs, shortHash, writePageInputs } from "./page-inputs.ts";
+import {
+  type BuildRecords,
+  type DocumentRecord,
+  NO_RECORDS,
+  type PageInputsFile,
+  readPageInputs,
+  shortHash,
+  writePageInputs,
+} from "./page-inputs.ts";
 import { createProgress, type Progress } from "./progress.ts";
-import type { BatchResult, FailedRender, SharedContent } from "./render-batch.ts";
+import type { BatchResult, FailedRender, ListedDocument, SharedContent } from "./render-batch.ts";
 import { renderCode, siteParts } from "./render-code.ts";
+import { sharedInputs } from "./render-inputs.ts";
 import { type RenderPool, startRenderPool } from "./render-pool.ts";
 import { type BundleModules, renderThreadBundle, renderThreadModules } from "./render-thread-bundle.ts";
 
@@ -70,8 +85,9 @@ export interface BuildOptions {
   };
   /**
    * Keep a stored page without rendering it when what it is rendered from is unchanged since the
-   * build that rendered it (render-inputs.ts). `true`: routes come back without their dependencies
-   * (`fullBuild`, which hands back only the summary); a map (route → what the worker's index
+   * build that rendered it (render-inputs.ts). `true`: routes come back without their dependencies,
+   * rendered or kept (`fullBuild` and `pressroom build` feed no index: a 100,000-page build would
+   * hold them to no end); a map (route → what the worker's index
    * recorded of it): only routes whose indexed render is the one the page inputs describe (the same
    * `inputs`) are reused, with the dependencies that render recorded. Default: `true` for
    * `fullBuild`, off for `buildSite`.
@@ -180,6 +196,8 @@ interface BuildInputs {
   log: Logger;
   previous: BuildManifest | undefined;
   previousInputs: PageInputsFile;
+  /** What the last build knew of the documents and hashed its page inputs with (page-inputs.ts). */
+  previousRecords: BuildRecords;
   built: BuiltAssets;
   /** The documents of the website's `frame` and `shared` types, as every render reads them. */
   shared: PrismicDocument[];
@@ -204,6 +222,12 @@ interface Build {
   failed: FailedRender[];
   /** What this build rendered each page from, or kept (page-inputs.ts): written before the manifest. */
   pageInputs: PageInputsFile;
+  /** What this build knows of each document at its ref: written with the page inputs. */
+  records: Record<string, DocumentRecord>;
+  /** The code and shared documents this build's page inputs are hashed with, once known. */
+  hashedWith?: { code: string; shared: string };
+  /** Route → the inputs its stored page was rendered from, for each page that may be kept. */
+  reusable: Record<string, string>;
   /**
    * Each page's dependencies come from a render thread as strings of their own: the manifest keeps
    * one copy of each (every page names the navigation's targets and the frame's documents).
@@ -263,9 +287,9 @@ async function readInputs(options: BuildOptions): Promise<BuildInputs> {
   const ref = options.ref ?? (await client.fetchMasterRef());
   const log = options.logger.child({ ref });
   const redirectType = website.redirects?.type;
-  const [previous, previousInputs, built, shared, redirectDocs] = await Promise.all([
+  const [previous, previousRecords, built, shared, redirectDocs] = await Promise.all([
     readManifest(store),
-    options.reuse ? readPageInputs(store) : ({} as PageInputsFile),
+    options.reuse ? readPageInputs(store) : NO_RECORDS,
     website.assets.build(),
     readSharedDocuments(client, ref),
     redirectType ? listDocuments(client, ref, [filter.at("document.type", redirectType)]) : [],
@@ -284,7 +308,19 @@ async function readInputs(options: BuildOptions): Promise<BuildInputs> {
     !options.unsettledKeys?.has(key) &&
     existing.has(key) &&
     (options.storedHashes ? existing.get(key) : (existing.get(key) ?? previousHashes.get(key))) === hash;
-  return { ref, log, previous, previousInputs, built, shared, redirectDocs, existing, isStored };
+  const previousInputs = previousRecords.pages;
+  return {
+    ref,
+    log,
+    previous,
+    previousInputs,
+    previousRecords,
+    built,
+    shared,
+    redirectDocs,
+    existing,
+    isStored,
+  };
 }
 
 function startBuild(options: BuildOptions, inputs: BuildInputs): Build {
@@ -304,6 +340,8 @@ function startBuild(options: BuildOptions, inputs: BuildInputs): Build {
     javascript: website.assets.javascriptMeter(inputs.built.assets.browser),
     failed: [],
     pageInputs: {},
+    records: {},
+    reusable: {},
     pooled: dependencyPool(),
   };
 }
@@ -355,6 +393,8 @@ async function sharedContentOf(
     renderThreadModules(),
   ]);
   current.manifest.site = parts.version;
+  current.hashedWith = { code, shared: sharedInputs(inputs.shared) };
+  current.reusable = reusablePages(current);
   const reuse = options.reuse ?? false;
   const shared: SharedContent = {
     siteUrl: options.siteUrl,
@@ -363,7 +403,7 @@ async function sharedContentOf(
     ...(options.sitemapUrlLimit ? { sitemapUrlLimit: options.sitemapUrlLimit } : {}),
     inputs: {
       code,
-      previous: reusablePages(current),
+      previous: current.reusable,
       ...(options.earlier && reuse instanceof Map ? { earlier: options.earlier } : {}),
     },
   };
@@ -402,6 +442,9 @@ async function renderEveryRoute(current: Build, pool: RenderPool): Promise<Liste
   const hashes = new Map(
     [...inputs.shared, ...inputs.redirectDocs].map((doc) => [doc.id, documentHash(doc)]),
   );
+  // Read whole by every build: only their versions are recorded, for the documents that show them.
+  for (const doc of [...inputs.shared, ...inputs.redirectDocs])
+    current.records[doc.id] = { v: versionOf(doc) ?? "" };
   const own = inputs.shared.filter((doc) => website.shared.includes(doc.type));
   await commit(current, await pool.render([], routesOf(own, log)));
   const stubs = await renderStreamed(current, pool, hashes);
@@ -426,8 +469,9 @@ function streamedTypes(): string[] {
 
 /**
  * Each page of 100 goes to a render thread as the API's bytes: it parses them, renders every
- * document's route and answers what the build keeps of each (stub, hash, refused uid). Answers the
- * stubs; `hashes` gets each document's.
+ * document's route and answers what the build keeps of each (stub, hash, refused uid). A rebuild
+ * that may keep pages reads only the documents changed since the last build (`renderChanged`).
+ * Answers the stubs; `hashes` gets each document's.
  */
 async function renderStreamed(
   current: Build,
@@ -439,33 +483,138 @@ async function renderStreamed(
   const stubs: PrismicDocument[] = [];
   if (types.length === 0) return stubs;
   const progress = options.progress ? createProgress("building pages", log) : undefined;
-  const filters = [
-    types.length === 1 ? filter.at("document.type", types[0] as string) : filter.any("document.type", types),
-  ];
-  const listed = await forEachPageAnswer(
-    options.client,
-    inputs.ref,
-    filters,
-    pool.threads + 1,
-    async (answer) => {
-      const result = await pool.renderOwn([answer]);
-      for (const { stub: page, hash, refused, notices } of result.listed ?? []) {
-        stubs.push(page);
-        hashes.set(page.id, hash);
-        // What editors should fix (content-notices.ts), said once per build, as for every document.
-        if (notices) reportNotices(notices, log);
-        if (refused) logRefused(page, refused, log);
-      }
-      await commit(current, result, progress);
-    },
-    (total) => progress?.setTotal(total),
-  );
+  const onListed = (item: ListedDocument) => {
+    const { stub: page, hash, refused, notices } = item;
+    stubs.push(page);
+    hashes.set(page.id, hash);
+    current.records[page.id] = recordOf(item);
+    // What editors should fix (content-notices.ts), said once per build, as for every document.
+    if (notices) reportNotices(notices, log);
+    if (refused) logRefused(page, refused, log);
+  };
+  const onAnswer = async (answer: ArrayBuffer) => {
+    const result = await pool.renderOwn([answer]);
+    for (const item of result.listed ?? []) onListed(item);
+    await commit(current, result, progress);
+  };
+  const listed = versionsSuffice(current)
+    ? await renderChanged(current, types, pool.threads + 1, onListed, onAnswer, progress)
+    : await forEachPageAnswer(
+        options.client,
+        inputs.ref,
+        [typeFilter(types)],
+        pool.threads + 1,
+        onAnswer,
+        (total) => progress?.setTotal(total),
+      );
   if (stubs.length !== listed) {
     // Content at a ref never changes, so a mismatch means a broken API answer, not a race.
     throw new Error(`Listed ${stubs.length} pages at ref ${inputs.ref}, but the API counts ${listed}`);
   }
   progress?.done();
   return stubs;
+}
+
+const typeFilter = (types: readonly string[]) =>
+  types.length === 1
+    ? filter.at("document.type", types[0] as string)
+    : filter.any("document.type", [...types]);
+
+/**
+ * Whether the last build's records tell which documents changed: it recorded them, and hashed its
+ * page inputs with this code and these shared documents (otherwise every page's inputs differ, and
+ * every document is read to hash them). Not after a deploy of slices only (`earlier`): a page is
+ * then kept on its inputs under the earlier code, which only its content tells.
+ */
+function versionsSuffice({ options, inputs, hashedWith }: Build): boolean {
+  const before = inputs.previousRecords;
+  return (
+    (options.reuse ?? false) !== false &&
+    !options.earlier &&
+    before.newest !== undefined &&
+    before.code === hashedWith?.code &&
+    before.shared === hashedWith?.shared
+  );
+}
+
+/**
+ * Lists every document's version without its content (the floor of a rebuild that finds nothing
+ * changed), keeps each document unchanged since the last build as recorded (document-records.ts)
+ * with its page as stored, and reads and renders only the others, 100 at a time by id. Answers how
+ * many documents of the streamed types there are.
+ */
+async function renderChanged(
+  current: Build,
+  types: readonly string[],
+  concurrency: number,
+  onListed: (item: ListedDocument) => void,
+  onAnswer: (answer: ArrayBuffer) => Promise<void>,
+  progress: Progress | undefined,
+): Promise<number> {
+  const { options, inputs } = current;
+  const before = inputs.previousRecords.documents;
+  const newest = Date.parse(inputs.previousRecords.newest ?? "");
+  const streamed = new Set(types);
+  const listed: PrismicDocument[] = [];
+  const now = new Map<string, string>();
+  await forEachVersionPage(options.client, inputs.ref, website.types, concurrency, async (page) => {
+    for (const doc of page) {
+      const version = versionOf(doc);
+      if (version !== undefined) now.set(doc.id, version);
+      if (streamed.has(doc.type)) listed.push(doc);
+    }
+  });
+  progress?.setTotal(listed.length);
+  const changed: string[] = [];
+  for (const doc of listed) {
+    const record = before[doc.id];
+    const kept =
+      record && unchangedSince(record, now.get(doc.id), now, before, newest)
+        ? keptAsRecorded(doc, record)
+        : undefined;
+    const route = kept && !kept.refused ? website.routes.ofDocument(kept.stub) : null;
+    if (!kept || (route !== null && current.reusable[route] === undefined)) {
+      changed.push(doc.id);
+      continue;
+    }
+    onListed(kept);
+    if (route !== null) keepReused(current, [route], {}, progress);
+  }
+  const batches = Array.from({ length: Math.ceil(changed.length / 100) }, (_, i) =>
+    changed.slice(i * 100, i * 100 + 100),
+  );
+  await mapLimit(batches, concurrency, (ids) =>
+    forEachPageAnswer(options.client, inputs.ref, [filter.in("document.id", ids)], 1, onAnswer).then(
+      () => {},
+    ),
+  );
+  return listed.length;
+}
+
+/** A document unchanged since the last build, as that build listed it: its stub from its version's listing. */
+function keptAsRecorded(doc: PrismicDocument, record: DocumentRecord): ListedDocument | undefined {
+  if (record.h === undefined) return undefined;
+  return {
+    stub: stubOf(doc, record.d ?? {}),
+    hash: record.h,
+    ...(record.r !== undefined ? { refused: record.r } : {}),
+    ...(record.n ? { notices: record.n } : {}),
+    version: record.v,
+    ...(record.t ? { targets: record.t } : {}),
+  };
+}
+
+/** What the page inputs file keeps of a listed document. */
+function recordOf(item: ListedDocument): DocumentRecord {
+  const data = item.stub.data as Record<string, unknown>;
+  return {
+    v: item.version ?? "",
+    ...(item.targets ? { t: item.targets } : {}),
+    h: item.hash,
+    ...(Object.keys(data).length > 0 ? { d: data } : {}),
+    ...(item.notices ? { n: item.notices } : {}),
+    ...(item.refused !== undefined ? { r: item.refused } : {}),
+  };
 }
 
 /** Records a batch's routes in the manifest and writes the rendered ones whose bytes changed. */
@@ -486,6 +635,7 @@ async function commit(current: Build, batch: BatchResult, progress?: Progress): 
       inputs,
       ...entry
     } = result;
+    if (current.options.reuse === true) entry.dependencies = [];
     current.manifest.routes[route] = { ...current.pooled(entry), ...(inputs ? { inputs } : {}) };
     if (inputs)
       current.pageInputs[route] = { hash: shortHash(result.hash), inputs, ...(islands ? { islands } : {}) };
@@ -587,7 +737,17 @@ async function deleteOrphans(current: Build, redirectKeys: Iterable<string>): Pr
 /** The page inputs, then the manifest: written last, so it only ever describes a complete site. */
 async function writeManifest(current: Build, site: string): Promise<void> {
   const { store, guard } = current.options;
-  await writePageInputs(store, current.pageInputs, site);
+  const newest = newestDate(Object.values(current.records).map((record) => record.v));
+  await writePageInputs(
+    store,
+    {
+      pages: current.pageInputs,
+      documents: current.records,
+      ...current.hashedWith,
+      ...(newest ? { newest } : {}),
+    },
+    site,
+  );
   // The site server answers the website's aliases (`/home` → `/`) from here: it never loads the website.
   current.manifest.aliases = { ...website.routes.aliases };
   // Route shards the previous manifest names hold their bytes already (unless verifying storage).

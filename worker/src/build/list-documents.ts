@@ -19,11 +19,21 @@ export async function forEachPage(
   concurrency: number,
   onPage: (documents: PrismicDocument[]) => Promise<void>,
   onTotal?: (total: number) => void,
+  /** Prismic's `fetch`: the data fields to answer, `<type>.<field>` (all of them when absent). */
+  fields?: readonly string[],
 ): Promise<number> {
   // A build reads each page once: keeping the answers in the content client's cache would only hold
   // tens of megabytes until the build ends.
   const query = (page: number) =>
-    client.get({ ref, filters, pageSize: PAGE_SIZE, page, lang: "*", fetchOptions: { cache: "no-store" } });
+    client.get({
+      ref,
+      filters,
+      pageSize: PAGE_SIZE,
+      page,
+      lang: "*",
+      ...(fields ? { fetch: [...fields] } : {}),
+      fetchOptions: { cache: "no-store" },
+    });
   const first = await query(1);
   onTotal?.(first.total_results_size);
   let seen = first.results.length;
@@ -73,6 +83,29 @@ export async function forEachPageAnswer(
   const rest = Array.from({ length: Math.max(0, pages - 1) }, (_, i) => i + 2);
   await mapLimit(rest, concurrency, async (page) => onAnswer(await query(page)));
   return total;
+}
+
+/**
+ * Every document of `types` at `ref` without its content: what a rebuild lists to learn which
+ * documents changed since the last build (full-build.ts). Prismic's `fetch` names the data fields to
+ * answer; each type's `uid` is none (the API writes the uid beside `data`), so `data` comes back
+ * empty and an answer is a tenth of its size or less. An API that answered whole documents anyway
+ * would cost the rebuild time, not correctness: only what lies beside `data` is read.
+ */
+export function forEachVersionPage(
+  client: Client,
+  ref: string,
+  types: readonly string[],
+  concurrency: number,
+  onPage: (documents: PrismicDocument[]) => Promise<void>,
+): Promise<number> {
+  const filters = [
+    types.length === 1
+      ? filter.at("document.type", types[0] as string)
+      : filter.any("document.type", [...types]),
+  ];
+  const fields = types.map((type) => `${type}.uid`);
+  return forEachPage(client, ref, filters, concurrency, onPage, undefined, fields);
 }
 
 /** Every document matching `filters` at `ref`, collected (for small sets: the shared documents). */

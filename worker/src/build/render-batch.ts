@@ -2,7 +2,8 @@ import type { PrismicDocument } from "@prismicio/client";
 import { type ContentSource, createMemorySource } from "#content/source.ts";
 import { sha256 } from "#storage/content-hash.ts";
 import { type ContentNotice, type RenderLogger, type RenderResult, type SiteAssets, website } from "#website";
-import { documentHash, stub } from "./document-hash.ts";
+import { type DocumentLink, documentHash, stub } from "./document-hash.ts";
+import { alternateIds, versionOf } from "./document-records.ts";
 import { routeInputs, sharedInputs } from "./render-inputs.ts";
 import type { BatchDocuments } from "./search-answers.ts";
 
@@ -87,6 +88,14 @@ export interface ListedDocument {
   refused?: string;
   /** What editors should fix in it (`website.content.notices`), when anything. */
   notices?: readonly ContentNotice[];
+  /**
+   * Its version (document-records.ts `versionOf`), when a later build may know it unchanged from
+   * versions alone: absent when it links to a document of a type the site does not publish (no
+   * listing shows that one's version).
+   */
+  version?: string;
+  /** The documents whose facts the API wrote into it: its link targets and other languages, by id. */
+  targets?: string[];
 }
 
 /**
@@ -123,15 +132,17 @@ export async function renderOwnRoutes(
     const route = website.routes.ofDocument(doc);
     const refused = route === null ? (website.routes.problem(doc) ?? "it has no route") : undefined;
     const hashed = shared.inputs && shown !== undefined && route !== null;
+    const links: DocumentLink[] = [];
     const { inputs: now, hash } = hashed
-      ? routeInputs(shared.inputs?.code ?? "", shown, doc)
-      : { inputs: undefined, hash: documentHash(doc) };
+      ? routeInputs(shared.inputs?.code ?? "", shown, doc, links)
+      : { inputs: undefined, hash: documentHash(doc, undefined, links) };
     const notices = website.content.notices(doc);
     listed.push({
       stub: stub(doc),
       hash,
       ...(refused ? { refused } : {}),
       ...(notices.length > 0 ? { notices } : {}),
+      ...versionFacts(doc, links),
     });
     const uidKey = doc.uid ? `${doc.type}:${doc.uid}` : undefined;
     if (route !== null) {
@@ -166,6 +177,23 @@ export async function renderOwnRoutes(
     listed,
     ...(reused.length > 0 ? { reused } : {}),
     ...(Object.keys(renewed).length > 0 ? { renewed } : {}),
+  };
+}
+
+/** What a later build compares to know the document unchanged without reading it (ListedDocument). */
+function versionFacts(doc: PrismicDocument, links: readonly DocumentLink[]): Partial<ListedDocument> {
+  const targets = new Set(alternateIds(doc));
+  let listable = true;
+  for (const link of links) {
+    targets.add(link.id);
+    // A target no listing shows: whether it changed cannot be known without reading this document.
+    if (link.isBroken !== true && (typeof link.type !== "string" || !website.types.includes(link.type)))
+      listable = false;
+  }
+  const version = listable ? versionOf(doc) : undefined;
+  return {
+    ...(version !== undefined ? { version } : {}),
+    ...(targets.size > 0 ? { targets: [...targets] } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { PrismicDocument } from "@prismicio/client";
 import { sha256 } from "#storage/content-hash.ts";
-import { documentHash } from "./document-hash.ts";
+import { type DocumentLink, documentHash } from "./document-hash.ts";
 
 /**
  * What a page's render reads, as one hash: the code that renders it (render-code.ts), the documents
@@ -15,8 +15,9 @@ export function routeInputs(
   code: string,
   shared: string,
   doc: PrismicDocument,
+  targets?: DocumentLink[],
 ): { inputs: string; hash: string } {
-  const { hash, facts } = documentFacts(doc);
+  const { hash, facts } = documentFacts(doc, targets);
   return { inputs: sha256(`${code}\n${shared}\n${facts}`).slice(0, 32), hash };
 }
 
@@ -26,8 +27,8 @@ export function sharedInputs(documents: readonly PrismicDocument[]): string {
   return sha256(sorted.map((doc) => documentFacts(doc).facts).join("\n"));
 }
 
-function documentFacts(doc: PrismicDocument): { hash: string; facts: string } {
+function documentFacts(doc: PrismicDocument, targets?: DocumentLink[]): { hash: string; facts: string } {
   const links: string[] = [];
-  const hash = documentHash(doc, links);
+  const hash = documentHash(doc, links, targets);
   return { hash, facts: [hash, JSON.stringify(doc.alternate_languages ?? []), ...links].join("\n") };
 }

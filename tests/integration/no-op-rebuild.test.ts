@@ -1,0 +1,91 @@
+/**
+ * A rebuild with nothing changed costs what finding that out costs: it lists every document's
+ * version without its content, and reads whole only what every render shares (the frame's and the
+ * shared types' documents, the redirects), whatever the site's size. Counted, not timed: on a
+ * generated site of N pages and one of 4N, the same documents read whole, the same routes rendered
+ * (the listings and the sitemap, which show every page), nothing written but the build's records.
+ */
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pino } from "pino";
+import { afterAll, describe, expect, it } from "vitest";
+import { DEMO_IMAGES_DIR } from "#local-prismic/demo.ts";
+import { generateRepository } from "#local-prismic/generate.ts";
+import { createSiteStore } from "#storage";
+import { fullBuild } from "#worker/build/full-build.ts";
+import { localContentClient } from "../support/content-client.ts";
+import { startLocalPrismic } from "../support/local-prismic.ts";
+import { tempDir } from "../support/temp-dir.ts";
+
+const logger = pino({ level: "silent" });
+const PRICE_LISTS = 3;
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+/** Documents the content service answered whole (a search without `fetch`), and searches made. */
+function countingFetch() {
+  const counts = { whole: 0, listed: 0, searches: 0 };
+  const counted: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    const url = new URL(String(input instanceof Request ? input.url : input));
+    if (url.pathname.endsWith("/documents/search")) {
+      counts.searches++;
+      const { results } = (await response.clone().json()) as { results: unknown[] };
+      if (url.searchParams.has("fetch")) counts.listed += results.length;
+      else counts.whole += results.length;
+    }
+    return response;
+  };
+  return { counts, fetch: counted };
+}
+
+/** Builds a generated site of `pages` pages twice into one folder; answers what the second build cost. */
+async function noOpRebuild(pages: number) {
+  const repo = await tempDir("no-op-repo");
+  cleanups.push(repo.remove);
+  mkdirSync(join(repo.path, "documents"));
+  for (const doc of generateRepository({ pages, priceLists: PRICE_LISTS, seed: 1 }))
+    writeFileSync(join(repo.path, "documents", `${doc.id}.json`), JSON.stringify(doc));
+  cpSync(DEMO_IMAGES_DIR, join(repo.path, "images"), { recursive: true });
+  const service = await startLocalPrismic({ seedDir: repo.path });
+  cleanups.push(service.stop);
+  const site = await tempDir("no-op-site");
+  cleanups.push(site.remove);
+  const store = createSiteStore({ url: `file://${site.path}`, s3Endpoint: undefined, s3Region: "us-east-1" });
+  cleanups.push(() => store.close());
+  const build = async () => {
+    const { counts, fetch } = countingFetch();
+    const client = localContentClient(service.endpoint, {}, { fetch });
+    const summary = await fullBuild({
+      client,
+      store,
+      siteUrl: "https://www.example.com",
+      logger,
+      renderThreads: 1,
+    });
+    return { summary, counts };
+  };
+  const first = await build();
+  const second = await build();
+  return { first, second };
+}
+
+describe("a rebuild with nothing changed", () => {
+  it("reads and renders as much for 4N pages as for N: no page's document, no page", async () => {
+    const small = await noOpRebuild(40);
+    const large = await noOpRebuild(160);
+    // The first builds read every document whole; the rebuilds list them all, read none of them.
+    expect(large.first.counts.whole - small.first.counts.whole).toBe(120);
+    expect(small.second.counts.listed).toBe(small.first.counts.whole);
+    expect(large.second.counts.listed).toBe(large.first.counts.whole);
+    expect(large.second.counts.whole).toBe(small.second.counts.whole);
+    expect(large.second.summary.rendered).toBe(small.second.summary.rendered);
+    for (const { first, second } of [small, large]) {
+      expect(second.summary.reused).toBe(first.summary.rendered - second.summary.rendered);
+      expect(second.summary.written).toBe(0);
+      expect(second.summary.deleted).toBe(0);
+    }
+  }, 120_000);
+});
