@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import * as prismic from "@prismicio/client";
 import { afterEach, describe, expect, it } from "vitest";
 import { website } from "#website";
@@ -304,6 +304,44 @@ describe("edit API: refs over time and restarts", () => {
     expect(await status("NeverExisted0001")).toBe(404);
     const body = await (await fetch(`${service.endpoint}/documents/search?ref=${first}`)).json();
     expect(body.message).toContain(`Master ref is: ${service.store.masterRef}`);
+  });
+
+  it("shows each past ref as it was, in creation order, after later edits replaced and removed its documents", async () => {
+    const service = await start();
+    const search = async (ref: string) =>
+      (await call(service, "GET", `/api/v2/documents/search?ref=${ref}&pageSize=100`)).body;
+    const first = service.store.masterRef;
+    const before = await search(first);
+    await call(service, "POST", "/admin/publish", { upsert: [retitled(demoDoc(ABOUT), "one")] });
+    const second = service.store.masterRef;
+    await call(service, "POST", "/admin/publish", { remove: [WEBSITES] });
+    const third = service.store.masterRef;
+    await call(service, "POST", "/admin/publish", { upsert: [retitled(demoDoc(ABOUT), "two")] });
+    // Each past ref made from the edits since (only the last two asked for are kept made).
+    for (const ref of [third, second, first])
+      expect((await search(ref)).total_results_size).toBeGreaterThan(0);
+    const again = await search(first);
+    expect(again.results.map((doc: { id: string }) => doc.id)).toEqual(
+      before.results.map((doc: { id: string }) => doc.id),
+    );
+    expect(again.results).toEqual(before.results);
+    const titleAt = async (ref: string) => titleOf(await client(service).getByID(ABOUT, { ref }));
+    expect(await titleAt(second)).toBe("one");
+    expect(await titleAt(third)).toBe("one");
+    expect(await titleAt(service.store.masterRef)).toBe("two");
+    expect((await search(second)).results.some((doc: { id: string }) => doc.id === WEBSITES)).toBe(true);
+  });
+
+  it("refuses to start past its document limit, and an edit that would go past it, saying what to do", async () => {
+    const demoCount = readdirSync(DEMO).filter((name) => name.endsWith(".json")).length;
+    await expect(start({ maxDocuments: demoCount - 1 })).rejects.toThrow(
+      `holds at most ${demoCount - 1} documents`,
+    );
+    const service = await start({ maxDocuments: demoCount });
+    const { id: _id, ...copy } = retitled(demoDoc(ABOUT), "A copy");
+    const refused = await call(service, "POST", "/admin/publish", { upsert: [{ ...copy, uid: "a-copy" }] });
+    expect(refused.status).toBe(422);
+    expect(refused.body.issues[0].message).toMatch(/holds at most \d+ documents .*Prismic itself/);
   });
 
   it("keeps every edit across a restart", async () => {

@@ -22,6 +22,7 @@ export async function startLocalPrismic(options: Partial<ContentServiceOptions> 
   await mkdir(process.env.TMPDIR ?? join(process.cwd(), ".tmp"), { recursive: true });
   const dir = options.dataDir ? undefined : await tempDir("content");
   const dataDir = options.dataDir ?? (dir?.path as string);
+  // A service that refuses to start (tests check it) leaves no folder behind.
   const service = await startContentService(
     {
       host: "127.0.0.1",
@@ -37,7 +38,10 @@ export async function startLocalPrismic(options: Partial<ContentServiceOptions> 
       dataDir,
     },
     pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
-  );
+  ).catch(async (error: unknown) => {
+    await dir?.remove();
+    throw error;
+  });
   return {
     ...service,
     endpoint: `${service.url}/api/v2`,

@@ -18,18 +18,25 @@ export const ASSET_BASE_PLACEHOLDER = "{{ASSET_BASE}}";
  * layout), sorted by id so that every process sees the same order. Urls keep the placeholder.
  */
 export function loadDemoDocuments(dir: string = DEMO_DIR): PrismicDocument[] {
+  return [...readDocuments(dir)];
+}
+
+/** loadDemoDocuments one at a time: a seed of 100,000 documents is stored without holding them all. */
+export function* readDocuments(dir: string = DEMO_DIR): Generator<PrismicDocument> {
   const documentsDir = join(dir, "documents");
   const files = readdirSync(documentsDir)
     .filter((name) => name.endsWith(".json"))
     .sort();
-  return files.map((name) => {
+  for (const name of files) {
     const file = join(documentsDir, name);
+    let doc: PrismicDocument;
     try {
-      return JSON.parse(readFileSync(file, "utf8")) as PrismicDocument;
+      doc = JSON.parse(readFileSync(file, "utf8")) as PrismicDocument;
     } catch (error) {
       throw new Error(`${file} is not valid JSON: ${(error as Error).message}`);
     }
-  });
+    yield doc;
+  }
 }
 
 /** A copy of `value` with every `{{ASSET_BASE}}` in every string replaced by `base` (no trailing slash). */

@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance, LogController, type RawServerDefault } f
 import type { Logger } from "pino";
 import { website } from "#website";
 import { type ApiRootSwitch, contentApp } from "./app.ts";
-import { DEMO_DIR, DEMO_IMAGES_DIR, loadDemoDocuments } from "./demo.ts";
+import { DEMO_DIR, DEMO_IMAGES_DIR, readDocuments } from "./demo.ts";
 import { modelsFromFiles } from "./models.ts";
 import { ContentStore } from "./store.ts";
 
@@ -27,6 +27,8 @@ export interface ContentServiceOptions {
    * pass a copy to add models to.
    */
   modelsDir?: string;
+  /** The most documents held (store.ts MAX_DOCUMENTS); tests lower it. */
+  maxDocuments?: number;
 }
 
 export interface RunningContentService {
@@ -59,10 +61,11 @@ export async function startContentService(
   const store = await ContentStore.open({
     dataDir: config.dataDir,
     models,
-    seed: async () => loadDemoDocuments(config.seedDir ?? DEMO_DIR),
+    seed: () => readDocuments(config.seedDir ?? DEMO_DIR),
     refHistory: config.refHistory,
     previewTtlMs: config.previewTtlMs,
     previewToken: (session) => `${publicUrl}/previews/${session}?websitePreviewId=${session}`,
+    ...(config.maxDocuments === undefined ? {} : { maxDocuments: config.maxDocuments }),
   });
   // Per-request lines would drown the log during a full build (thousands of searches); edits log themselves.
   const app = Fastify({

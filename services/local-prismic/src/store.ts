@@ -4,21 +4,34 @@ import type { ModelSource } from "./models.ts";
 import { oncePer } from "./once-per.ts";
 import { type PersistedState, RepositoryFolder } from "./persistence.ts";
 import { ApiError, type PrismicDocument, prepareDocuments } from "./query/index.ts";
-import { checkSingleton, validateDocument, validateRepository } from "./validate.ts";
+import { objectFileOf, storedDocument } from "./stored-document.ts";
+import { checkSingleton, repositoryCheck, validateDocument } from "./validate.ts";
 
 export interface StoreOptions {
   dataDir: string;
   /** Edits are checked against the models as they are when the edit arrives. */
   models: ModelSource;
-  /** Documents to start from when the folder holds no repository yet. */
-  seed: () => Promise<PrismicDocument[]>;
+  /** Documents to start from when the folder holds no repository yet, read one at a time. */
+  seed: () => Iterable<PrismicDocument>;
   /** How many earlier master refs stay queryable. */
   refHistory: number;
   previewTtlMs: number;
   /** Builds a preview token (a URL, as Prismic's are) for a session id. */
   previewToken: (session: string) => string;
   now?: () => Date;
+  /** The most documents served (MAX_DOCUMENTS); tests lower it. */
+  maxDocuments?: number;
 }
+
+/**
+ * The most documents the service holds: about 600 MB of memory at most (the measured figures are in
+ * docs/local-content-service.md). A repository that large belongs on Prismic itself.
+ */
+export const MAX_DOCUMENTS = 150_000;
+
+const tooMany = (documents: number, limit: number) =>
+  `The local content service holds at most ${limit} documents (about 600 MB of memory) and this ` +
+  `repository would have ${documents}: serve it from Prismic itself (set PRISMIC_REPOSITORY), or remove documents`;
 
 export interface Snapshot {
   ref: string;
@@ -35,6 +48,17 @@ export interface PublishResult {
 type DocMap = ReadonlyMap<string, PrismicDocument>;
 
 /**
+ * A past master ref, kept as what its publish changed: each id it touched with the document it had
+ * before (undefined: it had none). A past ref's documents are the master's with the undos of every
+ * later publish applied, newest first: 50 past refs of a 100,000-document repository cost what
+ * their edits changed, not 50 maps of 100,000 entries.
+ */
+interface PastRef {
+  ref: string;
+  undo: ReadonlyMap<string, PrismicDocument | undefined>;
+}
+
+/**
  * The repository's content over time: the master state, the last N master
  * states (still queryable by ref, as Prismic keeps old refs for a while),
  * editors' drafts and the preview sessions that show them.
@@ -42,7 +66,13 @@ type DocMap = ReadonlyMap<string, PrismicDocument>;
 export class ContentStore {
   #master: DocMap = new Map();
   #masterRef = "";
-  #history: { ref: string; docs: DocMap }[] = [];
+  /** Newest first. */
+  #history: PastRef[] = [];
+  /** Past refs' documents made from the undos, the last few asked for (a build in flight reads one). */
+  #pastMaps = new Map<string, DocMap>();
+  /** Each document's place in creation order, which a past ref's documents are listed in. */
+  #places = new WeakMap<PrismicDocument, number>();
+  #nextPlace = 0;
   #knownRefs: string[] = [];
   #drafts = new Map<string, PrismicDocument>();
   #previews = new Map<string, number>();
@@ -79,8 +109,8 @@ export class ContentStore {
   /** The documents visible at a ref: master, a recent master, or a preview token (master + drafts). */
   snapshot(ref: string): Snapshot {
     if (ref === this.#masterRef) return { ref, kind: "master", documents: this.masterDocuments };
-    const past = this.#history.find((h) => h.ref === ref);
-    if (past) return { ref, kind: "history", documents: listOf(past.docs) };
+    const past = this.#pastMap(ref);
+    if (past) return { ref, kind: "history", documents: listOf(past) };
     const session = this.#sessionOf(ref);
     if (session !== undefined) {
       const expiresAt = this.#previews.get(session);
@@ -134,11 +164,14 @@ export class ContentStore {
         });
       }
       this.#validate(upserts, next);
+      this.#checkSize(next.size);
 
       const ref = newPrismicId();
       const documents = [...seen, ...removals];
+      for (const id of seen) next.set(id, await this.#store(next.get(id) as PrismicDocument));
+      const undo = new Map(documents.map((id) => [id, this.#master.get(id)]));
       for (const id of documents) this.#drafts.delete(id); // publishing a document ends its draft, as in Prismic
-      await this.#commit(next, ref);
+      await this.#commit(next, ref, undo);
       return { masterRef: ref, documents };
     });
   }
@@ -151,6 +184,7 @@ export class ContentStore {
       const previewed = new Map(this.#master);
       for (const [draftId, draft] of drafts) previewed.set(draftId, draft);
       this.#validate([doc], previewed);
+      drafts.set(doc.id, await this.#store(doc));
       this.#drafts = drafts;
       const session = newPrismicId();
       const expiresAt = this.#now().getTime() + this.options.previewTtlMs;
@@ -243,16 +277,65 @@ export class ContentStore {
     }
   }
 
-  async #commit(next: DocMap, ref: string): Promise<void> {
-    this.#history.unshift({ ref: this.#masterRef, docs: this.#master });
+  async #commit(next: DocMap, ref: string, undo: PastRef["undo"]): Promise<void> {
+    this.#history.unshift({ ref: this.#masterRef, undo });
     this.#history.length = Math.min(this.#history.length, this.options.refHistory);
+    this.#rememberPast(this.#masterRef, this.#master);
     this.#master = next;
     this.#masterRef = ref;
     // The new ref's list and indexes, made now: its first search is a publish's, on the way to live.
-    prepareDocuments(listOf(next));
+    prepareDocuments(listOf(next), next);
     this.#knownRefs.push(ref);
     if (this.#knownRefs.length > 10_000) this.#knownRefs.splice(0, this.#knownRefs.length - 10_000);
     await this.#persist();
+  }
+
+  /** A past ref's documents, in creation order; undefined for a ref no longer (or never) kept. */
+  #pastMap(ref: string): DocMap | undefined {
+    const at = this.#history.findIndex((past) => past.ref === ref);
+    if (at === -1) return undefined;
+    const made = this.#pastMaps.get(ref);
+    if (made) return made;
+    const docs = new Map(this.#master);
+    let restored = false;
+    for (const past of this.#history.slice(0, at + 1)) {
+      for (const [id, before] of past.undo) {
+        if (before === undefined) docs.delete(id);
+        else {
+          restored ||= !docs.has(id);
+          docs.set(id, before);
+        }
+      }
+    }
+    // A document removed since comes back at the end of the map: put it back in its place.
+    const place = (doc: PrismicDocument) => this.#places.get(doc) ?? 0;
+    const ordered = restored ? new Map([...docs].sort(([, a], [, b]) => place(a) - place(b))) : docs;
+    this.#rememberPast(ref, ordered);
+    return ordered;
+  }
+
+  /** Keeps the documents of the last two past refs asked for; none of a ref no longer kept. */
+  #rememberPast(ref: string, docs: DocMap): void {
+    this.#pastMaps.delete(ref);
+    this.#pastMaps.set(ref, docs);
+    const kept = new Set(this.#history.map((past) => past.ref));
+    for (const made of this.#pastMaps.keys()) if (!kept.has(made)) this.#pastMaps.delete(made);
+    while (this.#pastMaps.size > 2) this.#pastMaps.delete(this.#pastMaps.keys().next().value as string);
+  }
+
+  /** Writes a document's object file and keeps it as a stored document (its data read from the file). */
+  async #store(doc: PrismicDocument): Promise<PrismicDocument> {
+    const file = objectFileOf(doc) ?? (await this.#folder.writeObject(doc));
+    const stored = storedDocument(doc, this.#folder, file);
+    const previous = this.#master.get(doc.id);
+    this.#places.set(stored, previous ? (this.#places.get(previous) ?? 0) : this.#nextPlace++);
+    return stored;
+  }
+
+  #checkSize(documents: number): void {
+    const limit = this.options.maxDocuments ?? MAX_DOCUMENTS;
+    if (documents > limit)
+      throw new EditRejectedError([{ path: "upsert", message: tooMany(documents, limit) }]);
   }
 
   async #persist(): Promise<void> {
@@ -260,9 +343,8 @@ export class ContentStore {
     for (const [session, expiresAt] of this.#previews) if (expiresAt <= now) this.#previews.delete(session);
     const documents: Record<string, string> = {};
     const drafts: Record<string, string> = {};
-    // Only changed documents get a new object file: writeObject is content-addressed.
-    for (const [id, doc] of this.#master) documents[id] = await this.#objectFile(doc);
-    for (const [id, doc] of this.#drafts) drafts[id] = await this.#objectFile(doc);
+    for (const [id, doc] of this.#master) documents[id] = objectFileOf(doc) as string;
+    for (const [id, doc] of this.#drafts) drafts[id] = objectFileOf(doc) as string;
     const state: PersistedState = {
       version: 1,
       masterRef: this.#masterRef,
@@ -272,45 +354,53 @@ export class ContentStore {
       previews: this.previewSessions,
     };
     await this.#folder.writeState(state);
-    await this.#folder.collectGarbage(state);
-  }
-
-  readonly #files = new WeakMap<PrismicDocument, string>();
-  async #objectFile(doc: PrismicDocument): Promise<string> {
-    let file = this.#files.get(doc);
-    if (!file) {
-      file = await this.#folder.writeObject(doc);
-      this.#files.set(doc, file);
-    }
-    return file;
+    // Past refs still show the documents their later publishes replaced: their files stay.
+    const pastFiles = this.#history.flatMap((past) =>
+      [...past.undo.values()].flatMap((doc) => (doc ? [objectFileOf(doc) as string] : [])),
+    );
+    await this.#folder.collectGarbage(state, pastFiles);
   }
 
   async #load(state: PersistedState): Promise<void> {
-    const read = async (files: Record<string, string>) => {
+    const read = async (files: Record<string, string>, placed: boolean) => {
       const docs = new Map<string, PrismicDocument>();
       for (const [id, file] of Object.entries(files)) {
-        const doc = await this.#folder.readObject(file);
-        this.#files.set(doc, file);
+        const doc = storedDocument(await this.#folder.readObject(file), this.#folder, file);
+        if (placed) this.#places.set(doc, this.#nextPlace++);
         docs.set(id, doc);
       }
       return docs;
     };
-    this.#master = await read(state.documents);
-    this.#drafts = await read(state.drafts);
+    this.#checkStart(Object.keys(state.documents).length);
+    this.#master = await read(state.documents, true);
+    this.#drafts = await read(state.drafts, false);
     this.#masterRef = state.masterRef;
     this.#knownRefs = state.knownRefs;
     this.#previews = new Map(state.previews.map((p) => [p.session, p.expiresAt]));
+    prepareDocuments(listOf(this.#master), this.#master);
   }
 
   async #seed(): Promise<void> {
-    const docs = await this.options.seed();
-    const issues = validateRepository(docs, this.options.models.current());
-    if (issues.length > 0)
-      throw new EditRejectedError(issues.map(({ document, ...issue }) => ({ id: document, ...issue })));
-    this.#master = new Map(docs.map((doc) => [doc.id, doc]));
+    const check = repositoryCheck(this.options.models.current());
+    const master = new Map<string, PrismicDocument>();
+    for (const doc of this.options.seed()) {
+      check.add(doc);
+      this.#checkStart(master.size + 1);
+      // Stored as read, one at a time; a refused seed leaves files that the next one overwrites.
+      if (check.issues.length === 0) master.set(doc.id, await this.#store(doc));
+    }
+    if (check.issues.length > 0)
+      throw new EditRejectedError(check.issues.map(({ document, ...issue }) => ({ id: document, ...issue })));
+    this.#master = master;
     this.#masterRef = newPrismicId();
     this.#knownRefs = [this.#masterRef];
     await this.#persist();
+    prepareDocuments(listOf(this.#master), this.#master);
+  }
+
+  #checkStart(documents: number): void {
+    const limit = this.options.maxDocuments ?? MAX_DOCUMENTS;
+    if (documents > limit) throw new Error(tooMany(documents, limit));
   }
 
   /** Edits run one at a time so that each one sees the state the previous one left. */

@@ -87,30 +87,44 @@ export function checkSingleton(
 
 /** Every document, plus what only shows across documents: duplicate ids, singletons, duplicate uids. */
 export function validateRepository(docs: readonly unknown[], models: Models): RepositoryIssue[] {
-  const out: RepositoryIssue[] = [];
+  const check = repositoryCheck(models);
+  for (const doc of docs) check.add(doc);
+  return check.issues;
+}
+
+/**
+ * validateRepository one document at a time, keeping only what the checks across documents need
+ * (ids, types, uids): a repository of 100,000 documents is seeded without holding them all.
+ */
+export function repositoryCheck(models: Models): { add(doc: unknown): void; issues: RepositoryIssue[] } {
+  const issues: RepositoryIssue[] = [];
   const seenIds = new Set<string>();
   const seenUids = new Map<string, string>();
   const envelopes: { id: string; type: string }[] = [];
-  for (const [index, doc] of docs.entries()) {
+  let index = 0;
+  const add = (doc: unknown) => {
     const env = (isObject(doc) ? doc : {}) as { id?: unknown; type?: unknown; uid?: unknown; lang?: unknown };
     const id = typeof env.id === "string" ? env.id : `#${index}`;
-    const report = (issues: ValidationIssue[]) => {
-      for (const issue of issues) out.push({ document: id, ...issue });
+    index++;
+    const report = (found: ValidationIssue[]) => {
+      for (const issue of found) issues.push({ document: id, ...issue });
     };
     report(validateDocument(doc, models));
     if (seenIds.has(id)) report([{ path: "id", message: "duplicate document id" }]);
     seenIds.add(id);
-    if (typeof env.type !== "string") continue;
+    if (typeof env.type !== "string") return;
     report(checkSingleton({ id, type: env.type }, envelopes, models));
-    envelopes.push({ id, type: env.type });
-    if (typeof env.uid !== "string") continue;
+    // Only singletons are looked for among the envelopes: the others need not be kept.
+    const model = models.customTypes.find((ct) => ct.id === env.type);
+    if (model && !model.repeatable) envelopes.push({ id, type: env.type });
+    if (typeof env.uid !== "string") return;
     // Uids are unique per type and language: they decide the route.
     const key = `${env.type}/${String(env.lang)}/${env.uid}`;
     const first = seenUids.get(key);
     if (first === undefined) seenUids.set(key, id);
     else if (first !== id) report([{ path: "uid", message: `uid "${env.uid}" is already used by ${first}` }]);
-  }
-  return out;
+  };
+  return { add, issues };
 }
 
 function checkFieldMap(value: Obj, fields: Fields, path: string, owner: string, ctx: Ctx): void {

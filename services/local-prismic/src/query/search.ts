@@ -60,11 +60,13 @@ const placesOf = oncePer(
     new Map(documents.map((doc, place) => [doc.id, place])),
 );
 
-/** The documents by id, indexed once per list. */
-const byId = oncePer(
+/** The documents by id, indexed once per list, or the map the list was made from (prepareDocuments). */
+const byIdGiven = new WeakMap<readonly PrismicDocument[], ReadonlyMap<string, PrismicDocument>>();
+const byIdMade = oncePer(
   (documents: readonly PrismicDocument[]): ReadonlyMap<string, PrismicDocument> =>
     new Map(documents.map((doc) => [doc.id, doc])),
 );
+const byId = (documents: readonly PrismicDocument[]) => byIdGiven.get(documents) ?? byIdMade(documents);
 
 /** The documents of `ids` that the list holds, in the list's order. */
 function inListOrder(documents: readonly PrismicDocument[], ids: ReadonlySet<string>): PrismicDocument[] {
@@ -78,11 +80,16 @@ function inListOrder(documents: readonly PrismicDocument[], ids: ReadonlySet<str
 
 /**
  * Makes a ref's indexes now rather than on its first search: the store calls it when the master
- * ref moves, so the first search at a new ref (a publish's) does not wait for them.
+ * ref moves, so the first search at a new ref (a publish's) does not wait for them. `byIdMap`: the
+ * documents by id the list was made from, kept rather than a second map of every document.
  */
-export function prepareDocuments(documents: readonly PrismicDocument[]): void {
+export function prepareDocuments(
+  documents: readonly PrismicDocument[],
+  byIdMap?: ReadonlyMap<string, PrismicDocument>,
+): void {
   placesOf(documents);
-  byId(documents);
+  if (byIdMap) byIdGiven.set(documents, byIdMap);
+  else byId(documents);
 }
 
 /** A copy of `doc` as the API shows it for this request. */
@@ -94,7 +101,7 @@ function present(
 ): PrismicDocument {
   const data = request.fetch === null ? doc.data : pickFields(doc.data, request.fetch.get(doc.type));
   return {
-    ...doc,
+    ...withoutData(doc),
     url: documentUrl(doc, links),
     href: documentHref(context, doc.id),
     tags: [...doc.tags],
@@ -103,6 +110,16 @@ function present(
     alternate_languages: structuredClone(doc.alternate_languages),
     data: resolveLinks(data, links) as Record<string, unknown>,
   };
+}
+
+/**
+ * A document's other fields: a stored document reads its data from disk each time `data` is read
+ * (stored-document.ts), and a spread would read it once more only to have it replaced.
+ */
+function withoutData(doc: PrismicDocument): Omit<PrismicDocument, "data"> {
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(doc)) if (key !== "data") copy[key] = doc[key as keyof PrismicDocument];
+  return copy as Omit<PrismicDocument, "data">;
 }
 
 /** Prismic's `href`: the query that fetches this one document at this ref. */
