@@ -1,5 +1,6 @@
-import { readdir } from "node:fs/promises";
+import { readdir, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_PORTS, variables } from "#config";
 import { runPressroom } from "../support/pressroom-process.ts";
@@ -115,6 +116,22 @@ describe("commands without configuration", () => {
       expect.stringMatching(/^pressroom serve webhook: WEBHOOK_SECRET is not set: .*Set WEBHOOK_SECRET to /),
     ]);
     expect(webhook.code).toBe(78);
+  }, 60_000);
+
+  it("a PRESSROOM_WEBSITE that names no website module is one line, exit 78, for a command and a server", async () => {
+    await writeFile(join(cwd.path, "not-a-site.ts"), "export const answer = 42;\n");
+    for (const [args, file, why] of [
+      [["build"], "missing-site.ts", /cannot load the website module .*missing-site\.ts/],
+      [["serve", "worker"], "not-a-site.ts", /\S*not-a-site\.ts exports no `website`/],
+    ] as const) {
+      const run = await unconfigured([...args], { PRESSROOM_WEBSITE: file });
+      expect(run.output).not.toMatch(STACK_FRAME);
+      expect(run.lines).toEqual([
+        expect.stringMatching(new RegExp(`^pressroom ${args.join(" ")}: PRESSROOM_WEBSITE: ${why.source}`)),
+      ]);
+      expect(run.code).toBe(78);
+      expect(run.reachedLocal).toBe(false);
+    }
   }, 60_000);
 
   it("a server whose port is in use refuses in one line naming the variable that sets it, exit 78", async () => {

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { ConfigError } from "../errors.ts";
 import type { Website } from "./contract.ts";
 
 export type * from "./contract.ts";
@@ -25,13 +26,13 @@ async function load(file: string): Promise<Website> {
     loaded = (await import(pathToFileURL(file).href)) as { website?: Website };
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    throw new Error(`PRESSROOM_WEBSITE: cannot load the website module ${file}: ${why}`);
+    throw new ConfigError([`PRESSROOM_WEBSITE: cannot load the website module ${file}: ${why}`]);
   }
   const website = loaded.website;
   if (!website || typeof website.render !== "function" || !website.routes)
-    throw new Error(
-      `PRESSROOM_WEBSITE: ${file} exports no \`website\` (the contract in #website/contract.ts)`,
-    );
+    throw new ConfigError([
+      `PRESSROOM_WEBSITE: ${file} exports no \`website\` (the contract in services/shared/src/website/contract.ts)`,
+    ]);
   return website;
 }
 
