@@ -1,31 +1,18 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import type { AssetFile } from "./asset-file.ts";
-import { type BrowserManifest, buildBrowserBundle } from "./browser-bundle.ts";
+import type { AssetFile, BuiltAssets } from "#website/contract.ts";
+import { buildBrowserBundle } from "./browser-bundle.ts";
 import { faviconSvg } from "./favicon.ts";
 import { minifyCss } from "./lib/minify-css.ts";
 import { paletteCss } from "./styles/palette.ts";
 
-/** Public paths of the built assets, as pages link them. */
-export interface SiteAssets {
-  /** e.g. `/assets/site.3f2a9c01d4.css` */
-  css: string;
-  /** e.g. `/assets/favicon.9b1e22c0aa.svg` */
-  favicon: string;
-  /** The browser bundle: the entry every page loads, and what each island adds. */
-  browser: BrowserManifest;
-}
+export type { BuiltAssets, SiteAssets } from "#website/contract.ts";
 
 export type { AssetFile };
 
 /** Concatenated in this order (the cascade depends on it). */
 const STYLESHEETS = ["base.css", "layout.css", "components.css", "slices.css", "pages.css"];
 const HASH_LENGTH = 10;
-
-export interface BuiltAssets {
-  files: AssetFile[];
-  assets: SiteAssets;
-}
 
 let built: Promise<BuiltAssets> | undefined;
 

@@ -1,6 +1,6 @@
 import { gzipSync } from "node:zlib";
 import { type BuildOptions, build, type Metafile } from "esbuild";
-import type { AssetFile } from "./asset-file.ts";
+import type { AssetFile, BrowserManifest } from "#website/contract.ts";
 
 /** Where the browser code is served from; chunk URLs inside the entry are relative to it. */
 const PUBLIC_DIR = "assets/js";
@@ -24,22 +24,7 @@ export const BROWSER_BUILD = {
   preserveSymlinks: true,
 } as const satisfies BuildOptions;
 
-/**
- * What the renderer and the build need to know about the browser code. Plain
- * JSON: it travels to render threads with the rest of the assets.
- */
-export interface BrowserManifest {
-  /** The one script every page loads, e.g. `/assets/js/entry.3F2A9C01.js`. */
-  entry: string;
-  /** Every file the entry loads statically (itself included). */
-  entryFiles: string[];
-  /** Island name → every file hydrating it loads beyond the entry's (React included). */
-  islands: Record<string, string[]>;
-  /** React's and react-dom's files (what the first island to wake brings): never before an island wakes. */
-  react: string[];
-  /** Public path → gzip size in bytes (level 9), for the JavaScript budget. */
-  gzipBytes: Record<string, number>;
-}
+export type { BrowserManifest } from "#website/contract.ts";
 
 /**
  * The browser bundle: one small entry plus one chunk per island

@@ -1,3 +1,4 @@
+import type { JavaScriptReport, PageJavaScript } from "#website/contract.ts";
 import { wakesWithoutInteraction } from "./browser/island-wake.ts";
 import { type BrowserManifest, javascriptBytes } from "./browser-bundle.ts";
 import { islandsIn } from "./islands-in.ts";
@@ -17,23 +18,7 @@ export const JS_BUDGET = { initial: 10_000, plain: 80_000, heaviest: 110_000 } a
 /** Islands that bring a library of their own (Swiper, libphonenumber-js). */
 export const HEAVY_ISLANDS: ReadonlySet<string> = new Set(["carousel", "contact-form"]);
 
-export interface PageJavaScript {
-  route: string;
-  bytes: number;
-}
-
-export interface JavaScriptReport {
-  /** The page loading the most JavaScript once every island woke. */
-  heaviest?: PageJavaScript;
-  /** The heaviest page among those without a heavy island, every island woken. */
-  plain?: PageJavaScript;
-  /** Among pages without a heavy island: the most run before any interaction (first visit or returning). */
-  initial?: PageJavaScript & { react: boolean };
-  /** Human-readable lines for each budget exceeded; empty when within budget. */
-  overBudget: string[];
-  /** What the build prints: the figures against their budgets, then anything over. */
-  lines: string[];
-}
+export type { JavaScriptReport, PageJavaScript } from "#website/contract.ts";
 
 /** Tallies the JavaScript of each rendered HTML page of a build. */
 export function createJavaScriptMeter(manifest: BrowserManifest) {

@@ -1,4 +1,5 @@
 import type { PrismicDocument } from "@prismicio/client";
+import type { ContentNotice } from "#website/contract.ts";
 import { pageHeading, priceListHeading } from "../lib/page-meta.ts";
 import { HOME_UID } from "../routes.ts";
 import type { PageDocument, PriceListDocument, SettingsDocument } from "./content-source.ts";
@@ -15,20 +16,7 @@ import { documentConversions, normalizeDocument } from "./normalize.ts";
  * logged (and counted) by the build and the publish that read the document, listed by
  * `pressroom status`, and shown on the page in preview (docs/editors.md, "When a page falls back").
  */
-export interface ContentNotice {
-  documentId: string;
-  type: string;
-  uid: string | null;
-  /** Where: a field (`title`, `header_navigation`, `slices[0].primary.heading`) or a slice (`slices[2]`). */
-  field: string;
-  /**
-   * `fallback`: shown with something else; `unknown-slice` / `unknown-variation`: left out;
-   * `converted`: a value of another kind than the model's, converted or shown empty.
-   */
-  kind: "fallback" | "unknown-slice" | "unknown-variation" | "converted";
-  /** In the editor's words: what is missing and what visitors see instead. */
-  message: string;
-}
+export type { ContentNotice } from "#website/contract.ts";
 
 const cache = documentCache<ContentNotice[]>("notices");
 

@@ -162,21 +162,31 @@ export interface JavaScriptReport {
 
 /** Public paths of the built assets, as pages link them. Plain JSON (it travels to render threads). */
 export interface SiteAssets {
+  /** e.g. `/assets/site.3f2a9c01d4.css` */
   css: string;
+  /** e.g. `/assets/favicon.9b1e22c0aa.svg` */
   favicon: string;
+  /** The browser bundle: the entry every page loads, and what each island adds. */
   browser: BrowserManifest;
 }
 
+/** What the renderer and the build know of the browser code. Plain JSON: it travels to render threads. */
 export interface BrowserManifest {
+  /** The one script every page loads, e.g. `/assets/js/entry.3F2A9C01.js`. */
   entry: string;
+  /** Every file the entry loads statically (itself included). */
   entryFiles: string[];
+  /** Island name → every file hydrating it loads beyond the entry's (React included). */
   islands: Record<string, string[]>;
+  /** React's and react-dom's files (what the first island to wake brings): never before an island wakes. */
   react: string[];
+  /** Public path → gzip size in bytes (level 9), for the JavaScript budget. */
   gzipBytes: Record<string, number>;
 }
 
 /** A built file served under `/assets/`: named by its content hash, so cacheable forever. */
 export interface AssetFile {
+  /** Storage key, e.g. `assets/site.3f2a9c01d4.css`. */
   key: string;
   body: Buffer;
   contentType: string;
