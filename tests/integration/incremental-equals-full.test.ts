@@ -19,9 +19,9 @@ import { mulberry32 } from "#local-prismic/generate.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { startWebhook } from "#webhook/server.ts";
 import { type RunningWorker, startWorker } from "#worker/worker.ts";
+import { type ChaoticDeliveries, startChaoticDeliveries } from "../support/chaotic-deliveries.ts";
 import { contentConfig } from "../support/content-client.ts";
 import { expectEqualsFullBuild as expectStoreEqualsFullBuild } from "../support/full-build-reference.ts";
-import { type HttpFixture, startHttpFixture } from "../support/http-fixture.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { storedManifest } from "../support/manifest.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
@@ -79,12 +79,11 @@ const REDIRECT_IDS = ["Z9nX0REAACMAx1Ll", "Z9nX0xEAACUAx1Mm"];
 let s3: S3Server;
 let s3Dir: { path: string; remove: () => Promise<void> };
 let content: LocalPrismic;
-let chaos: HttpFixture;
+let chaos: ChaoticDeliveries;
 let webhook: Awaited<ReturnType<typeof startWebhook>>;
 let worker: RunningWorker;
 let redis: Redis;
 let store: SiteStore;
-const forwards: Promise<void>[] = [];
 
 beforeAll(async () => {
   s3Dir = await tempDir("ief-s3");
@@ -102,27 +101,7 @@ beforeAll(async () => {
   redis = new Redis({ maxRetriesPerRequest: null });
 
   webhook = await startWebhook(webhookOptions(PREFIX, SECRET), logger);
-  // Between the content service and the receiver: every delivery is acknowledged at once, then
-  // forwarded after a random delay (so deliveries overtake each other), a third of them twice.
-  const random = mulberry32(SEED);
-  chaos = await startHttpFixture((request, response) => {
-    response.writeHead(200).end();
-    const copies = random() < 0.33 ? 2 : 1;
-    for (let i = 0; i < copies; i++) {
-      const delay = Math.floor(random() * 60);
-      forwards.push(
-        new Promise<void>((resolve) => setTimeout(resolve, delay)).then(async () => {
-          const answer = await fetch(`${webhook.url}/webhooks/prismic`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: request.body,
-          });
-          if (answer.status !== 202 && answer.status !== 200)
-            throw new Error(`webhook answered ${answer.status}: ${await answer.text()}`);
-        }),
-      );
-    }
-  });
+  chaos = await startChaoticDeliveries(`${webhook.url}/webhooks/prismic`, mulberry32(SEED));
   content = await startLocalPrismic({ webhookUrl: chaos.url, webhookSecret: SECRET });
 
   const config: PublisherConfig = {
@@ -162,7 +141,7 @@ async function publish(edit: { upsert?: Doc[]; remove?: string[] }) {
 
 /** Idle: every delivery forwarded, nothing pending, no job waiting or running, the index at the master ref. */
 async function untilIdle(timeoutMs = 90_000) {
-  await Promise.all(forwards);
+  await chaos.settled();
   const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: PREFIX });
   const renderQueue = new Queue(RENDER_QUEUE_NAME, { connection: redis, prefix: PREFIX });
   const reconcileQueue = new Queue(RECONCILE_QUEUE_NAME, { connection: redis, prefix: PREFIX });

@@ -10,7 +10,7 @@ import type { PrismicDocument } from "@prismicio/client";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { mulberry32 } from "#local-prismic/generate.ts";
-import { type HttpFixture, startHttpFixture } from "../support/http-fixture.ts";
+import { type ChaoticDeliveries, startChaoticDeliveries } from "../support/chaotic-deliveries.ts";
 import type { PressroomProcess } from "../support/pressroom-process.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import {
@@ -36,10 +36,9 @@ const EDITS = Number(process.env.SECOND_SITE_EDITS ?? 30);
 let content: Awaited<ReturnType<typeof startSecondSiteContent>>;
 let storage: { path: string; remove: () => Promise<void> };
 let redis: Redis;
-let chaos: HttpFixture;
+let chaos: ChaoticDeliveries;
 let env: Record<string, string>;
 const processes: PressroomProcess[] = [];
-const forwards: Promise<void>[] = [];
 
 beforeAll(async () => {
   storage = await tempDir("second-ief-storage");
@@ -52,27 +51,7 @@ beforeAll(async () => {
   );
   processes.push(webhook);
   const receiver = `${await listening(webhook)}/webhooks/prismic`;
-  // Between the content service and the receiver: every delivery acknowledged at once, then
-  // forwarded after a random delay (deliveries overtake each other), a third of them twice.
-  const random = mulberry32(SEED);
-  chaos = await startHttpFixture((request, response) => {
-    response.writeHead(200).end();
-    const copies = random() < 0.33 ? 2 : 1;
-    for (let i = 0; i < copies; i++) {
-      const delay = Math.floor(random() * 60);
-      forwards.push(
-        new Promise<void>((resolve) => setTimeout(resolve, delay)).then(async () => {
-          const answer = await fetch(receiver, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: request.body,
-          });
-          if (answer.status !== 202 && answer.status !== 200)
-            throw new Error(`webhook answered ${answer.status}: ${await answer.text()}`);
-        }),
-      );
-    }
-  });
+  chaos = await startChaoticDeliveries(receiver, mulberry32(SEED));
   content = await startSecondSiteContent({ webhookUrl: chaos.url, webhookSecret: SECRET });
   env = engineEnv(PREFIX, storage.path, content.endpoint, SITE_URL);
   await publish(content.url, {
@@ -98,7 +77,7 @@ afterAll(async () => {
 });
 
 async function settledEqualsFullBuild() {
-  await Promise.all(forwards);
+  await chaos.settled();
   await untilIdle(redis, PREFIX, () => content.store.masterRef);
   await expectEqualsFullBuild(storage.path, env);
 }
