@@ -3,6 +3,7 @@
  * the CLI import (through `#website`), implementing the contract in
  * services/shared/src/website/contract.ts. Everything else of web/ is the website's own business.
  */
+import { fileURLToPath } from "node:url";
 import type { Website } from "#website/contract.ts";
 import { buildSiteAssets } from "./assets.ts";
 import { BROWSER_BUILD } from "./browser-bundle.ts";
@@ -43,7 +44,7 @@ const listingSet = new Set(LISTINGS);
 
 export const website: Website = {
   name: "demo",
-  projectDir: new URL("../../", import.meta.url).pathname,
+  projectDir: fileURLToPath(new URL("../../", import.meta.url)),
   types: ["settings", "price_list", "page", "redirect"],
   frame: ["settings"],
   shared: ["price_list"],
@@ -89,8 +90,8 @@ export const website: Website = {
     islandsIn,
     fragmentCache: createFragmentCache,
     editor: {
-      preview: new URL("./browser/preview-refresh.ts", import.meta.url).pathname,
-      simulator: new URL("./simulator/simulator-client.tsx", import.meta.url).pathname,
+      preview: fileURLToPath(new URL("./browser/preview-refresh.ts", import.meta.url)),
+      simulator: fileURLToPath(new URL("./simulator/simulator-client.tsx", import.meta.url)),
       buildOptions: BROWSER_BUILD,
     },
   },
