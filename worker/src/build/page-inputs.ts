@@ -75,9 +75,44 @@ export async function readPageInputs(store: SiteStore): Promise<BuildRecords> {
   }
 }
 
-/** `site`: the site's version that build ran (render-code.ts), recorded for whoever reads the file. */
-export async function writePageInputs(store: SiteStore, records: BuildRecords, site: string): Promise<void> {
-  const body = JSON.stringify({ version: VERSION, site, ...records });
+/** What a build writes beside its pages and documents (BuildRecords without them). */
+export type RecordsHeader = Pick<BuildRecords, "code" | "shared" | "newest">;
+
+/**
+ * `site`: the site's version that build ran (render-code.ts), recorded for whoever reads the file.
+ * `pages` and `documents` hold each entry as its JSON (a build keeps them so: a string costs a
+ * third of the object it stands for). The file is written as JSON.stringify would write the whole,
+ * assembled in pieces of bytes: never one string of tens of megabytes.
+ */
+export async function writePageInputs(
+  store: SiteStore,
+  header: RecordsHeader,
+  pages: ReadonlyMap<string, string>,
+  documents: ReadonlyMap<string, string>,
+  site: string,
+): Promise<void> {
+  const pieces: Buffer[] = [];
+  let text = `{"version":${VERSION},"site":${JSON.stringify(site)},"pages":`;
+  const flush = (limit: number) => {
+    if (text.length < limit) return;
+    pieces.push(Buffer.from(text));
+    text = "";
+  };
+  for (const entries of [pages, documents]) {
+    let first = true;
+    text += "{";
+    for (const [name, json] of entries) {
+      text += `${first ? "" : ","}${JSON.stringify(name)}:${json}`;
+      first = false;
+      flush(1 << 20);
+    }
+    text += entries === pages ? '},"documents":' : "}";
+  }
+  for (const field of ["code", "shared", "newest"] as const)
+    if (header[field] !== undefined) text += `,${JSON.stringify(field)}:${JSON.stringify(header[field])}`;
+  text += "}";
+  flush(0);
+  const body = Buffer.concat(pieces);
   await store.put(PAGE_INPUTS_KEY, body, {
     contentType: "application/json",
     cacheControl: CACHE_CONTROL.metadata,
