@@ -33,8 +33,10 @@ import {
   NO_RECORDS,
   type PageInputs,
   type PageInputsFile,
+  parseEntry,
   readPageInputs,
   shortHash,
+  versionInRecord,
   writePageInputs,
 } from "./page-inputs.ts";
 import { createProgress, type Progress } from "./progress.ts";
@@ -441,7 +443,7 @@ function reusablePages({ options, inputs }: Build): Record<string, string> {
   const reusable: Record<string, string> = {};
   if (reuse === false) return reusable;
   for (const [route, entry] of Object.entries(inputs.previous?.routes ?? {})) {
-    const last = inputs.previousInputs[route];
+    const last = parseEntry<PageInputs>(inputs.previousInputs.get(route));
     if (
       last?.hash === shortHash(entry.hash) &&
       inputs.isStored(entry.key, entry.hash) &&
@@ -484,7 +486,7 @@ async function renderEveryRoute(current: Build, pool: RenderPool): Promise<Liste
  * listings render and the manifest is written, when the build holds most.
  */
 function releasePrevious(current: Build): void {
-  current.inputs.previousInputs = {};
+  current.inputs.previousInputs = NO_RECORDS.pages;
   current.inputs.previousRecords = NO_RECORDS;
   current.reusable = {};
 }
@@ -592,23 +594,25 @@ async function renderChanged(
 ): Promise<number> {
   const { options, inputs } = current;
   const before = inputs.previousRecords.documents;
+  const versionBefore = (id: string) => versionInRecord(before.get(id));
   const newest = Date.parse(inputs.previousRecords.newest ?? "");
   const streamed = new Set(types);
-  const listed: PrismicDocument[] = [];
+  // As bytes until every version is known (ListedStubs): 100,000 of them as objects held ~70 MB.
+  const listed = new ListedStubs();
   const now = new Map<string, string>();
   await forEachVersionPage(options.client, inputs.ref, website.types, concurrency, async (page) => {
     for (const doc of page) {
       const version = versionOf(doc);
       if (version !== undefined) now.set(doc.id, version);
-      if (streamed.has(doc.type)) listed.push(doc);
+      if (streamed.has(doc.type)) listed.add(doc);
     }
   });
   progress?.setTotal(listed.length);
   const changed: string[] = [];
   for (const doc of listed) {
-    const record = before[doc.id];
+    const record = parseEntry<DocumentRecord>(before.get(doc.id));
     const kept =
-      record && unchangedSince(record, now.get(doc.id), now, before, newest)
+      record && unchangedSince(record, now.get(doc.id), now, versionBefore, newest)
         ? keptAsRecorded(doc, record)
         : undefined;
     const route = kept && !kept.refused ? website.routes.ofDocument(kept.stub) : null;
@@ -664,18 +668,11 @@ async function commit(current: Build, batch: BatchResult, progress?: Progress): 
   const { guard } = current.options;
   const granted = guard ? await guard.claim(batch.rendered.map((r) => r.route)) : undefined;
   await mapLimit(batch.rendered, UPLOADS_IN_FLIGHT, async (result) => {
-    const {
-      route,
-      body,
-      contentType,
-      parts: _parts,
-      renderMs: _renderMs,
-      islands,
-      inputs,
-      ...entry
-    } = result;
-    if (!feedsIndex(current.options)) entry.dependencies = NO_DEPENDENCIES;
-    current.manifest.routes[route] = { ...current.pooled(entry), ...(inputs ? { inputs } : {}) };
+    const { route, body, contentType, islands, inputs } = result;
+    const dependencies = feedsIndex(current.options)
+      ? current.pooled({ dependencies: result.dependencies }).dependencies
+      : NO_DEPENDENCIES;
+    current.manifest.routes[route] = builtRoute(current, result, dependencies, inputs);
     if (inputs)
       keepInputs(current, route, { hash: shortHash(result.hash), inputs, ...(islands ? { islands } : {}) });
     current.counts.rendered++;
@@ -699,15 +696,38 @@ function keepReused(
     const before = inputs.previous?.routes[route] as ManifestRoute;
     const dependencies = reuse instanceof Map ? [...(reuse.get(route)?.dependencies ?? [])] : NO_DEPENDENCIES;
     // Kept under the earlier code: recorded with its inputs under this code, for the next build.
-    const last = inputs.previousInputs[route] as PageInputsFile[string];
+    const json = inputs.previousInputs.get(route) as string;
+    const last = parseEntry<PageInputs>(json) as PageInputs;
     const kept = renewed[route] ? { ...last, inputs: renewed[route] } : last;
-    current.manifest.routes[route] = { ...before, dependencies, inputs: kept.inputs };
-    keepInputs(current, route, kept);
+    current.manifest.routes[route] = builtRoute(current, before, dependencies, kept.inputs);
+    // Unchanged, its entry is the last build's bytes as they were read.
+    if (kept === last) current.pageInputs.set(route, json);
+    else keepInputs(current, route, kept);
     if (kept.islands) current.javascript.add(route, kept.islands);
     current.counts.reused++;
     current.counts.unchanged++;
     progress?.tick();
   }
+}
+
+/**
+ * A manifest entry, always built field by field: an entry spread from a render thread's answer got
+ * a hidden class of its own (~250 bytes a route). Without an index to feed, the page inputs file
+ * alone keeps what the page was rendered from.
+ */
+function builtRoute(
+  current: Build,
+  entry: ManifestRoute,
+  dependencies: string[],
+  inputs: string | undefined,
+): BuiltRoute {
+  const { key, hash, status, documentId } = entry;
+  const built: BuiltRoute =
+    documentId === undefined
+      ? { key, hash, status, dependencies }
+      : { key, hash, status, documentId, dependencies };
+  if (inputs !== undefined && feedsIndex(current.options)) built.inputs = inputs;
+  return built;
 }
 
 /** Records what a page was rendered from, as the JSON the page inputs file holds. */
@@ -722,7 +742,7 @@ function keepFailed(current: Build, failure: FailedRender, progress?: Progress):
   // What it depends on is not known without a render: at least its own document (the diff
   // build adds what the dependency index still knew), so it is rendered when that changes.
   const dependencies = failure.documentId ? [`doc:${failure.documentId}`] : [];
-  if (before) current.manifest.routes[failure.route] = { ...before, dependencies };
+  if (before) current.manifest.routes[failure.route] = builtRoute(current, before, dependencies, undefined);
   current.log.error(
     { route: failure.route, documentId: failure.documentId, err: failure.error },
     "render failed: the route keeps its last good page",

@@ -7,6 +7,7 @@ const utf8 = new TextEncoder();
 /**
  * Every document a build listed, as listings read it (document-hash.ts `stub`), held until the
  * listings render: as UTF-8 JSON in a search answer's shape (`{"results":[…]}`), 100 stubs a chunk.
+ * A rebuild holds the documents of its versions' listing so too, until every version is known.
  * Bytes sit outside the JavaScript heap, at their size: as objects, 100,000 stubs held ~100 MB of
  * heap (and a structured clone as large again to hand them to a render thread), as bytes ~30 MB. A
  * render thread is handed copies, moved to it and parsed there like any search answer.

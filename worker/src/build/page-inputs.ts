@@ -20,8 +20,8 @@ export interface PageInputs {
   islands?: string[];
 }
 
-export type PageInputsFile = Record<string, PageInputs>;
-
+/** Route → its page inputs' JSON (a string costs a third of the objects it stands for). */
+export type PageInputsFile = ReadonlyMap<string, string>;
 /**
  * What a build knew of one document at its ref (document-records.ts): enough to list it again,
  * without its content, while its version and those of the documents it shows are unchanged.
@@ -49,30 +49,101 @@ export interface BuildRecords {
   shared?: string;
   /** The newest publication date at its ref (document-records.ts `newestDate`). */
   newest?: string;
-  documents: Record<string, DocumentRecord>;
+  /** Id → its record's JSON. */
+  documents: ReadonlyMap<string, string>;
 }
 
 export const shortHash = (hash: string) => hash.slice(0, 32);
 
-export const NO_RECORDS: BuildRecords = { pages: {}, documents: {} };
+export const NO_RECORDS: BuildRecords = { pages: new Map(), documents: new Map() };
 
-/** The last build's records; anything unreadable or of another version is none (pages render). */
+/**
+ * The last build's records; anything unreadable or of another version is none (pages render). Each
+ * entry is kept as its JSON: the file is read a line at a time (writePageInputs puts each entry on
+ * a line of its own), never parsed whole into objects; a file written on one line is parsed whole.
+ */
 export async function readPageInputs(store: SiteStore): Promise<BuildRecords> {
   const object = await store.get(PAGE_INPUTS_KEY);
   if (!object) return NO_RECORDS;
   try {
-    const parsed = JSON.parse(object.body.toString()) as Partial<BuildRecords> & { version?: unknown };
+    const { skeleton, sections } = splitEntries(object.body);
+    const parsed = JSON.parse(skeleton) as Record<string, unknown> & { version?: unknown };
     if (parsed.version !== VERSION || !isRecord(parsed.pages)) return NO_RECORDS;
+    const [pages = new Map(), documents = new Map()] = sections ?? [
+      entriesOf(parsed.pages),
+      entriesOf(parsed.documents),
+    ];
     return {
-      pages: parsed.pages,
-      documents: isRecord(parsed.documents) ? parsed.documents : {},
+      pages,
+      documents,
       ...(typeof parsed.code === "string" ? { code: parsed.code } : {}),
       ...(typeof parsed.shared === "string" ? { shared: parsed.shared } : {}),
       ...(typeof parsed.newest === "string" ? { newest: parsed.newest } : {}),
-    } as BuildRecords;
+    };
   } catch {
     return NO_RECORDS;
   }
+}
+
+/**
+ * The file's lines apart: each line opening with a quote is an entry (`"name":{…}`) of the pages
+ * (after the first other line) or the documents (after the second); the other lines together are
+ * the file with both empty. A file on one line is its own skeleton (`sections` undefined).
+ */
+function splitEntries(body: Buffer): { skeleton: string; sections?: Map<string, string>[] } {
+  if (!body.includes(NEWLINE)) return { skeleton: body.toString() };
+  const sections = [new Map<string, string>(), new Map<string, string>()];
+  let skeleton = "";
+  let others = 0;
+  for (let start = 0; start < body.length; ) {
+    const end = body.indexOf(NEWLINE, start);
+    const line = body.toString("utf8", start, end === -1 ? body.length : end);
+    start = end === -1 ? body.length : end + 1;
+    if (!line.startsWith('"')) {
+      skeleton += line;
+      others++;
+      continue;
+    }
+    const section = sections[others - 1];
+    if (!section) throw new Error("an entry outside the pages and documents");
+    const close = closingQuote(line);
+    const json = line.endsWith(",") ? line.slice(close + 2, -1) : line.slice(close + 2);
+    section.set(JSON.parse(line.slice(0, close + 1)) as string, json);
+  }
+  return { skeleton, sections };
+}
+
+const NEWLINE = 0x0a;
+
+/** Where the JSON string opening `line` ends (its closing quote). */
+function closingQuote(line: string): number {
+  for (let i = 1; i < line.length; i++) {
+    if (line[i] === "\\") i++;
+    else if (line[i] === '"') return i;
+  }
+  throw new Error("an entry without its name");
+}
+
+function entriesOf(value: unknown): Map<string, string> {
+  const entries = new Map<string, string>();
+  if (isRecord(value))
+    for (const [name, entry] of Object.entries(value)) entries.set(name, JSON.stringify(entry));
+  return entries;
+}
+
+/** An entry's JSON (of `PageInputs` or `DocumentRecord`), parsed. */
+export function parseEntry<T>(json: string | undefined): T | undefined {
+  return json === undefined ? undefined : (JSON.parse(json) as T);
+}
+
+/** A record's version (`v`), without parsing the rest: keepRecord writes it first. */
+export function versionInRecord(json: string | undefined): string | undefined {
+  if (json === undefined) return undefined;
+  if (json.startsWith('{"v":"')) {
+    const end = json.indexOf('"', 6);
+    if (end !== -1 && !json.slice(6, end).includes("\\")) return json.slice(6, end);
+  }
+  return parseEntry<DocumentRecord>(json)?.v;
 }
 
 /** What a build writes beside its pages and documents (BuildRecords without them). */
@@ -93,6 +164,8 @@ export async function writePageInputs(
 ): Promise<void> {
   const pieces: Buffer[] = [];
   let text = `{"version":${VERSION},"site":${JSON.stringify(site)},"pages":`;
+  // Each entry on a line of its own (JSON allows it; no string holds a raw newline): readPageInputs
+  // reads them one at a time.
   const flush = (limit: number) => {
     if (text.length < limit) return;
     pieces.push(Buffer.from(text));
@@ -102,11 +175,11 @@ export async function writePageInputs(
     let first = true;
     text += "{";
     for (const [name, json] of entries) {
-      text += `${first ? "" : ","}${JSON.stringify(name)}:${json}`;
+      text += `${first ? "" : ","}\n${JSON.stringify(name)}:${json}`;
       first = false;
       flush(1 << 20);
     }
-    text += entries === pages ? '},"documents":' : "}";
+    text += entries === pages ? '\n},"documents":' : "\n}";
   }
   for (const field of ["code", "shared", "newest"] as const)
     if (header[field] !== undefined) text += `,${JSON.stringify(field)}:${JSON.stringify(header[field])}`;
