@@ -30,6 +30,7 @@ import { mapLimit } from "./map-limit.ts";
 import {
   type BuildRecords,
   type DocumentRecord,
+  EntryLog,
   NO_RECORDS,
   type PageInputs,
   type PageInputsFile,
@@ -225,13 +226,10 @@ interface Build {
   changedKeys: Set<string>;
   javascript: JavaScriptMeter;
   failed: FailedRender[];
-  /**
-   * What this build rendered each page from, or kept (page-inputs.ts): written before the manifest.
-   * Route → the entry's JSON, as `records`: a string costs a third of the objects it stands for.
-   */
-  pageInputs: Map<string, string>;
-  /** What this build knows of each document at its ref, id → its record's JSON: written with the page inputs. */
-  records: Map<string, string>;
+  /** What this build rendered each page from, or kept (page-inputs.ts): written before the manifest. */
+  pageInputs: EntryLog;
+  /** What this build knows of each document at its ref: written with the page inputs. */
+  records: EntryLog;
   /** The newest publication date among `records` (document-records.ts `newestDate`). */
   newest?: string;
   /** The code and shared documents this build's page inputs are hashed with, once known. */
@@ -361,8 +359,8 @@ function startBuild(options: BuildOptions, inputs: BuildInputs): Build {
     changedKeys: new Set(),
     javascript: website.assets.javascriptMeter(inputs.built.assets.browser),
     failed: [],
-    pageInputs: new Map(),
-    records: new Map(),
+    pageInputs: new EntryLog(),
+    records: new EntryLog(),
     reusable: {},
     pooled: dependencyPool(),
   };
@@ -493,7 +491,7 @@ function releasePrevious(current: Build): void {
 
 /** Records what the build knows of a document, as the JSON the page inputs file holds. */
 function keepRecord(current: Build, id: string, record: DocumentRecord): void {
-  current.records.set(id, JSON.stringify(record));
+  current.records.add(id, JSON.stringify(record));
   current.newest = newestDate(current.newest ? [record.v, current.newest] : [record.v]);
 }
 
@@ -701,7 +699,7 @@ function keepReused(
     const kept = renewed[route] ? { ...last, inputs: renewed[route] } : last;
     current.manifest.routes[route] = builtRoute(current, before, dependencies, kept.inputs);
     // Unchanged, its entry is the last build's bytes as they were read.
-    if (kept === last) current.pageInputs.set(route, json);
+    if (kept === last) current.pageInputs.add(route, json);
     else keepInputs(current, route, kept);
     if (kept.islands) current.javascript.add(route, kept.islands);
     current.counts.reused++;
@@ -732,7 +730,7 @@ function builtRoute(
 
 /** Records what a page was rendered from, as the JSON the page inputs file holds. */
 function keepInputs(current: Build, route: string, inputs: PageInputs): void {
-  current.pageInputs.set(route, JSON.stringify(inputs));
+  current.pageInputs.add(route, JSON.stringify(inputs));
 }
 
 /** A route whose render threw: its last good page stays, not written, not an orphan, listed as before. */

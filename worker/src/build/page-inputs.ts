@@ -150,42 +150,58 @@ export function versionInRecord(json: string | undefined): string | undefined {
 export type RecordsHeader = Pick<BuildRecords, "code" | "shared" | "newest">;
 
 /**
- * `site`: the site's version that build ran (render-code.ts), recorded for whoever reads the file.
- * `pages` and `documents` hold each entry as its JSON (a build keeps them so: a string costs a
- * third of the object it stands for). The file is written as JSON.stringify would write the whole,
- * assembled in pieces of bytes: never one string of tens of megabytes.
+ * A build's entries (route → page inputs, id → record) as the file's lines, appended as they come:
+ * bytes outside the JavaScript heap, at their size, never read back during the build (a name added
+ * twice is written twice, and the later one wins when read, as in an object).
+ */
+export class EntryLog {
+  private readonly chunks: Buffer[] = [];
+  private text = "";
+  private empty = true;
+
+  /** `json`: the entry's JSON (of `PageInputs` or `DocumentRecord`). */
+  add(name: string, json: string): void {
+    // Each entry on a line of its own (JSON allows it; no string holds a raw newline): readPageInputs
+    // reads them one at a time.
+    this.text += `${this.empty ? "" : ","}\n${JSON.stringify(name)}:${json}`;
+    this.empty = false;
+    if (this.text.length >= 1 << 16) this.flush();
+  }
+
+  /** The entries' bytes, as the inside of a JSON object. */
+  bytes(): Buffer[] {
+    this.flush();
+    return this.chunks;
+  }
+
+  private flush(): void {
+    if (this.text.length === 0) return;
+    this.chunks.push(Buffer.from(this.text));
+    this.text = "";
+  }
+}
+
+/**
+ * Writes the file. `site`: the site's version that build ran (render-code.ts), recorded for whoever
+ * reads the file.
  */
 export async function writePageInputs(
   store: SiteStore,
   header: RecordsHeader,
-  pages: ReadonlyMap<string, string>,
-  documents: ReadonlyMap<string, string>,
+  pages: EntryLog,
+  documents: EntryLog,
   site: string,
 ): Promise<void> {
-  const pieces: Buffer[] = [];
-  let text = `{"version":${VERSION},"site":${JSON.stringify(site)},"pages":`;
-  // Each entry on a line of its own (JSON allows it; no string holds a raw newline): readPageInputs
-  // reads them one at a time.
-  const flush = (limit: number) => {
-    if (text.length < limit) return;
-    pieces.push(Buffer.from(text));
-    text = "";
-  };
-  for (const entries of [pages, documents]) {
-    let first = true;
-    text += "{";
-    for (const [name, json] of entries) {
-      text += `${first ? "" : ","}\n${JSON.stringify(name)}:${json}`;
-      first = false;
-      flush(1 << 20);
-    }
-    text += entries === pages ? '\n},"documents":' : "\n}";
-  }
+  let trailer = "\n}";
   for (const field of ["code", "shared", "newest"] as const)
-    if (header[field] !== undefined) text += `,${JSON.stringify(field)}:${JSON.stringify(header[field])}`;
-  text += "}";
-  flush(0);
-  const body = Buffer.concat(pieces);
+    if (header[field] !== undefined) trailer += `,${JSON.stringify(field)}:${JSON.stringify(header[field])}`;
+  const body = Buffer.concat([
+    Buffer.from(`{"version":${VERSION},"site":${JSON.stringify(site)},"pages":{`),
+    ...pages.bytes(),
+    Buffer.from('\n},"documents":{'),
+    ...documents.bytes(),
+    Buffer.from(`${trailer}}`),
+  ]);
   await store.put(PAGE_INPUTS_KEY, body, {
     contentType: "application/json",
     cacheControl: CACHE_CONTROL.metadata,
