@@ -697,7 +697,10 @@ function keepReused(
     const json = inputs.previousInputs.get(route) as string;
     const last = parseEntry<PageInputs>(json) as PageInputs;
     const kept = renewed[route] ? { ...last, inputs: renewed[route] } : last;
-    current.manifest.routes[route] = builtRoute(current, before, dependencies, kept.inputs);
+    // Without an index to feed, the last manifest's entry is this one (no other holds it on).
+    current.manifest.routes[route] = feedsIndex(current.options)
+      ? builtRoute(current, before, dependencies, kept.inputs)
+      : Object.assign(before, { dependencies });
     // Unchanged, its entry is the last build's bytes as they were read.
     if (kept === last) current.pageInputs.add(route, json);
     else keepInputs(current, route, kept);
