@@ -96,30 +96,38 @@ function splitEntries(body: Buffer): { skeleton: string; sections?: Map<string, 
   let skeleton = "";
   let others = 0;
   for (let start = 0; start < body.length; ) {
-    const end = body.indexOf(NEWLINE, start);
-    const line = body.toString("utf8", start, end === -1 ? body.length : end);
-    start = end === -1 ? body.length : end + 1;
-    if (!line.startsWith('"')) {
-      skeleton += line;
+    const found = body.indexOf(NEWLINE, start);
+    const end = found === -1 ? body.length : found;
+    const line = start;
+    start = end + 1;
+    if (body[line] !== QUOTE) {
+      skeleton += body.toString("utf8", line, end);
       others++;
       continue;
     }
     const section = sections[others - 1];
     if (!section) throw new Error("an entry outside the pages and documents");
-    const close = closingQuote(line);
-    const json = line.endsWith(",") ? line.slice(close + 2, -1) : line.slice(close + 2);
-    section.set(JSON.parse(line.slice(0, close + 1)) as string, json);
+    // Name and entry read apart from the bytes: each string is its own, holding nothing of the line.
+    const close = closingQuote(body, line, end);
+    const last = body[end - 1] === COMMA ? end - 1 : end;
+    section.set(
+      JSON.parse(body.toString("utf8", line, close + 1)) as string,
+      body.toString("utf8", close + 2, last),
+    );
   }
   return { skeleton, sections };
 }
 
 const NEWLINE = 0x0a;
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const BACKSLASH = 0x5c;
 
-/** Where the JSON string opening `line` ends (its closing quote). */
-function closingQuote(line: string): number {
-  for (let i = 1; i < line.length; i++) {
-    if (line[i] === "\\") i++;
-    else if (line[i] === '"') return i;
+/** Where the JSON string opening the line at `start` ends (its closing quote). */
+function closingQuote(body: Buffer, start: number, end: number): number {
+  for (let i = start + 1; i < end; i++) {
+    if (body[i] === BACKSLASH) i++;
+    else if (body[i] === QUOTE) return i;
   }
   throw new Error("an entry without its name");
 }
@@ -168,10 +176,10 @@ export class EntryLog {
     if (this.text.length >= 1 << 16) this.flush();
   }
 
-  /** The entries' bytes, as the inside of a JSON object. */
-  bytes(): Buffer[] {
+  /** The entries' bytes, as the inside of a JSON object; the log is empty after. */
+  take(): Buffer[] {
     this.flush();
-    return this.chunks;
+    return this.chunks.splice(0);
   }
 
   private flush(): void {
@@ -197,9 +205,9 @@ export async function writePageInputs(
     if (header[field] !== undefined) trailer += `,${JSON.stringify(field)}:${JSON.stringify(header[field])}`;
   const body = Buffer.concat([
     Buffer.from(`{"version":${VERSION},"site":${JSON.stringify(site)},"pages":{`),
-    ...pages.bytes(),
+    ...pages.take(),
     Buffer.from('\n},"documents":{'),
-    ...documents.bytes(),
+    ...documents.take(),
     Buffer.from(`${trailer}}`),
   ]);
   await store.put(PAGE_INPUTS_KEY, body, {
