@@ -42,12 +42,13 @@ export function unchangedSince(
   record: DocumentRecord | undefined,
   version: string | undefined,
   now: ReadonlyMap<string, string>,
-  before: Readonly<Record<string, DocumentRecord>>,
+  /** A document's version as the last build recorded it. */
+  versionBefore: (id: string) => string | undefined,
   newest: number,
 ): boolean {
   if (!record || version === undefined || record.v !== version || !(dateOf(version) < newest)) return false;
   for (const id of record.t ?? []) {
-    const then = before[id]?.v;
+    const then = versionBefore(id);
     const current = now.get(id);
     if (then !== current) return false;
     if (current !== undefined && !(dateOf(current) < newest)) return false;

@@ -25,14 +25,19 @@ import {
   listDocuments,
   readSharedDocuments,
 } from "./list-documents.ts";
+import { ListedStubs } from "./listed-stubs.ts";
 import { mapLimit } from "./map-limit.ts";
 import {
   type BuildRecords,
   type DocumentRecord,
+  EntryLog,
   NO_RECORDS,
+  type PageInputs,
   type PageInputsFile,
+  parseEntry,
   readPageInputs,
   shortHash,
+  versionInRecord,
   writePageInputs,
 } from "./page-inputs.ts";
 import { createProgress, type Progress } from "./progress.ts";
@@ -195,6 +200,7 @@ interface BuildInputs {
   ref: string;
   log: Logger;
   previous: BuildManifest | undefined;
+  /** Let go once every page is rendered or kept (`releasePrevious`): nothing reads it after. */
   previousInputs: PageInputsFile;
   /** What the last build knew of the documents and hashed its page inputs with (page-inputs.ts). */
   previousRecords: BuildRecords;
@@ -221,9 +227,11 @@ interface Build {
   javascript: JavaScriptMeter;
   failed: FailedRender[];
   /** What this build rendered each page from, or kept (page-inputs.ts): written before the manifest. */
-  pageInputs: PageInputsFile;
+  pageInputs: EntryLog;
   /** What this build knows of each document at its ref: written with the page inputs. */
-  records: Record<string, DocumentRecord>;
+  records: EntryLog;
+  /** The newest publication date among `records` (document-records.ts `newestDate`). */
+  newest?: string;
   /** The code and shared documents this build's page inputs are hashed with, once known. */
   hashedWith?: { code: string; shared: string };
   /** Route → the inputs its stored page was rendered from, for each page that may be kept. */
@@ -237,10 +245,20 @@ interface Build {
 
 /** The documents the render threads parsed as they rendered them, without their data. */
 interface Listed {
-  stubs: PrismicDocument[];
-  /** `documentHash` of every document read, by id. */
+  stubs: ListedStubs;
+  /** `documentHash` of every document read, by id, when the build feeds an index (`feedsIndex`). */
   hashes: Map<string, string>;
 }
+
+/**
+ * Whether the caller rebuilds a dependency index from the outcome (the worker's diff build): only
+ * then does it get every document and its hash back. `reuse: true` feeds none (fullBuild,
+ * `pressroom build`), and a 100,000-page build would hold them to no end.
+ */
+const feedsIndex = (options: BuildOptions) => options.reuse !== true;
+
+/** A route's dependencies when the build feeds no index: one empty list for every route. */
+const NO_DEPENDENCIES: string[] = [];
 
 async function build(
   options: BuildOptions,
@@ -268,7 +286,9 @@ async function build(
     summary,
     manifest: current.manifest,
     // Redirect documents whole: the index keeps their rule (diff-build.ts, `indexed`).
-    documents: [...inputs.shared.map(stub), ...listed.stubs, ...inputs.redirectDocs],
+    documents: feedsIndex(options)
+      ? [...inputs.shared.map(stub), ...listed.stubs, ...inputs.redirectDocs]
+      : [],
     hashes: listed.hashes,
     changedRoutes: routesOfKeys(current.changedKeys, routesByKey([inputs.previous, current.manifest])),
     site,
@@ -339,8 +359,8 @@ function startBuild(options: BuildOptions, inputs: BuildInputs): Build {
     changedKeys: new Set(),
     javascript: website.assets.javascriptMeter(inputs.built.assets.browser),
     failed: [],
-    pageInputs: {},
-    records: {},
+    pageInputs: new EntryLog(),
+    records: new EntryLog(),
     reusable: {},
     pooled: dependencyPool(),
   };
@@ -421,7 +441,7 @@ function reusablePages({ options, inputs }: Build): Record<string, string> {
   const reusable: Record<string, string> = {};
   if (reuse === false) return reusable;
   for (const [route, entry] of Object.entries(inputs.previous?.routes ?? {})) {
-    const last = inputs.previousInputs[route];
+    const last = parseEntry<PageInputs>(inputs.previousInputs.get(route));
     if (
       last?.hash === shortHash(entry.hash) &&
       inputs.isStored(entry.key, entry.hash) &&
@@ -440,20 +460,39 @@ function reusablePages({ options, inputs }: Build): Record<string, string> {
 async function renderEveryRoute(current: Build, pool: RenderPool): Promise<Listed> {
   const { inputs, log } = current;
   const hashes = new Map(
-    [...inputs.shared, ...inputs.redirectDocs].map((doc) => [doc.id, documentHash(doc)]),
+    feedsIndex(current.options)
+      ? [...inputs.shared, ...inputs.redirectDocs].map((doc) => [doc.id, documentHash(doc)])
+      : [],
   );
   // Read whole by every build: only their versions are recorded, for the documents that show them.
   for (const doc of [...inputs.shared, ...inputs.redirectDocs])
-    current.records[doc.id] = { v: versionOf(doc) ?? "" };
+    keepRecord(current, doc.id, { v: versionOf(doc) ?? "" });
   const own = inputs.shared.filter((doc) => website.shared.includes(doc.type));
   await commit(current, await pool.render([], routesOf(own, log)));
   const stubs = await renderStreamed(current, pool, hashes);
-  const listings = await pool.render(stubs, website.routes.listings);
+  releasePrevious(current);
+  const listings = await pool.render([], website.routes.listings, stubs.answers());
   await commit(current, listings);
   // A sitemap above the URL limit is an index: its parts; a part no longer needed is an orphan below.
   const parts = listings.rendered.flatMap((result) => result.parts ?? []);
-  if (parts.length > 0) await commit(current, await pool.render(stubs, parts));
+  if (parts.length > 0) await commit(current, await pool.render([], parts, stubs.answers()));
   return { stubs, hashes };
+}
+
+/**
+ * What the last build recorded is read only while pages are rendered or kept: let go before the
+ * listings render and the manifest is written, when the build holds most.
+ */
+function releasePrevious(current: Build): void {
+  current.inputs.previousInputs = NO_RECORDS.pages;
+  current.inputs.previousRecords = NO_RECORDS;
+  current.reusable = {};
+}
+
+/** Records what the build knows of a document, as the JSON the page inputs file holds. */
+function keepRecord(current: Build, id: string, record: DocumentRecord): void {
+  current.records.add(id, JSON.stringify(record));
+  current.newest = newestDate(current.newest ? [record.v, current.newest] : [record.v]);
 }
 
 /**
@@ -471,23 +510,23 @@ function streamedTypes(): string[] {
  * Each page of 100 goes to a render thread as the API's bytes: it parses them, renders every
  * document's route and answers what the build keeps of each (stub, hash, refused uid). A rebuild
  * that may keep pages reads only the documents changed since the last build (`renderChanged`).
- * Answers the stubs; `hashes` gets each document's.
+ * Answers the stubs; `hashes` gets each document's when the build feeds an index.
  */
 async function renderStreamed(
   current: Build,
   pool: RenderPool,
   hashes: Map<string, string>,
-): Promise<PrismicDocument[]> {
+): Promise<ListedStubs> {
   const { options, inputs, log } = current;
   const types = streamedTypes();
-  const stubs: PrismicDocument[] = [];
+  const stubs = new ListedStubs();
   if (types.length === 0) return stubs;
   const progress = options.progress ? createProgress("building pages", log) : undefined;
   const onListed = (item: ListedDocument) => {
     const { stub: page, hash, refused, notices } = item;
-    stubs.push(page);
-    hashes.set(page.id, hash);
-    current.records[page.id] = recordOf(item);
+    stubs.add(page);
+    if (feedsIndex(options)) hashes.set(page.id, hash);
+    keepRecord(current, page.id, recordOf(item));
     // What editors should fix (content-notices.ts), said once per build, as for every document.
     if (notices) reportNotices(notices, log);
     if (refused) logRefused(page, refused, log);
@@ -553,23 +592,25 @@ async function renderChanged(
 ): Promise<number> {
   const { options, inputs } = current;
   const before = inputs.previousRecords.documents;
+  const versionBefore = (id: string) => versionInRecord(before.get(id));
   const newest = Date.parse(inputs.previousRecords.newest ?? "");
   const streamed = new Set(types);
-  const listed: PrismicDocument[] = [];
+  // As bytes until every version is known (ListedStubs): 100,000 of them as objects held ~70 MB.
+  const listed = new ListedStubs();
   const now = new Map<string, string>();
   await forEachVersionPage(options.client, inputs.ref, website.types, concurrency, async (page) => {
     for (const doc of page) {
       const version = versionOf(doc);
       if (version !== undefined) now.set(doc.id, version);
-      if (streamed.has(doc.type)) listed.push(doc);
+      if (streamed.has(doc.type)) listed.add(doc);
     }
   });
   progress?.setTotal(listed.length);
   const changed: string[] = [];
   for (const doc of listed) {
-    const record = before[doc.id];
+    const record = parseEntry<DocumentRecord>(before.get(doc.id));
     const kept =
-      record && unchangedSince(record, now.get(doc.id), now, before, newest)
+      record && unchangedSince(record, now.get(doc.id), now, versionBefore, newest)
         ? keptAsRecorded(doc, record)
         : undefined;
     const route = kept && !kept.refused ? website.routes.ofDocument(kept.stub) : null;
@@ -625,20 +666,13 @@ async function commit(current: Build, batch: BatchResult, progress?: Progress): 
   const { guard } = current.options;
   const granted = guard ? await guard.claim(batch.rendered.map((r) => r.route)) : undefined;
   await mapLimit(batch.rendered, UPLOADS_IN_FLIGHT, async (result) => {
-    const {
-      route,
-      body,
-      contentType,
-      parts: _parts,
-      renderMs: _renderMs,
-      islands,
-      inputs,
-      ...entry
-    } = result;
-    if (current.options.reuse === true) entry.dependencies = [];
-    current.manifest.routes[route] = { ...current.pooled(entry), ...(inputs ? { inputs } : {}) };
+    const { route, body, contentType, islands, inputs } = result;
+    const dependencies = feedsIndex(current.options)
+      ? current.pooled({ dependencies: result.dependencies }).dependencies
+      : NO_DEPENDENCIES;
+    current.manifest.routes[route] = builtRoute(current, result, dependencies, inputs);
     if (inputs)
-      current.pageInputs[route] = { hash: shortHash(result.hash), inputs, ...(islands ? { islands } : {}) };
+      keepInputs(current, route, { hash: shortHash(result.hash), inputs, ...(islands ? { islands } : {}) });
     current.counts.rendered++;
     if (islands) current.javascript.add(route, islands);
     if (!granted || granted.has(route))
@@ -658,17 +692,48 @@ function keepReused(
   const reuse = current.options.reuse ?? false;
   for (const route of reused) {
     const before = inputs.previous?.routes[route] as ManifestRoute;
-    const dependencies = reuse instanceof Map ? [...(reuse.get(route)?.dependencies ?? [])] : [];
+    const dependencies = reuse instanceof Map ? [...(reuse.get(route)?.dependencies ?? [])] : NO_DEPENDENCIES;
     // Kept under the earlier code: recorded with its inputs under this code, for the next build.
-    const last = inputs.previousInputs[route] as PageInputsFile[string];
+    const json = inputs.previousInputs.get(route) as string;
+    const last = parseEntry<PageInputs>(json) as PageInputs;
     const kept = renewed[route] ? { ...last, inputs: renewed[route] } : last;
-    current.manifest.routes[route] = { ...before, dependencies, inputs: kept.inputs };
-    current.pageInputs[route] = kept;
+    // Without an index to feed, the last manifest's entry is this one (no other holds it on).
+    current.manifest.routes[route] = feedsIndex(current.options)
+      ? builtRoute(current, before, dependencies, kept.inputs)
+      : Object.assign(before, { dependencies });
+    // Unchanged, its entry is the last build's bytes as they were read.
+    if (kept === last) current.pageInputs.add(route, json);
+    else keepInputs(current, route, kept);
     if (kept.islands) current.javascript.add(route, kept.islands);
     current.counts.reused++;
     current.counts.unchanged++;
     progress?.tick();
   }
+}
+
+/**
+ * A manifest entry, always built field by field: an entry spread from a render thread's answer got
+ * a hidden class of its own (~250 bytes a route). Without an index to feed, the page inputs file
+ * alone keeps what the page was rendered from.
+ */
+function builtRoute(
+  current: Build,
+  entry: ManifestRoute,
+  dependencies: string[],
+  inputs: string | undefined,
+): BuiltRoute {
+  const { key, hash, status, documentId } = entry;
+  const built: BuiltRoute =
+    documentId === undefined
+      ? { key, hash, status, dependencies }
+      : { key, hash, status, documentId, dependencies };
+  if (inputs !== undefined && feedsIndex(current.options)) built.inputs = inputs;
+  return built;
+}
+
+/** Records what a page was rendered from, as the JSON the page inputs file holds. */
+function keepInputs(current: Build, route: string, inputs: PageInputs): void {
+  current.pageInputs.add(route, JSON.stringify(inputs));
 }
 
 /** A route whose render threw: its last good page stays, not written, not an orphan, listed as before. */
@@ -678,7 +743,7 @@ function keepFailed(current: Build, failure: FailedRender, progress?: Progress):
   // What it depends on is not known without a render: at least its own document (the diff
   // build adds what the dependency index still knew), so it is rendered when that changes.
   const dependencies = failure.documentId ? [`doc:${failure.documentId}`] : [];
-  if (before) current.manifest.routes[failure.route] = { ...before, dependencies };
+  if (before) current.manifest.routes[failure.route] = builtRoute(current, before, dependencies, undefined);
   current.log.error(
     { route: failure.route, documentId: failure.documentId, err: failure.error },
     "render failed: the route keeps its last good page",
@@ -691,17 +756,18 @@ function keepFailed(current: Build, failure: FailedRender, progress?: Progress):
  * previous manifest's routes, so an old URL answers 301), and the editors' redirects. Answers the
  * keys of the redirect objects the site keeps.
  */
-async function writeRedirects(current: Build, stubs: readonly PrismicDocument[]): Promise<Iterable<string>> {
+async function writeRedirects(current: Build, stubs: ListedStubs): Promise<Iterable<string>> {
   const { options, inputs, manifest } = current;
   await options.guard?.ensureCurrent();
   const before = previousRoutes(inputs.previous);
+  // Each stub parsed a chunk at a time (ListedStubs): only its id and route are kept.
+  const documents: { id: string; route: string | null; from: string | undefined }[] = [];
+  for (const docs of [inputs.shared, stubs])
+    for (const doc of docs)
+      documents.push({ id: doc.id, route: website.routes.ofDocument(doc), from: before.get(doc.id) });
   const redirects = await buildRedirects(options.store, {
     siteUrl: options.siteUrl,
-    documents: [...inputs.shared, ...stubs].map((doc) => ({
-      id: doc.id,
-      route: website.routes.ofDocument(doc),
-      from: before.get(doc.id),
-    })),
+    documents,
     rules: website.redirects ? inputs.redirectDocs.map(website.redirects.ruleOf) : [],
     isPage: (route) => Object.hasOwn(manifest.routes, route),
     isStored: (key, hash) => {
@@ -737,15 +803,12 @@ async function deleteOrphans(current: Build, redirectKeys: Iterable<string>): Pr
 /** The page inputs, then the manifest: written last, so it only ever describes a complete site. */
 async function writeManifest(current: Build, site: string): Promise<void> {
   const { store, guard } = current.options;
-  const newest = newestDate(Object.values(current.records).map((record) => record.v));
+  const { newest } = current;
   await writePageInputs(
     store,
-    {
-      pages: current.pageInputs,
-      documents: current.records,
-      ...current.hashedWith,
-      ...(newest ? { newest } : {}),
-    },
+    { ...current.hashedWith, ...(newest ? { newest } : {}) },
+    current.pageInputs,
+    current.records,
     site,
   );
   // The site server answers the website's aliases (`/home` → `/`) from here: it never loads the website.

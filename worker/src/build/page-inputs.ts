@@ -20,8 +20,8 @@ export interface PageInputs {
   islands?: string[];
 }
 
-export type PageInputsFile = Record<string, PageInputs>;
-
+/** Route → its page inputs' JSON (a string costs a third of the objects it stands for). */
+export type PageInputsFile = ReadonlyMap<string, string>;
 /**
  * What a build knew of one document at its ref (document-records.ts): enough to list it again,
  * without its content, while its version and those of the documents it shows are unchanged.
@@ -49,35 +49,167 @@ export interface BuildRecords {
   shared?: string;
   /** The newest publication date at its ref (document-records.ts `newestDate`). */
   newest?: string;
-  documents: Record<string, DocumentRecord>;
+  /** Id → its record's JSON. */
+  documents: ReadonlyMap<string, string>;
 }
 
 export const shortHash = (hash: string) => hash.slice(0, 32);
 
-export const NO_RECORDS: BuildRecords = { pages: {}, documents: {} };
+export const NO_RECORDS: BuildRecords = { pages: new Map(), documents: new Map() };
 
-/** The last build's records; anything unreadable or of another version is none (pages render). */
+/**
+ * The last build's records; anything unreadable or of another version is none (pages render). Each
+ * entry is kept as its JSON: the file is read a line at a time (writePageInputs puts each entry on
+ * a line of its own), never parsed whole into objects; a file written on one line is parsed whole.
+ */
 export async function readPageInputs(store: SiteStore): Promise<BuildRecords> {
   const object = await store.get(PAGE_INPUTS_KEY);
   if (!object) return NO_RECORDS;
   try {
-    const parsed = JSON.parse(object.body.toString()) as Partial<BuildRecords> & { version?: unknown };
+    const { skeleton, sections } = splitEntries(object.body);
+    const parsed = JSON.parse(skeleton) as Record<string, unknown> & { version?: unknown };
     if (parsed.version !== VERSION || !isRecord(parsed.pages)) return NO_RECORDS;
+    const [pages = new Map(), documents = new Map()] = sections ?? [
+      entriesOf(parsed.pages),
+      entriesOf(parsed.documents),
+    ];
     return {
-      pages: parsed.pages,
-      documents: isRecord(parsed.documents) ? parsed.documents : {},
+      pages,
+      documents,
       ...(typeof parsed.code === "string" ? { code: parsed.code } : {}),
       ...(typeof parsed.shared === "string" ? { shared: parsed.shared } : {}),
       ...(typeof parsed.newest === "string" ? { newest: parsed.newest } : {}),
-    } as BuildRecords;
+    };
   } catch {
     return NO_RECORDS;
   }
 }
 
-/** `site`: the site's version that build ran (render-code.ts), recorded for whoever reads the file. */
-export async function writePageInputs(store: SiteStore, records: BuildRecords, site: string): Promise<void> {
-  const body = JSON.stringify({ version: VERSION, site, ...records });
+/**
+ * The file's lines apart: each line opening with a quote is an entry (`"name":{…}`) of the pages
+ * (after the first other line) or the documents (after the second); the other lines together are
+ * the file with both empty. A file on one line is its own skeleton (`sections` undefined).
+ */
+function splitEntries(body: Buffer): { skeleton: string; sections?: Map<string, string>[] } {
+  if (!body.includes(NEWLINE)) return { skeleton: body.toString() };
+  const sections = [new Map<string, string>(), new Map<string, string>()];
+  let skeleton = "";
+  let others = 0;
+  for (let start = 0; start < body.length; ) {
+    const found = body.indexOf(NEWLINE, start);
+    const end = found === -1 ? body.length : found;
+    const line = start;
+    start = end + 1;
+    if (body[line] !== QUOTE) {
+      skeleton += body.toString("utf8", line, end);
+      others++;
+      continue;
+    }
+    const section = sections[others - 1];
+    if (!section) throw new Error("an entry outside the pages and documents");
+    // Name and entry read apart from the bytes: each string is its own, holding nothing of the line.
+    const close = closingQuote(body, line, end);
+    const last = body[end - 1] === COMMA ? end - 1 : end;
+    section.set(
+      JSON.parse(body.toString("utf8", line, close + 1)) as string,
+      body.toString("utf8", close + 2, last),
+    );
+  }
+  return { skeleton, sections };
+}
+
+const NEWLINE = 0x0a;
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const BACKSLASH = 0x5c;
+
+/** Where the JSON string opening the line at `start` ends (its closing quote). */
+function closingQuote(body: Buffer, start: number, end: number): number {
+  for (let i = start + 1; i < end; i++) {
+    if (body[i] === BACKSLASH) i++;
+    else if (body[i] === QUOTE) return i;
+  }
+  throw new Error("an entry without its name");
+}
+
+function entriesOf(value: unknown): Map<string, string> {
+  const entries = new Map<string, string>();
+  if (isRecord(value))
+    for (const [name, entry] of Object.entries(value)) entries.set(name, JSON.stringify(entry));
+  return entries;
+}
+
+/** An entry's JSON (of `PageInputs` or `DocumentRecord`), parsed. */
+export function parseEntry<T>(json: string | undefined): T | undefined {
+  return json === undefined ? undefined : (JSON.parse(json) as T);
+}
+
+/** A record's version (`v`), without parsing the rest: keepRecord writes it first. */
+export function versionInRecord(json: string | undefined): string | undefined {
+  if (json === undefined) return undefined;
+  if (json.startsWith('{"v":"')) {
+    const end = json.indexOf('"', 6);
+    if (end !== -1 && !json.slice(6, end).includes("\\")) return json.slice(6, end);
+  }
+  return parseEntry<DocumentRecord>(json)?.v;
+}
+
+/** What a build writes beside its pages and documents (BuildRecords without them). */
+export type RecordsHeader = Pick<BuildRecords, "code" | "shared" | "newest">;
+
+/**
+ * A build's entries (route → page inputs, id → record) as the file's lines, appended as they come:
+ * bytes outside the JavaScript heap, at their size, never read back during the build (a name added
+ * twice is written twice, and the later one wins when read, as in an object).
+ */
+export class EntryLog {
+  private readonly chunks: Buffer[] = [];
+  private text = "";
+  private empty = true;
+
+  /** `json`: the entry's JSON (of `PageInputs` or `DocumentRecord`). */
+  add(name: string, json: string): void {
+    // Each entry on a line of its own (JSON allows it; no string holds a raw newline): readPageInputs
+    // reads them one at a time.
+    this.text += `${this.empty ? "" : ","}\n${JSON.stringify(name)}:${json}`;
+    this.empty = false;
+    if (this.text.length >= 1 << 16) this.flush();
+  }
+
+  /** The entries' bytes, as the inside of a JSON object; the log is empty after. */
+  take(): Buffer[] {
+    this.flush();
+    return this.chunks.splice(0);
+  }
+
+  private flush(): void {
+    if (this.text.length === 0) return;
+    this.chunks.push(Buffer.from(this.text));
+    this.text = "";
+  }
+}
+
+/**
+ * Writes the file. `site`: the site's version that build ran (render-code.ts), recorded for whoever
+ * reads the file.
+ */
+export async function writePageInputs(
+  store: SiteStore,
+  header: RecordsHeader,
+  pages: EntryLog,
+  documents: EntryLog,
+  site: string,
+): Promise<void> {
+  let trailer = "\n}";
+  for (const field of ["code", "shared", "newest"] as const)
+    if (header[field] !== undefined) trailer += `,${JSON.stringify(field)}:${JSON.stringify(header[field])}`;
+  const body = Buffer.concat([
+    Buffer.from(`{"version":${VERSION},"site":${JSON.stringify(site)},"pages":{`),
+    ...pages.take(),
+    Buffer.from('\n},"documents":{'),
+    ...documents.take(),
+    Buffer.from(`${trailer}}`),
+  ]);
   await store.put(PAGE_INPUTS_KEY, body, {
     contentType: "application/json",
     cacheControl: CACHE_CONTROL.metadata,
