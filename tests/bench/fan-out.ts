@@ -14,7 +14,11 @@
  *  4. peak RSS: each worker's during each fan-out (VmHWM, reset before the change where the kernel
  *     lets us: /proc/<pid>/clear_refs), the publishing worker's first (the last publish's `by`);
  *     each build's own;
- *  5. CPU seconds of every process involved (/proc), against what the cores could give meanwhile.
+ *  5. CPU seconds of every process involved (/proc), against what the cores could give meanwhile;
+ *  6. what visitors and the edge see during each settings change: READERS (default 4) loops of GETs
+ *     of random routes at a site server over the workers' folder, each page whole and showing the old
+ *     copyright holder or the new one, never a mix, a cut page or an error; and the purges the
+ *     workers send to a stand-in for Varnish (CDN_PURGE_URL): one, of the site-wide key.
  * Redis comes from REDIS_URL, like every process; the queue prefix is this run's own. Workers and
  * builds run with MALLOC_ARENA_MAX=2, as infra/Dockerfile sets it, unless the environment sets it.
  *
@@ -25,9 +29,10 @@
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism } from "node:os";
+import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
+import { SITE_WIDE_KEY } from "#edge/surrogate-keys.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
@@ -42,6 +47,7 @@ import {
   stopAll,
   stopProcess,
 } from "./processes.ts";
+import { type ReadLoadResult, siteRoutes, startPurgeSink, startReadLoad } from "./settings-change-checks.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PAGES = Number(process.env.PAGES ?? 10_000);
@@ -53,9 +59,10 @@ const prefix = `bench-fan-out-${process.pid}`;
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const WORKER_NODE_OPTIONS = process.env.WORKER_NODE_OPTIONS ?? "";
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const READERS = Number(process.env.READERS ?? 4);
 /** As infra/Dockerfile sets it for every process (docs/operations.md); the environment's value wins. */
 const MALLOC = { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2" };
-const COMMAND = `${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${ROUNDS === 3 ? "" : `ROUNDS=${ROUNDS} `}${process.env.MALLOC_ARENA_MAX === undefined ? "" : `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX} `}${WORKER_NODE_OPTIONS ? `WORKER_NODE_OPTIONS='${WORKER_NODE_OPTIONS}' ` : ""}npm run bench:fan-out`;
+const COMMAND = `${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${ROUNDS === 3 ? "" : `ROUNDS=${ROUNDS} `}${READERS === 4 ? "" : `READERS=${READERS} `}${process.env.MALLOC_ARENA_MAX === undefined ? "" : `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX} `}${WORKER_NODE_OPTIONS ? `WORKER_NODE_OPTIONS='${WORKER_NODE_OPTIONS}' ` : ""}npm run bench:fan-out`;
 
 ensureGeneratedRepository(repo, PAGES, 20);
 for (const dir of [join(work, "fan-out-content"), siteDir, buildDir])
@@ -69,6 +76,7 @@ const common = {
   SITE_URL: "https://www.example.com",
 };
 const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+const purges = await startPurgeSink();
 try {
   const webhook = await startPressroom(
     ["serve", "webhook"],
@@ -87,6 +95,11 @@ try {
     /local content service listening on (http:\/\/[\d.:]+)/,
   );
   const endpoint = `${content.match}/api/v2`;
+  const site = await startPressroom(
+    ["serve", "site"],
+    { ...common, PORT: "0" },
+    /site listening on (http:\/\/[\d.:]+)/,
+  );
   const client = localContentClient(endpoint, { timeoutMs: 30_000, rateLimitRetries: 3 });
   const masterRef = async () =>
     ((await (await fetch(`${content.match}/admin/stats`)).json()) as { masterRef: string }).masterRef;
@@ -125,6 +138,7 @@ try {
       written: result.summary.written,
       peakRssMB: [result.maxRssMB],
       cpu: { build: result.cpuSeconds, ...used() },
+      load: loadavg()[0] as number,
     };
     rows.push(run);
     return run;
@@ -139,6 +153,7 @@ try {
     ...common,
     ...MALLOC,
     PRISMIC_ENDPOINT: endpoint,
+    CDN_PURGE_URL: `varnish://127.0.0.1:${purges.port}`,
     ...(WORKER_NODE_OPTIONS ? { NODE_OPTIONS: WORKER_NODE_OPTIONS } : {}),
   };
   const startWorker = () => startPressroom(["serve", "worker"], workerEnv, /(worker started)/);
@@ -156,6 +171,7 @@ try {
   const workers = [await settledWorker()];
 
   let changes = 0;
+  let routes: string[] | undefined;
   const settingsChange = async (label: string, round: number): Promise<Run> => {
     const peakReset = workers.every((worker) => resetPeakRss(worker.pid));
     const settings = (await client.getSingle("settings", {
@@ -167,14 +183,21 @@ try {
       ...Object.fromEntries(workers.map((worker, i) => [`worker ${i + 1}`, worker.pid])),
       ...services,
     });
+    const holder = `Northwind Studio, ${++changes}`;
+    routes ??= siteRoutes(siteDir);
+    const readers = startReadLoad(
+      site.match,
+      routes,
+      { old: String(settings.data.copyright_holder), new: holder },
+      READERS,
+    );
+    const purgesBefore = purges.seen.length;
     const started = performance.now();
     const published = await fetch(`${content.match}/admin/publish`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
-        upsert: [
-          { ...settings, data: { ...settings.data, copyright_holder: `Northwind Studio, ${++changes}` } },
-        ],
+        upsert: [{ ...settings, data: { ...settings.data, copyright_holder: holder } }],
       }),
     });
     if (!published.ok) throw new Error(`publish answered ${published.status}: ${await published.text()}`);
@@ -195,6 +218,8 @@ try {
       last = JSON.parse((await redis.get(`${prefix}:last-publish`)) ?? "{}");
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
+    const reads = await readers.stop();
+    const purged = await purgesOf(purgesBefore);
     const publisher = Number(last.by?.split(":").pop());
     const run: Run = {
       label: `${label} (${last.batches ?? 0} child jobs)`,
@@ -209,9 +234,21 @@ try {
       ...(peakReset ? {} : { peakNote: "since start: the peak could not be reset" }),
       cpu,
       ...(last.timings ? { timings: last.timings } : {}),
+      reads,
+      purges: purged,
+      load: loadavg()[0] as number,
     };
     rows.push(run);
     return run;
+  };
+
+  /** The purges sent since the `from`th: the publish purges after its commit, so wait for one (10 s at most), then a second for any other. */
+  const purgesOf = async (from: number) => {
+    const deadline = Date.now() + 10_000;
+    while (purges.seen.length === from && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    return purges.seen.slice(from).map((purge) => purge.keys);
   };
 
   // 3. Rounds, each a settings change and then a full build at its ref over the previous round's
@@ -237,15 +274,15 @@ try {
     `the worker's diff build at start (a full build in the worker, into an empty folder; from its ready line): ${s(diffBuild.ms)}, peak RSS ${diffBuild.peakRssMB ?? "?"} MB`,
   );
   console.log(
-    "| round | run | routes rendered / written | time | vs the round's full build | peak RSS | CPU s used (all processes) |",
+    "| round | run | routes rendered / written | time | vs the round's full build | peak RSS | CPU s used (all processes) | load (1 min) |",
   );
-  console.log("|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|");
   for (const run of rows) {
     const pair = pairs.find((candidate) => candidate.change === run);
     // A change against its round's build; a round's build is 1.00×; the builds of round 0 stand alone.
     const versus = pair ? `${(run.ms / pair.build.ms).toFixed(2)}×` : run.round === 0 ? "" : "1.00×";
     console.log(
-      `| ${run.round || "–"} | ${run.label} | ${run.rendered} / ${run.written} | ${s(run.ms)} · ${Math.round((run.rendered / run.ms) * 1000)} routes/s | ${versus} | ${run.peakRssMB.map((mb) => `${mb ?? "?"} MB`).join(", ")}${run.peakNote ? ` (${run.peakNote})` : ""} | ${cpuTotal(run.cpu).toFixed(1)} of ${((cores * run.ms) / 1000).toFixed(1)} |`,
+      `| ${run.round || "–"} | ${run.label} | ${run.rendered} / ${run.written} | ${s(run.ms)} · ${Math.round((run.rendered / run.ms) * 1000)} routes/s | ${versus} | ${run.peakRssMB.map((mb) => `${mb ?? "?"} MB`).join(", ")}${run.peakNote ? ` (${run.peakNote})` : ""} | ${cpuTotal(run.cpu).toFixed(1)} of ${((cores * run.ms) / 1000).toFixed(1)} | ${run.load.toFixed(2)} |`,
     );
   }
   console.log("");
@@ -282,9 +319,23 @@ try {
         .map(([step, ms]) => `${step} ${Math.round(ms)}`)
         .join(", ")}`,
     );
+  for (const { workers: count, change } of pairs) {
+    const { reads, purges: sent = [] } = change;
+    const siteWideOnce = sent.length === 1 && sent[0]?.length === 1 && sent[0][0] === SITE_WIDE_KEY;
+    if (!siteWideOnce || (reads && (reads.errors > 0 || reads.torn > 0))) process.exitCode = 1;
+    console.log(
+      `during the settings change, ${count} worker(s), round ${change.round}: ${reads ? `${reads.reads} reads by ${READERS} connections (${Math.round((reads.reads / change.ms) * 1000)}/s), ${reads.errors} errors, ${reads.torn} torn, ${reads.fresh} already fresh${reads.samples.length ? ` (${reads.samples.join("; ")})` : ""}` : "no read load"}; edge: ${sent.length} purge request(s), keys ${sent.map((keys) => (keys.length > 3 ? `${keys.length} keys` : keys.join(" "))).join(" | ") || "none"} ${siteWideOnce ? "(the site-wide key, once)" : "(NOT the site-wide key once)"}`,
+    );
+  }
+  console.log(
+    `load average at the end: ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(", ")}`,
+  );
   console.log(`command: ${COMMAND}`);
 } finally {
   await stopAll();
+  await purges.close();
   await removeKeysUnder(redis, prefix).catch(() => undefined);
   await redis.quit();
 }
@@ -310,7 +361,12 @@ interface Run {
   peakRssMB: (number | undefined)[];
   peakNote?: string;
   cpu: Record<string, number | undefined>;
+  /** The 1-minute load average as it ended (other work on the machine shows here). */
+  load: number;
   timings?: Record<string, number>;
+  /** A settings change's: what the read load saw, and the keys of each purge request sent. */
+  reads?: ReadLoadResult;
+  purges?: string[][];
 }
 
 /** CPU seconds of every process that /proc could tell of. */
