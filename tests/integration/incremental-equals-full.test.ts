@@ -14,7 +14,7 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublisherConfig } from "#config";
-import { QUEUE_NAME, RECONCILE_QUEUE_NAME, RENDER_QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
+import { QUEUE_NAME, RENDER_QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
 import { mulberry32 } from "#local-prismic/generate.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { startWebhook } from "#webhook/server.ts";
@@ -27,7 +27,7 @@ import { storedManifest } from "../support/manifest.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { type S3Server, startS3rver } from "../support/s3rver.ts";
 import { tempDir } from "../support/temp-dir.ts";
-import { until } from "../support/until.ts";
+import { untilIdle as untilEngineIdle } from "../support/until-idle.ts";
 import { webhookOptions } from "../support/webhook-options.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -139,40 +139,10 @@ async function publish(edit: { upsert?: Doc[]; remove?: string[] }) {
   if (response.status !== 200) throw new Error(`publish refused: ${await response.text()}`);
 }
 
-/** Idle: every delivery forwarded, nothing pending, no job waiting or running, the index at the master ref. */
+/** Idle: every delivery forwarded, then the engine (until-idle.ts). */
 async function untilIdle(timeoutMs = 90_000) {
   await chaos.settled();
-  const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: PREFIX });
-  const renderQueue = new Queue(RENDER_QUEUE_NAME, { connection: redis, prefix: PREFIX });
-  const reconcileQueue = new Queue(RECONCILE_QUEUE_NAME, { connection: redis, prefix: PREFIX });
-  const keys = redisKeys(PREFIX);
-  let state = {};
-  try {
-    await until(
-      () => `idle (${JSON.stringify(state)})`,
-      async () => {
-        const counts = await queue.getJobCounts("waiting", "active", "prioritized");
-        const renders = await renderQueue.getJobCounts("waiting", "active", "prioritized", "delayed");
-        const rounds = await reconcileQueue.getJobCounts("waiting", "active", "prioritized");
-        // The reconcile scheduler always has its next run delayed; a publish waiting for a retry counts.
-        const retrying = (await queue.getJobs(["delayed"])).filter((job) => job.name !== "reconcile").length;
-        const busy =
-          [...Object.values(counts), ...Object.values(renders), ...Object.values(rounds)].reduce(
-            (a, b) => a + b,
-            0,
-          ) + retrying;
-        const pending = (await redis.scard(keys.pendingIds)) + (await redis.scard(keys.processingIds));
-        const indexRef = await redis.hget(`${PREFIX}:index:meta`, "ref");
-        state = { counts, pending, indexRef, master: content.store.masterRef };
-        return busy === 0 && pending === 0 && indexRef === content.store.masterRef;
-      },
-      { timeoutMs, intervalMs: 100 },
-    );
-  } finally {
-    await queue.close();
-    await renderQueue.close();
-    await reconcileQueue.close();
-  }
+  await untilEngineIdle(redis, PREFIX, () => content.store.masterRef, timeoutMs);
 }
 
 async function expectEqualsFullBuild() {

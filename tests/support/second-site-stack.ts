@@ -8,17 +8,13 @@
 import { cp, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { PrismicDocument } from "@prismicio/client";
-import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
 import { expect } from "vitest";
-import { QUEUE_NAME, RECONCILE_QUEUE_NAME, RENDER_QUEUE_NAME, redisKeys } from "#jobs/catalog.ts";
 import { REDIRECTS_KEY } from "#manifest/redirects.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { type LocalPrismic, startLocalPrismic } from "./local-prismic.ts";
 import { storedManifest } from "./manifest.ts";
 import { type PressroomProcess, runPressroom, startPressroom } from "./pressroom-process.ts";
 import { tempDir } from "./temp-dir.ts";
-import { until } from "./until.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 /** The website module the engine's processes load (relative to the checkout, as an operator sets it). */
@@ -89,37 +85,7 @@ export async function pressroomBuild(env: Record<string, string>): Promise<strin
   return output;
 }
 
-/** Idle: nothing pending, no job waiting or running, the dependency index at the master ref. */
-export async function untilIdle(redis: Redis, prefix: string, masterRef: () => string, timeoutMs = 90_000) {
-  const queues = [QUEUE_NAME, RENDER_QUEUE_NAME, RECONCILE_QUEUE_NAME].map(
-    (name) => new Queue(name, { connection: redis, prefix }),
-  );
-  const keys = redisKeys(prefix);
-  let state = {};
-  try {
-    await until(
-      () => `idle (${JSON.stringify(state)})`,
-      async () => {
-        let busy = 0;
-        for (const queue of queues) {
-          const counts = await queue.getJobCounts("waiting", "active", "prioritized");
-          busy += Object.values(counts).reduce((a, b) => a + b, 0);
-        }
-        // The reconcile scheduler always has its next run delayed; a publish waiting for a retry counts.
-        busy += (await (queues[0] as Queue).getJobs(["delayed"])).filter(
-          (job) => job.name !== "reconcile",
-        ).length;
-        const pending = (await redis.scard(keys.pendingIds)) + (await redis.scard(keys.processingIds));
-        const indexRef = await redis.hget(`${prefix}:index:meta`, "ref");
-        state = { busy, pending, indexRef, master: masterRef() };
-        return busy === 0 && pending === 0 && indexRef === masterRef();
-      },
-      { timeoutMs, intervalMs: 100 },
-    );
-  } finally {
-    for (const queue of queues) await queue.close();
-  }
-}
+export { untilIdle } from "./until-idle.ts";
 
 async function objects(store: SiteStore): Promise<Map<string, string>> {
   const found = new Map<string, string>();
