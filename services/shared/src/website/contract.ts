@@ -17,7 +17,7 @@ export interface Website {
   /**
    * The website's Slice Machine project: the folder holding `customtypes/<id>/index.json` and
    * `slicemachine.config.json` (whose `libraries` hold the slices' `model.json`). The content
-   * client's query guard, the local content service and the codegen read the models from there.
+   * client's query guard and the local content service read the models from there.
    */
   readonly projectDir: string;
   /**
@@ -33,6 +33,8 @@ export interface Website {
   /**
    * Types a render may read whole besides its own document (price lists embedded in any page): a
    * build loads them once and hands them to every render thread. `frame` is included implicitly.
+   * A listing gets whole documents of these types and only stubs (route, dates, SEO facts) of the
+   * others, in a build as in a publish: a type whose content a listing shows belongs here.
    */
   readonly shared: readonly string[];
   readonly routes: WebsiteRoutes;
