@@ -150,72 +150,48 @@ async function readStatus(
   stallMs: number,
 ): Promise<StatusFacts> {
   const keys = redisKeys(config.queuePrefix);
-  const [
-    masterRef,
-    lastRef,
-    indexRef,
-    indexSite,
-    routes,
-    docs,
-    pending,
-    processing,
-    backlog,
-    refsWithoutDocuments,
-    counts,
-    lastPublish,
-    [checkedUntil, suspects, lastVerify],
-    failures,
-    apiWait,
-    edge,
-    undelivered,
-    health,
-  ] = await Promise.all([
-    client
+  const {
+    verify: [checkedUntil, suspects, lastVerify],
+    ...facts
+  } = await allOf({
+    masterRef: client
       .fetchMasterRef()
       .catch(
         (error: Error) =>
           `unreachable at ${redactUrl(config.prismic.endpoint)} (${reason(error)}); PRISMIC_ENDPOINT names the content API`,
       ),
-    redis.get(keys.lastRef),
-    index.ref(),
-    index.site(),
-    redis.hlen(`${config.queuePrefix}:index:routes`),
-    redis.hlen(`${config.queuePrefix}:index:docs`),
-    redis.scard(keys.pendingIds),
-    redis.scard(keys.processingIds),
-    redis.scard(keys.processingBacklog),
-    redis.sunion(keys.pendingRefs, keys.processingRefs),
-    queue.getJobCounts("waiting", "active", "delayed", "completed", "failed"),
-    redis.get(keys.lastPublish),
-    redis.mget(keys.checkedUntil, keys.suspects, keys.lastVerify),
-    routeFailures(redis, config.queuePrefix),
-    readContentApiWait(redis, config.queuePrefix),
-    describeEdge(redis, config.queuePrefix, config.edge?.purgeUrl),
-    readUndelivered(redis, config.queuePrefix),
-    readPublishingHealth(redis, config.queuePrefix, stallMs),
-  ]);
+    lastRef: redis.get(keys.lastRef),
+    indexRef: index.ref(),
+    indexSite: index.site(),
+    routes: redis.hlen(`${config.queuePrefix}:index:routes`),
+    docs: redis.hlen(`${config.queuePrefix}:index:docs`),
+    pending: redis.scard(keys.pendingIds),
+    processing: redis.scard(keys.processingIds),
+    backlog: redis.scard(keys.processingBacklog),
+    refsWithoutDocuments: redis.sunion(keys.pendingRefs, keys.processingRefs),
+    counts: queue.getJobCounts("waiting", "active", "delayed", "completed", "failed"),
+    lastPublish: redis.get(keys.lastPublish),
+    verify: redis.mget(keys.checkedUntil, keys.suspects, keys.lastVerify),
+    failures: routeFailures(redis, config.queuePrefix),
+    apiWait: readContentApiWait(redis, config.queuePrefix),
+    edge: describeEdge(redis, config.queuePrefix, config.edge?.purgeUrl),
+    undelivered: readUndelivered(redis, config.queuePrefix),
+    health: readPublishingHealth(redis, config.queuePrefix, stallMs),
+  });
   return {
-    masterRef,
-    lastRef,
-    indexRef,
-    indexSite,
-    routes,
-    docs,
-    pending,
-    processing,
-    backlog,
-    refsWithoutDocuments,
-    counts,
-    lastPublish,
+    ...facts,
     checkedUntil: checkedUntil ?? null,
     suspects: suspects ?? null,
     lastVerify: lastVerify ?? null,
-    failures,
-    apiWait,
-    edge,
-    undelivered,
-    health,
   };
+}
+
+/** Every value of `pending` awaited at once, under its own key. */
+async function allOf<T extends Record<string, unknown>>(
+  pending: T,
+): Promise<{ [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.all(Object.entries(pending).map(async ([key, value]) => [key, await value]));
+  return Object.fromEntries(settled) as { [K in keyof T]: Awaited<T[K]> };
 }
 
 /** What editors should fix at the master ref; undefined when the content API cannot say. */
