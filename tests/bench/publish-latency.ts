@@ -12,7 +12,7 @@
  *
  *   npm run bench:publish-latency        (PAGES=2000 EDITS=50 npm run bench:publish-latency for a quick run)
  */
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -23,6 +23,7 @@ import { renderRouteWithClient } from "#web/render.ts";
 import { keyForRoute } from "#web/routes.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
+import { metadataFiles, metadataWritten } from "../support/metadata-writes.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { startPressroom, stopAll } from "./processes.ts";
 
@@ -125,35 +126,13 @@ async function indexBytes(): Promise<{ bytes: number; keys: number; routes: numb
   return { bytes, keys, routes: await redis.hlen(`${prefix}:index:routes`) };
 }
 const sized = await indexBytes();
-const metadataBefore = metadataFiles();
+const metadataBefore = metadataFiles(siteDir);
 const manifestBytes = [...metadataBefore]
   .filter(([path]) => path === "manifest.json" || path.startsWith("manifest/"))
   .reduce((sum, [, file]) => sum + file.size, 0);
 console.log(
   `dependency index in Redis: ${(sized.bytes / 1e6).toFixed(1)} MB in ${sized.keys} keys for ${sized.routes} routes, ${Math.round(sized.bytes / sized.routes)} bytes a route (MEMORY USAGE … SAMPLES 0); the manifest (root and route shards): ${(manifestBytes / 1e6).toFixed(2)} MB`,
 );
-
-/** The files under `.pressroom/` (path → size and mtime): what a publish wrote there is what changed. */
-function metadataFiles(): Map<string, { size: number; mtimeMs: number }> {
-  const files = new Map<string, { size: number; mtimeMs: number }>();
-  const dir = join(siteDir, ".pressroom");
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const path = join(entry.parentPath, entry.name);
-    const { size, mtimeMs } = statSync(path);
-    files.set(path.slice(dir.length + 1), { size, mtimeMs });
-  }
-  return files;
-}
-/** Bytes of the files under `.pressroom/` new or rewritten since `before`. */
-function metadataWritten(before: Map<string, { size: number; mtimeMs: number }>): number {
-  let bytes = 0;
-  for (const [path, file] of metadataFiles()) {
-    const was = before.get(path);
-    if (!was || was.mtimeMs !== file.mtimeMs || was.size !== file.size) bytes += file.size;
-  }
-  return bytes;
-}
 
 const client = localContentClient(endpoint, { timeoutMs: 30_000, rateLimitRetries: 3 });
 const docs = (
@@ -200,7 +179,7 @@ for (const [i, doc] of targets.entries()) {
   const marker = `Latency edit ${i} of ${doc.uid}`;
   const file = join(siteDir, keyForRoute(`/${doc.uid}`));
   const before = await stats();
-  const metadata = metadataFiles();
+  const metadata = metadataFiles(siteDir);
   const sentAt = Date.now();
   t = performance.now();
   const answer = await fetch(`${contentUrl}/admin/publish`, {
@@ -237,7 +216,7 @@ for (const [i, doc] of targets.entries()) {
   requests.push(after.search + after.repository - before.search - before.repository);
   windows.push([sentAt, Date.now()]);
   rendered.push(published.rendered ?? 0);
-  metadataBytes.push(metadataWritten(metadata));
+  metadataBytes.push(metadataWritten(metadata, metadataFiles(siteDir)));
 }
 
 // The floor: the same routes fetched, rendered and written directly, in this process.

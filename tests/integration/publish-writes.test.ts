@@ -1,14 +1,3 @@
-/**
- * A one-page edit writes as much on a large site as on a small one: counted, not timed. Two
- * generated sites (~1,000 and ~4,000 pages, so ~500 routes a manifest shard in both), each built by
- * an in-process worker into a folder; the same kind of edit (a page's description, its second
- * edit of the day, so its sitemap entry stays) is published through the real webhook. Counted:
- * the bytes of files written under `.pressroom/` (the manifest's root and the shard of the edited
- * route), and the dependency index's keys whose value changed (DUMP of every `<prefix>:index:*`
- * key before and after). Equal within one shard's size bound: a shard holds about 512 routes of at
- * most ~200 bytes each, so the two sites' shards may differ by the routes hashing puts in them.
- */
-import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { pino } from "pino";
@@ -20,6 +9,7 @@ import { type RunningWorker, startWorker } from "#worker/worker.ts";
 import { contentConfig, localContentClient } from "../support/content-client.ts";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
+import { metadataFiles, metadataWritten } from "../support/metadata-writes.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { until } from "../support/until.ts";
@@ -127,7 +117,7 @@ async function countOneEdit(pages: number): Promise<Counted> {
     return {
       pages,
       rendered: published.rendered ?? -1,
-      metadataBytes: written(files, now),
+      metadataBytes: metadataWritten(files, now),
       manifestBytes: [...now]
         .filter(([path]) => path === "manifest.json" || path.startsWith("manifest/"))
         .reduce((sum, [, file]) => sum + file.size, 0),
@@ -155,28 +145,6 @@ async function untilPublished(prefix: string, ref: string): Promise<{ rendered?:
     { timeoutMs: 60_000, intervalMs: 20 },
   );
   return last;
-}
-
-type Files = Map<string, { size: number; mtimeMs: number }>;
-function metadataFiles(siteDir: string): Files {
-  const files: Files = new Map();
-  const dir = join(siteDir, ".pressroom");
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const path = join(entry.parentPath, entry.name);
-    const { size, mtimeMs } = statSync(path);
-    files.set(path.slice(dir.length + 1), { size, mtimeMs });
-  }
-  return files;
-}
-/** Bytes of the files new or rewritten since `before` (a write replaces a file: a new mtime). */
-function written(before: Files, after: Files): number {
-  let bytes = 0;
-  for (const [path, file] of after) {
-    const was = before.get(path);
-    if (!was || was.mtimeMs !== file.mtimeMs || was.size !== file.size) bytes += file.size;
-  }
-  return bytes;
 }
 
 /** Every dependency index key's serialized value (DUMP), to tell which a publish changed. */

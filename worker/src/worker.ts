@@ -108,8 +108,10 @@ export async function startWorker(
       queue: QUEUE_NAME,
       prefix: config.queuePrefix,
       storage: context.store.description,
-      // The code it renders with: a publish or reconcile that finds the index built with another
-      // runs a diff build (a deploy). Computed now, so its first job does not wait for the bundle.
+      // Which website it publishes (PRESSROOM_WEBSITE), and the code it renders with: a publish or
+      // reconcile that finds the index built with another runs a diff build (a deploy). Computed now,
+      // so its first job does not wait for the bundle.
+      website: website.name,
       site: await siteVersionOf(context),
     },
     "worker started",

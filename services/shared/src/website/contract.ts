@@ -12,7 +12,7 @@ import type { ContentSource } from "../content/source.ts";
  * a render function from a path and a content source to bytes and the dependencies it read.
  */
 export interface Website {
-  /** A short name for logs and `pressroom status`: `demo`. */
+  /** A short name for logs (the worker's `worker started` line): `demo`. */
   readonly name: string;
   /**
    * The website's Slice Machine project: the folder holding `customtypes/<id>/index.json` and
