@@ -116,6 +116,13 @@ export interface BuildSummary {
   unchanged: number;
   deleted: number;
   durationMs: number;
+  /**
+   * Milliseconds by stage, in order: `read` (manifest, page inputs, storage's keys, shared documents,
+   * redirects), `assets`, `prepare` (render code, reusable pages), `pages` (the shared types' and
+   * every streamed document's), `listings` (with the sitemap's parts), `redirects`, `orphans`,
+   * `manifest` (page inputs, then the manifest).
+   */
+  stages: Record<string, number>;
   pagesPerSecond: number;
   renderThreads: number;
   /** The JavaScript budget: what the heaviest pages load (gzip). */
@@ -222,6 +229,9 @@ interface Build {
   log: Logger;
   manifest: BuiltManifest;
   counts: { rendered: number; reused: number; written: number; unchanged: number; deleted: number };
+  /** Each stage's milliseconds, as the summary gives them (`lap`), and when the last one ended. */
+  stages: Record<string, number>;
+  lapped: number;
   /** Keys written or deleted: what the edge purges (as routes). */
   changedKeys: Set<string>;
   javascript: JavaScriptMeter;
@@ -266,11 +276,13 @@ async function build(
 ): Promise<BuildOutcome> {
   const started = performance.now();
   const inputs = await readInputs(options);
-  const current = startBuild(options, inputs);
+  const current = startBuild(options, inputs, started);
   // Assets first: pages refer to them by their hashed names.
   await writeAssets(current);
+  lap(current, "assets");
   const { shared, site } = await sharedContentOf(current);
   const pool = await beginRenderPool(shared);
+  lap(current, "prepare");
   let listed: Listed;
   try {
     listed = await renderEveryRoute(current, pool);
@@ -278,9 +290,12 @@ async function build(
     await pool.close();
   }
   const redirectKeys = await writeRedirects(current, listed.stubs);
+  lap(current, "redirects");
   // Only now that every route is written: remove what no route produces any more.
   await deleteOrphans(current, redirectKeys);
+  lap(current, "orphans");
   await writeManifest(current, site.version);
+  lap(current, "manifest");
   const summary = summarize(current, started, pool.threads);
   return {
     summary,
@@ -343,7 +358,8 @@ async function readInputs(options: BuildOptions): Promise<BuildInputs> {
   };
 }
 
-function startBuild(options: BuildOptions, inputs: BuildInputs): Build {
+function startBuild(options: BuildOptions, inputs: BuildInputs, started: number): Build {
+  const now = performance.now();
   return {
     options,
     inputs,
@@ -356,6 +372,8 @@ function startBuild(options: BuildOptions, inputs: BuildInputs): Build {
       assets: {},
     },
     counts: { rendered: 0, reused: 0, written: 0, unchanged: 0, deleted: 0 },
+    stages: { read: Math.round(now - started) },
+    lapped: now,
     changedKeys: new Set(),
     javascript: website.assets.javascriptMeter(inputs.built.assets.browser),
     failed: [],
@@ -467,16 +485,72 @@ async function renderEveryRoute(current: Build, pool: RenderPool): Promise<Liste
   // Read whole by every build: only their versions are recorded, for the documents that show them.
   for (const doc of [...inputs.shared, ...inputs.redirectDocs])
     keepRecord(current, doc.id, { v: versionOf(doc) ?? "" });
-  const own = inputs.shared.filter((doc) => website.shared.includes(doc.type));
-  await commit(current, await pool.render([], routesOf(own, log)));
+  const own = routesOf(
+    inputs.shared.filter((doc) => website.shared.includes(doc.type)),
+    log,
+  );
+  const shown = inputsOf(current, "shared");
+  if (!keepAll(current, own, shown)) await commit(current, withInputs(await pool.render([], own), shown));
   const stubs = await renderStreamed(current, pool, hashes);
+  const listed = inputsOf(current, `listings ${stubs.digest()}`);
+  const kept = keepAll(current, [...website.routes.listings, ...previousParts(current)], listed);
   releasePrevious(current);
-  const listings = await pool.render([], website.routes.listings, stubs.answers());
-  await commit(current, listings);
-  // A sitemap above the URL limit is an index: its parts; a part no longer needed is an orphan below.
-  const parts = listings.rendered.flatMap((result) => result.parts ?? []);
-  if (parts.length > 0) await commit(current, await pool.render([], parts, stubs.answers()));
+  lap(current, "pages");
+  if (!kept) {
+    const listings = await pool.render([], website.routes.listings, stubs.answers());
+    await commit(current, withInputs(listings, listed));
+    // A sitemap above the URL limit is an index: its parts; a part no longer needed is an orphan below.
+    const parts = listings.rendered.flatMap((result) => result.parts ?? []);
+    if (parts.length > 0)
+      await commit(current, withInputs(await pool.render([], parts, stubs.answers()), listed));
+  }
+  lap(current, "listings");
   return { stubs, hashes };
+}
+
+/**
+ * What the shared types' routes or the listings read, as one hash (a page's inputs,
+ * render-inputs.ts): the code, the shared documents and `what` (the listings: every streamed
+ * document's stub). Undefined when the build keeps no page (it hashes no inputs).
+ */
+function inputsOf(current: Build, what: string): string | undefined {
+  const { hashedWith, options } = current;
+  if (!hashedWith || (options.reuse ?? false) === false) return undefined;
+  return sha256(`${hashedWith.code}\n${hashedWith.shared}\n${what}`).slice(0, 32);
+}
+
+/** The sitemap's parts the last build stored: the listings' routes it had besides `website.routes.listings`. */
+function previousParts(current: Build): string[] {
+  return Object.keys(current.inputs.previous?.routes ?? {}).filter(
+    (route) => website.routes.isListing(route) && !website.routes.listings.includes(route),
+  );
+}
+
+/**
+ * Keeps every one of `routes` as stored when each one's stored page was rendered from `inputs` (a
+ * rebuild that found nothing changed renders none of them): all or none, as one render of the
+ * sitemap names its parts. Answers whether they were kept.
+ */
+function keepAll(current: Build, routes: readonly string[], inputs: string | undefined): boolean {
+  if (inputs === undefined || !routes.every((route) => current.reusable[route] === inputs)) return false;
+  keepReused(current, routes, {});
+  return true;
+}
+
+/**
+ * Routes rendered from `inputs`: recorded so, so that the next build may keep them. Whatever their
+ * status: the error pages are listings that answer 404, 500 and 503.
+ */
+function withInputs(batch: BatchResult, inputs: string | undefined): BatchResult {
+  if (inputs !== undefined) for (const result of batch.rendered) result.inputs = inputs;
+  return batch;
+}
+
+/** Ends the stage `name` of the build (its milliseconds in the summary's `stages`). */
+function lap(current: Build, name: string): void {
+  const now = performance.now();
+  current.stages[name] = Math.round(now - current.lapped);
+  current.lapped = now;
 }
 
 /**
@@ -519,7 +593,8 @@ async function renderStreamed(
 ): Promise<ListedStubs> {
   const { options, inputs, log } = current;
   const types = streamedTypes();
-  const stubs = new ListedStubs();
+  // Their digest is the listings' inputs, when pages may be kept (`listingInputs`).
+  const stubs = new ListedStubs({ digest: true });
   if (types.length === 0) return stubs;
   const progress = options.progress ? createProgress("building pages", log) : undefined;
   const onListed = (item: ListedDocument) => {
@@ -830,6 +905,7 @@ function summarize(current: Build, started: number, renderThreads: number): Buil
     routes: Object.keys(current.manifest.routes).length,
     ...counts,
     durationMs,
+    stages: current.stages,
     pagesPerSecond: Math.round((counts.rendered / Math.max(1, durationMs)) * 1000),
     renderThreads,
     javascript: current.javascript.report(),

@@ -1,7 +1,10 @@
+import { createHash } from "node:crypto";
 import type { PrismicDocument } from "@prismicio/client";
 import { documentsOfAnswers } from "./search-answers.ts";
 
 const PER_CHUNK = 100;
+/** Bytes of each stub's hash that `digest` combines. */
+const HASH_BYTES = 16;
 const utf8 = new TextEncoder();
 
 /**
@@ -14,17 +17,54 @@ const utf8 = new TextEncoder();
  */
 export class ListedStubs {
   private readonly chunks: ArrayBuffer[] = [];
-  private pending: PrismicDocument[] = [];
+  private pending: string[] = [];
   private count = 0;
+  /** Each stub's hash, end to end (`HASH_BYTES` each), when made to answer `digest`. */
+  private hashes: Buffer | undefined;
+
+  /** `digest`: keep each stub's hash (16 bytes a stub) so that `digest` can answer. */
+  constructor(options: { digest?: boolean } = {}) {
+    this.hashes = options.digest ? Buffer.alloc(HASH_BYTES * 1024) : undefined;
+  }
 
   get length(): number {
     return this.count;
   }
 
   add(stub: PrismicDocument): void {
-    this.pending.push(stub);
+    const json = JSON.stringify(stub);
+    this.pending.push(json);
+    if (this.hashes) this.keepHash(json);
     this.count++;
     if (this.pending.length >= PER_CHUNK) this.seal();
+  }
+
+  /**
+   * One hash of every stub, whatever the order they were listed in (the API's pages arrive as they
+   * are answered): what the listings read of the streamed documents (render-inputs.ts).
+   */
+  digest(): string {
+    const { hashes } = this;
+    if (!hashes) throw new Error("ListedStubs made without { digest: true }");
+    const each = Array.from({ length: this.count }, (_, i) =>
+      hashes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES),
+    );
+    const all = createHash("sha256");
+    for (const hash of each.sort(Buffer.compare)) all.update(hash);
+    return all.digest("hex").slice(0, 32);
+  }
+
+  private keepHash(json: string): void {
+    let hashes = this.hashes as Buffer;
+    if ((this.count + 1) * HASH_BYTES > hashes.length) {
+      const grown = Buffer.alloc(hashes.length * 2);
+      hashes.copy(grown);
+      this.hashes = hashes = grown;
+    }
+    createHash("sha256")
+      .update(json)
+      .digest()
+      .copy(hashes, this.count * HASH_BYTES, 0, HASH_BYTES);
   }
 
   /** Copies of the chunks, to move to a render thread (`RenderPool.render`'s answers). */
@@ -41,7 +81,7 @@ export class ListedStubs {
 
   private seal(): void {
     if (this.pending.length === 0) return;
-    const bytes = utf8.encode(JSON.stringify({ results: this.pending }));
+    const bytes = utf8.encode(`{"results":[${this.pending.join(",")}]}`);
     this.chunks.push(
       bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
         ? (bytes.buffer as ArrayBuffer)
