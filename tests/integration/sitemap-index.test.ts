@@ -17,6 +17,7 @@ import { redisKeys } from "#jobs/catalog.ts";
 import { siteApp } from "#site/app.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { buildSiteAssets } from "#web/assets.ts";
+import { website } from "#website";
 import { fullBuild } from "#worker/build/full-build.ts";
 import type { PublishContext } from "#worker/publish/context.ts";
 import { diffBuild } from "#worker/publish/diff-build.ts";
@@ -165,7 +166,7 @@ describe("the sitemap split into a sitemap index", () => {
     expect(manifest?.routes["/sitemap-2.xml"]?.key).toBe("sitemap-2.xml");
   });
 
-  it("a publish that adds a limit's worth more writes a third part; a fresh full build writes the same", async () => {
+  it("a publish that adds a limit's worth more writes a third part; a fresh full build writes the same, which a rebuild keeps", async () => {
     await delivered({ upsert: extraPages(1, limit) });
     const { parts, urls } = await storedSitemap();
     expect(parts).toHaveLength(3);
@@ -174,17 +175,30 @@ describe("the sitemap split into a sitemap index", () => {
     await equalsFullBuild();
 
     const fresh = createSiteStore({ url: "memory:", s3Endpoint: undefined, s3Region: "us-east-1" });
-    await fullBuild({
-      client: ctx.client,
-      store: fresh,
-      siteUrl: SITE_URL,
-      logger,
-      ref: content.store.masterRef,
-      renderThreads: 1, // the limit reaches the render thread too
-      sitemapUrlLimit: limit,
-    });
+    const build = () =>
+      fullBuild({
+        client: ctx.client,
+        store: fresh,
+        siteUrl: SITE_URL,
+        logger,
+        ref: content.store.masterRef,
+        renderThreads: 1, // the limit reaches the render thread too
+        sitemapUrlLimit: limit,
+      });
+    await build();
     expect(await partKeys(fresh)).toEqual(["sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml"]);
     expect(await text("sitemap.xml", fresh)).toBe(await text("sitemap.xml"));
+    // Nothing changed: the index and its parts are kept as stored, none rendered again.
+    const again = await build();
+    expect(again.rendered).toBe(0);
+    expect(await partKeys(fresh)).toEqual(["sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml"]);
+    // A part deleted behind the build's back: the sitemap and its parts are rendered, the part written.
+    const part2 = await text("sitemap-2.xml", fresh);
+    await fresh.delete("sitemap-2.xml");
+    const repaired = await build();
+    expect(repaired.written).toBe(1);
+    expect(repaired.rendered).toBe(website.routes.listings.length + 3);
+    expect(await text("sitemap-2.xml", fresh)).toBe(part2);
     await fresh.close();
   });
 

@@ -255,7 +255,10 @@ interface Build {
 
 /** The documents the render threads parsed as they rendered them, without their data. */
 interface Listed {
+  /** Read again only when the build feeds an index (`feedsIndex`): otherwise moved to the listings' render. */
   stubs: ListedStubs;
+  /** Every document's id and route, now and in the last build (`writeRedirects`). */
+  routed: RoutedDocument[];
   /** `documentHash` of every document read, by id, when the build feeds an index (`feedsIndex`). */
   hashes: Map<string, string>;
 }
@@ -289,7 +292,7 @@ async function build(
   } finally {
     await pool.close();
   }
-  const redirectKeys = await writeRedirects(current, listed.stubs);
+  const redirectKeys = await writeRedirects(current, listed.routed);
   lap(current, "redirects");
   // Only now that every route is written: remove what no route produces any more.
   await deleteOrphans(current, redirectKeys);
@@ -495,17 +498,35 @@ async function renderEveryRoute(current: Build, pool: RenderPool): Promise<Liste
   const listed = inputsOf(current, `listings ${stubs.digest()}`);
   const kept = keepAll(current, [...website.routes.listings, ...previousParts(current)], listed);
   releasePrevious(current);
+  const routed = routedDocuments(current, stubs);
   lap(current, "pages");
   if (!kept) {
-    const listings = await pool.render([], website.routes.listings, stubs.answers());
+    // The stubs move to the render thread unless an index reads them after: no copy held beside.
+    const answers = feedsIndex(current.options) ? stubs.answers() : stubs.take();
+    // A sitemap above the URL limit is an index: its parts, from the same parse; a part no longer
+    // needed is an orphan below.
+    const listings = await pool.render([], website.routes.listings, answers, { parts: true });
     await commit(current, withInputs(listings, listed));
-    // A sitemap above the URL limit is an index: its parts; a part no longer needed is an orphan below.
-    const parts = listings.rendered.flatMap((result) => result.parts ?? []);
-    if (parts.length > 0)
-      await commit(current, withInputs(await pool.render([], parts, stubs.answers()), listed));
   }
   lap(current, "listings");
-  return { stubs, hashes };
+  return { stubs, hashes, routed };
+}
+
+/** A document's route now and in the last build's manifest, for the redirects (`buildRedirects`). */
+interface RoutedDocument {
+  id: string;
+  route: string | null;
+  from: string | undefined;
+}
+
+/** Every document's route, now and in the last build (each stub parsed a chunk at a time). */
+function routedDocuments(current: Build, stubs: ListedStubs): RoutedDocument[] {
+  const before = previousRoutes(current.inputs.previous);
+  const documents: RoutedDocument[] = [];
+  for (const docs of [current.inputs.shared, stubs])
+    for (const doc of docs)
+      documents.push({ id: doc.id, route: website.routes.ofDocument(doc), from: before.get(doc.id) });
+  return documents;
 }
 
 /**
@@ -831,15 +852,9 @@ function keepFailed(current: Build, failure: FailedRender, progress?: Progress):
  * previous manifest's routes, so an old URL answers 301), and the editors' redirects. Answers the
  * keys of the redirect objects the site keeps.
  */
-async function writeRedirects(current: Build, stubs: ListedStubs): Promise<Iterable<string>> {
+async function writeRedirects(current: Build, documents: RoutedDocument[]): Promise<Iterable<string>> {
   const { options, inputs, manifest } = current;
   await options.guard?.ensureCurrent();
-  const before = previousRoutes(inputs.previous);
-  // Each stub parsed a chunk at a time (ListedStubs): only its id and route are kept.
-  const documents: { id: string; route: string | null; from: string | undefined }[] = [];
-  for (const docs of [inputs.shared, stubs])
-    for (const doc of docs)
-      documents.push({ id: doc.id, route: website.routes.ofDocument(doc), from: before.get(doc.id) });
   const redirects = await buildRedirects(options.store, {
     siteUrl: options.siteUrl,
     documents,

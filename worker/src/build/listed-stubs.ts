@@ -19,6 +19,7 @@ export class ListedStubs {
   private readonly chunks: ArrayBuffer[] = [];
   private pending: string[] = [];
   private count = 0;
+  private taken = false;
   /** Each stub's hash, end to end (`HASH_BYTES` each), when made to answer `digest`. */
   private hashes: Buffer | undefined;
 
@@ -69,12 +70,24 @@ export class ListedStubs {
 
   /** Copies of the chunks, to move to a render thread (`RenderPool.render`'s answers). */
   answers(): ArrayBuffer[] {
+    if (this.taken) throw new Error("the stubs were handed to a render thread (take)");
     this.seal();
     return this.chunks.map((chunk) => chunk.slice(0));
   }
 
+  /**
+   * The chunks themselves, to move to a render thread: nothing is held after (no copy made; reading
+   * the stubs again throws).
+   */
+  take(): ArrayBuffer[] {
+    this.seal();
+    this.taken = true;
+    return this.chunks.splice(0);
+  }
+
   /** Each stub, parsed again a chunk at a time: no more than a chunk's objects live at once. */
   *[Symbol.iterator](): IterableIterator<PrismicDocument> {
+    if (this.taken) throw new Error("the stubs were handed to a render thread (take)");
     this.seal();
     for (const chunk of this.chunks) yield* documentsOfAnswers([chunk]);
   }

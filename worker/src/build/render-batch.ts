@@ -251,6 +251,14 @@ function sharedInputsOf(shared: SharedContent): string {
   return hash;
 }
 
+export interface BatchOptions {
+  /**
+   * Render the parts a route names too (a sitemap index's, `RenderedRoute.parts`), from the same
+   * documents: parsed once for the sitemap and all its parts.
+   */
+  parts?: boolean;
+}
+
 /**
  * Renders routes whose content is in `documents` (plus the shared documents),
  * hashing each result where it was made (so the hashing runs on the render
@@ -263,15 +271,19 @@ export async function renderBatch(
   documents: readonly PrismicDocument[],
   routes: readonly string[],
   logger?: RenderLogger,
+  options: BatchOptions = {},
 ): Promise<BatchResult> {
   const all = [...shared.documents, ...documents];
   const source = createMemorySource(all);
   const results: RenderedRoute[] = [];
   const failed: FailedRender[] = [];
-  for (const route of routes) {
+  const queue = [...routes];
+  for (let route = queue.shift(); route !== undefined; route = queue.shift()) {
     const outcome = await renderOne(shared, source, route, logger);
-    if (!("error" in outcome)) results.push(outcome);
-    else {
+    if (!("error" in outcome)) {
+      results.push(outcome);
+      if (options.parts && outcome.parts) queue.push(...outcome.parts);
+    } else {
       const documentId = all.find((doc) => website.routes.ofDocument(doc) === route)?.id;
       failed.push({ route, ...(documentId ? { documentId } : {}), error: outcome.error });
     }

@@ -5,10 +5,10 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { pino } from "pino";
 import { routeStrayOutput } from "#ops/stray-output.ts";
-import { renderBatch, renderOwnRoutes, type SharedContent } from "./render-batch.ts";
+import { type BatchOptions, renderBatch, renderOwnRoutes, type SharedContent } from "./render-batch.ts";
 import { batchOfAnswers, documentsOfAnswers } from "./search-answers.ts";
 
-export interface BatchRequest {
+export interface BatchRequest extends BatchOptions {
   id: number;
   documents: unknown[];
   routes: string[];
@@ -43,6 +43,7 @@ parentPort?.on("message", async (message: BatchRequest | { shared: SharedContent
           ],
           request.routes,
           logger,
+          { parts: request.parts === true },
         );
     // The pages' bytes move to the main thread (transferred, not copied).
     parentPort?.postMessage(
