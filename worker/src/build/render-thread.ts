@@ -35,16 +35,7 @@ parentPort?.on("message", async (message: BatchRequest | { shared: SharedContent
     if (!shared) throw new Error("a batch came before the content every batch shares");
     const { rendered, failed, listed, reused, renewed } = request.own
       ? await renderOwnRoutes(shared, batchOfAnswers(request.answers ?? []), logger)
-      : await renderBatch(
-          shared,
-          [
-            ...(request.documents as SharedContent["documents"]),
-            ...documentsOfAnswers(request.answers ?? []),
-          ],
-          request.routes,
-          logger,
-          { parts: request.parts === true },
-        );
+      : await renderBatch(shared, parsed(request), request.routes, logger, { parts: request.parts === true });
     // The pages' bytes move to the main thread (transferred, not copied).
     parentPort?.postMessage(
       { id: request.id, results: rendered, failed, listed, reused, renewed },
@@ -55,3 +46,16 @@ parentPort?.on("message", async (message: BatchRequest | { shared: SharedContent
     parentPort?.postMessage({ id: request.id, error: { message: failure.message, stack: failure.stack } });
   }
 });
+
+/**
+ * The batch's documents, its answers parsed: the answers' bytes are let go before the batch renders
+ * (a build's listings get every page's stub, tens of MB at 100,000 pages).
+ */
+function parsed(request: BatchRequest): SharedContent["documents"] {
+  const documents = [
+    ...(request.documents as SharedContent["documents"]),
+    ...documentsOfAnswers(request.answers ?? []),
+  ];
+  request.answers = undefined;
+  return documents;
+}
