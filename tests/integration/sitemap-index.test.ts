@@ -200,7 +200,7 @@ describe("the sitemap split into a sitemap index", () => {
     expect(repaired.rendered).toBe(website.routes.listings.length + 3);
     expect(await text("sitemap-2.xml", fresh)).toBe(part2);
     await fresh.close();
-  });
+  }, 60_000);
 
   it("a publish that removes pages deletes the part no longer needed", async () => {
     await delivered({ remove: extraPages(limit - 1, 2).map((doc) => doc.id) }); // 2·limit − 1 URLs

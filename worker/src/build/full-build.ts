@@ -44,7 +44,12 @@ import { createProgress, type Progress } from "./progress.ts";
 import type { BatchResult, FailedRender, ListedDocument, SharedContent } from "./render-batch.ts";
 import { renderCode, siteParts } from "./render-code.ts";
 import { sharedInputs } from "./render-inputs.ts";
-import { type RenderPool, startRenderPool } from "./render-pool.ts";
+import {
+  defaultRenderThreads,
+  type RenderPool,
+  type StartingRenderPool,
+  startRenderPool,
+} from "./render-pool.ts";
 import { type BundleModules, renderThreadBundle, renderThreadModules } from "./render-thread-bundle.ts";
 
 export interface BuildOptions {
@@ -189,17 +194,46 @@ export interface BuildOutcome {
 
 /** fullBuild, also handing back the manifest and the documents (the worker rebuilds its index from them). */
 export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
-  // The render threads load their code (200-250 ms each) while the build reads what they render from.
-  const starting = startRenderPool(options.logger, options.renderThreads);
-  let begun = false;
+  const threads = options.renderThreads ?? defaultRenderThreads();
+  let starting: StartingRenderPool | undefined;
+  let begun: Promise<RenderPool> | undefined;
+  const threadsStart = () => {
+    starting ??= startRenderPool(options.logger, threads);
+  };
+  // The render threads load their code (200-250 ms and ~90 MB each) while the build reads what
+  // they render from; a rebuild's only once it has a route to render or no previous build to keep
+  // pages of (`build`), so a rebuild that finds nothing changed starts none.
+  if ((options.reuse ?? false) === false) threadsStart();
+  const start: PoolStart = {
+    threadsStart,
+    pool: (shared) => {
+      const ready = () => {
+        threadsStart();
+        begun ??= (starting as StartingRenderPool).begin(shared);
+        return begun;
+      };
+      return {
+        threads,
+        render: async (documents, routes, answers, batch) =>
+          (await ready()).render(documents, routes, answers, batch),
+        renderOwn: async (answers) => (await ready()).renderOwn(answers),
+        close: async () => {
+          if (begun) await (await begun).close();
+        },
+      };
+    },
+  };
   try {
-    return await build(options, (shared) => {
-      begun = true;
-      return starting.begin(shared);
-    });
+    return await build(options, start);
   } finally {
-    if (!begun) await starting.abandon();
+    if (!begun) await starting?.abandon();
   }
+}
+
+/** How a build gets its render pool (`buildSite`): its threads start at `threadsStart` or at the first render. */
+interface PoolStart {
+  threadsStart(): void;
+  pool(shared: SharedContent): RenderPool;
 }
 
 /** What a build reads before it renders: what storage holds and the content every render shares. */
@@ -273,18 +307,17 @@ const feedsIndex = (options: BuildOptions) => options.reuse !== true;
 /** A route's dependencies when the build feeds no index: one empty list for every route. */
 const NO_DEPENDENCIES: string[] = [];
 
-async function build(
-  options: BuildOptions,
-  beginRenderPool: (shared: SharedContent) => Promise<RenderPool>,
-): Promise<BuildOutcome> {
+async function build(options: BuildOptions, start: PoolStart): Promise<BuildOutcome> {
   const started = performance.now();
   const inputs = await readInputs(options);
   const current = startBuild(options, inputs, started);
+  // Nothing to keep: every route renders, the threads load while the assets and the code are made.
+  if (!inputs.previous) start.threadsStart();
   // Assets first: pages refer to them by their hashed names.
   await writeAssets(current);
   lap(current, "assets");
   const { shared, site } = await sharedContentOf(current);
-  const pool = await beginRenderPool(shared);
+  const pool = start.pool(shared);
   lap(current, "prepare");
   let listed: Listed;
   try {
