@@ -67,8 +67,10 @@ export interface WebsiteRoutes {
   /** The storage key of a route: `index.html`, `about/index.html`, `sitemap.xml`, `404.html`. */
   key(route: string): string;
   /**
-   * Routes that show no document of their own and are rendered by every build: listings, the
-   * sitemap, robots.txt, the error pages. Their dependencies are recorded when they render.
+   * Routes that show no document of their own: listings, the sitemap, robots.txt, the error pages.
+   * A build renders them from the shared documents and every other document's stub, nothing else,
+   * and keeps them as stored while those and the code are unchanged. Their dependencies are
+   * recorded when they render.
    */
   readonly listings: readonly string[];
   /** Whether a route is a listing, or one of the sitemap's parts (`/sitemap-2.xml`). */
