@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mulberry32 } from "#local-prismic/generate.ts";
 import { createSiteStore, type SiteStore, sha256 } from "#storage";
 import { buildSiteAssets } from "#web/assets.ts";
+import { website } from "#website";
 import { fullBuild } from "#worker/build/full-build.ts";
 import { PAGE_INPUTS_KEY } from "#worker/build/page-inputs.ts";
 import type { PublishContext } from "#worker/publish/context.ts";
@@ -41,6 +42,10 @@ const PRICE_LISTS = ["Z9nWyREAACMAx1Ii", "Z9nWzBEAACQAx1Jj", "Z9nWzxEAACUAx1Kk"]
 const REDIRECT = "Z9nX0REAACMAx1Ll";
 /** The demo's seven pages. */
 const PAGE_COUNT = 7;
+/** Listings (price-list index, sitemap, robots.txt, error pages): they show every page's stub. */
+const LISTINGS = website.routes.listings.length;
+/** Every route: the pages, the price lists and the listings. */
+const ROUTES = PAGE_COUNT + PRICE_LISTS.length + LISTINGS;
 
 let service: LocalPrismic;
 let site: { path: string; remove: () => Promise<void> };
@@ -85,9 +90,9 @@ describe("a build reuses a page whose inputs are unchanged", () => {
     const first = await build();
     expect(first).toMatchObject({ reused: 0 });
     const second = await build();
-    // Listings (price-list index, sitemap, robots, error pages) and price lists always render.
-    expect(second).toMatchObject({ reused: PAGE_COUNT, written: 0, deleted: 0 });
-    expect(second.rendered).toBe(first.rendered - PAGE_COUNT);
+    // The listings and the price lists too: what they read is unchanged.
+    expect(second).toMatchObject({ routes: ROUTES, reused: ROUTES, written: 0, deleted: 0 });
+    expect(second.rendered).toBe(0);
     // The JavaScript budget still counts the reused pages (the heaviest one among them).
     expect(second.javascript.heaviest).toEqual(first.javascript.heaviest);
     await equalsFullBuild();
@@ -110,7 +115,7 @@ describe("a build reuses a page whose inputs are unchanged", () => {
         return output;
       };
       expect(await run()).toMatch(/, 0 reused,/);
-      expect(await run()).toMatch(new RegExp(`, ${PAGE_COUNT} reused, 0 written,`));
+      expect(await run()).toMatch(new RegExp(`, ${ROUTES} reused, 0 written,`));
     } finally {
       await folder.remove();
     }
@@ -119,13 +124,14 @@ describe("a build reuses a page whose inputs are unchanged", () => {
   it("renders only the page whose content changed", async () => {
     await publish({ upsert: [titled(await current(ABOUT), "About the studio, reworded")] });
     const summary = await build();
-    expect(summary.reused).toBe(PAGE_COUNT - 1);
+    // The listings render again: the page's stub has its new publication date.
+    expect(summary.reused).toBe(ROUTES - 1 - LISTINGS);
     await equalsFullBuild();
   });
 
   it("renders pages whose stored object is gone, or everything when the site URL (code) changed", async () => {
     await store.delete("about/index.html");
-    expect((await build()).reused).toBe(PAGE_COUNT - 1);
+    expect((await build()).reused).toBe(ROUTES - 1);
     expect((await build({ siteUrl: "https://other.example.com" })).reused).toBe(0);
     expect((await build()).reused).toBe(0); // the URL changed back: rendered again, as everything
     await equalsFullBuild();
@@ -138,7 +144,7 @@ describe("a build reuses a page whose inputs are unchanged", () => {
       contentHash: sha256("{not json"),
     });
     expect((await build()).reused).toBe(0);
-    expect((await build()).reused).toBe(PAGE_COUNT);
+    expect((await build()).reused).toBe(ROUTES);
   });
 
   it("never keeps a page at a path an editor's redirect took, nor the redirect where the page came back", async () => {
@@ -152,9 +158,10 @@ describe("a build reuses a page whose inputs are unchanged", () => {
         permanent: true,
       },
     };
-    // Published while the page is there: the page wins, and is still reused.
+    // Published while the page is there: the page wins, and is still reused (as every route: no
+    // page shows a redirect).
     await publish({ upsert: [redirect] });
-    expect((await build()).reused).toBe(PAGE_COUNT);
+    expect((await build()).reused).toBe(ROUTES);
     expect((await store.head("services/index.html"))?.redirectLocation).toBeUndefined();
     await equalsFullBuild();
     // The page goes (every page's navigation link to it breaks: all render): its path is the
@@ -169,7 +176,7 @@ describe("a build reuses a page whose inputs are unchanged", () => {
     expect((await store.head("services/index.html"))?.redirectLocation).toBeUndefined();
     expect((await store.get("services/index.html"))?.body.toString()).toContain("<main");
     await equalsFullBuild();
-    expect((await build()).reused).toBe(PAGE_COUNT);
+    expect((await build()).reused).toBe(ROUTES);
     await publish({ remove: [redirect.id] });
   });
 
@@ -275,7 +282,7 @@ describe("the worker's diff build (reconcile, a lost index) reuses pages too", (
     expect(await diffBuild(ctx, await client.fetchMasterRef())).toMatchObject({ reused: 0 });
     const recorded = await allRoutes();
     expect(await diffBuild(ctx, await client.fetchMasterRef())).toMatchObject({
-      reused: PAGE_COUNT,
+      reused: ROUTES,
       written: 0,
     });
     expect(await allRoutes()).toEqual(recorded);
@@ -302,7 +309,9 @@ describe("the worker's diff build (reconcile, a lost index) reuses pages too", (
       items: [],
     };
     await publish({ upsert: [{ ...about, data: { ...about.data, slices: [slice] } }] });
-    expect(await diffBuild(ctx, await client.fetchMasterRef())).toMatchObject({ reused: PAGE_COUNT - 1 });
+    expect(await diffBuild(ctx, await client.fetchMasterRef())).toMatchObject({
+      reused: ROUTES - 1 - LISTINGS,
+    });
     const entry = (await index.routes(["/about"])).get("/about");
     expect(entry?.dependencies).toContain(`url:${target}`);
     await expectEqualsFullBuild(ctx.store, service.endpoint, await client.fetchMasterRef(), SITE_URL);

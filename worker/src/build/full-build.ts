@@ -311,6 +311,17 @@ async function build(options: BuildOptions, start: PoolStart): Promise<BuildOutc
   const started = performance.now();
   const inputs = await readInputs(options);
   const current = startBuild(options, inputs, started);
+  try {
+    return await buildAll(current, start, started);
+  } finally {
+    // Taken by writeManifest unless the build failed before it.
+    current.pageInputs.close();
+    current.records.close();
+  }
+}
+
+async function buildAll(current: Build, start: PoolStart, started: number): Promise<BuildOutcome> {
+  const { options, inputs } = current;
   // Nothing to keep: every route renders, the threads load while the assets and the code are made.
   if (!inputs.previous) start.threadsStart();
   // Assets first: pages refer to them by their hashed names.
@@ -413,8 +424,8 @@ function startBuild(options: BuildOptions, inputs: BuildInputs, started: number)
     changedKeys: new Set(),
     javascript: website.assets.javascriptMeter(inputs.built.assets.browser),
     failed: [],
-    pageInputs: new EntryLog(),
-    records: new EntryLog(),
+    pageInputs: new EntryLog({ spill: true }),
+    records: new EntryLog({ spill: true }),
     reusable: {},
     pooled: dependencyPool(),
   };
@@ -565,12 +576,11 @@ function routedDocuments(current: Build, stubs: ListedStubs): RoutedDocument[] {
 /**
  * What the shared types' routes or the listings read, as one hash (a page's inputs,
  * render-inputs.ts): the code, the shared documents and `what` (the listings: every streamed
- * document's stub). Undefined when the build keeps no page (it hashes no inputs).
+ * document's stub). Recorded by every build, as pages' are, so that the next one may keep them.
  */
 function inputsOf(current: Build, what: string): string | undefined {
-  const { hashedWith, options } = current;
-  if (!hashedWith || (options.reuse ?? false) === false) return undefined;
-  return sha256(`${hashedWith.code}\n${hashedWith.shared}\n${what}`).slice(0, 32);
+  const { hashedWith } = current;
+  return hashedWith && sha256(`${hashedWith.code}\n${hashedWith.shared}\n${what}`).slice(0, 32);
 }
 
 /** The sitemap's parts the last build stored: the listings' routes it had besides `website.routes.listings`. */

@@ -1,3 +1,7 @@
+import { randomUUID } from "node:crypto";
+import { closeSync, openSync, readSync, rmSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { CACHE_CONTROL } from "#manifest/manifest.ts";
 import { type SiteStore, sha256 } from "#storage";
 import type { ContentNotice } from "#website/contract.ts";
@@ -158,14 +162,24 @@ export function versionInRecord(json: string | undefined): string | undefined {
 export type RecordsHeader = Pick<BuildRecords, "code" | "shared" | "newest">;
 
 /**
- * A build's entries (route → page inputs, id → record) as the file's lines, appended as they come:
- * bytes outside the JavaScript heap, at their size, never read back during the build (a name added
- * twice is written twice, and the later one wins when read, as in an object).
+ * A build's entries (route → page inputs, id → record) as the file's lines, appended as they come,
+ * never read back during the build (a name added twice is written twice, and the later one wins
+ * when read, as in an object). As bytes outside the JavaScript heap; with `spill`, in a file of the
+ * temporary folder (unlinked at once: it goes when the log is taken or closed, or the process
+ * ends), so that a build holds nothing of them per route while it renders (tens of MB at 100,000).
  */
 export class EntryLog {
   private readonly chunks: Buffer[] = [];
   private text = "";
   private empty = true;
+  private spilled: { fd: number; size: number } | undefined;
+
+  constructor(options: { spill?: boolean } = {}) {
+    if (!options.spill) return;
+    const path = join(tmpdir(), `pressroom-entries-${process.pid}-${randomUUID()}`);
+    this.spilled = { fd: openSync(path, "w+", 0o600), size: 0 };
+    rmSync(path, { force: true });
+  }
 
   /** `json`: the entry's JSON (of `PageInputs` or `DocumentRecord`). */
   add(name: string, json: string): void {
@@ -179,13 +193,36 @@ export class EntryLog {
   /** The entries' bytes, as the inside of a JSON object; the log is empty after. */
   take(): Buffer[] {
     this.flush();
-    return this.chunks.splice(0);
+    const { spilled } = this;
+    if (!spilled) return this.chunks.splice(0);
+    const body = Buffer.allocUnsafe(spilled.size);
+    for (let read = 0; read < spilled.size; ) {
+      const got = readSync(spilled.fd, body, read, spilled.size - read, read);
+      if (got === 0) throw new Error("the build's spilled entries were cut short");
+      read += got;
+    }
+    this.close();
+    return [body];
+  }
+
+  /** Lets go of the spilled entries (a build that fails never takes them). */
+  close(): void {
+    if (this.spilled) closeSync(this.spilled.fd);
+    this.spilled = undefined;
   }
 
   private flush(): void {
     if (this.text.length === 0) return;
-    this.chunks.push(Buffer.from(this.text));
+    const bytes = Buffer.from(this.text);
     this.text = "";
+    const { spilled } = this;
+    if (!spilled) {
+      this.chunks.push(bytes);
+      return;
+    }
+    for (let written = 0; written < bytes.length; )
+      written += writeSync(spilled.fd, bytes, written, bytes.length - written, spilled.size + written);
+    spilled.size += bytes.length;
   }
 }
 
