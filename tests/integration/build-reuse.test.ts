@@ -119,7 +119,7 @@ describe("a build reuses a page whose inputs are unchanged", () => {
     } finally {
       await folder.remove();
     }
-  });
+  }, 60_000);
 
   it("renders only the page whose content changed", async () => {
     await publish({ upsert: [titled(await current(ABOUT), "About the studio, reworded")] });
@@ -243,7 +243,7 @@ describe("a build reuses a page whose inputs are unchanged", () => {
     }
     // The shortcut was taken (a test of reuse that never reuses proves nothing).
     expect(reused).toBeGreaterThan(0);
-  });
+  }, 120_000);
 });
 
 describe("the worker's diff build (reconcile, a lost index) reuses pages too", () => {

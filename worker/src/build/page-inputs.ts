@@ -190,19 +190,31 @@ export class EntryLog {
     if (this.text.length >= 1 << 16) this.flush();
   }
 
-  /** The entries' bytes, as the inside of a JSON object; the log is empty after. */
-  take(): Buffer[] {
+  /** How many bytes the entries take (`copyInto`). */
+  get size(): number {
+    this.flush();
+    return this.spilled?.size ?? this.chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+  }
+
+  /**
+   * Copies the entries' bytes, the inside of a JSON object, into `target` at `offset` (the file is
+   * put together in one buffer, each log copied once); the log is empty after. Answers the offset
+   * after them.
+   */
+  copyInto(target: Buffer, offset: number): number {
     this.flush();
     const { spilled } = this;
-    if (!spilled) return this.chunks.splice(0);
-    const body = Buffer.allocUnsafe(spilled.size);
+    if (!spilled) {
+      for (const chunk of this.chunks.splice(0)) offset += chunk.copy(target, offset);
+      return offset;
+    }
     for (let read = 0; read < spilled.size; ) {
-      const got = readSync(spilled.fd, body, read, spilled.size - read, read);
+      const got = readSync(spilled.fd, target, offset + read, spilled.size - read, read);
       if (got === 0) throw new Error("the build's spilled entries were cut short");
       read += got;
     }
     this.close();
-    return [body];
+    return offset + spilled.size;
   }
 
   /** Lets go of the spilled entries (a build that fails never takes them). */
@@ -240,13 +252,19 @@ export async function writePageInputs(
   let trailer = "\n}";
   for (const field of ["code", "shared", "newest"] as const)
     if (header[field] !== undefined) trailer += `,${JSON.stringify(field)}:${JSON.stringify(header[field])}`;
-  const body = Buffer.concat([
+  const parts = [
     Buffer.from(`{"version":${VERSION},"site":${JSON.stringify(site)},"pages":{`),
-    ...pages.take(),
+    pages,
     Buffer.from('\n},"documents":{'),
-    ...documents.take(),
+    documents,
     Buffer.from(`${trailer}}`),
-  ]);
+  ];
+  const body = Buffer.allocUnsafe(
+    parts.reduce((sum, part) => sum + (part instanceof EntryLog ? part.size : part.length), 0),
+  );
+  let offset = 0;
+  for (const part of parts)
+    offset = part instanceof EntryLog ? part.copyInto(body, offset) : offset + part.copy(body, offset);
   await store.put(PAGE_INPUTS_KEY, body, {
     contentType: "application/json",
     cacheControl: CACHE_CONTROL.metadata,
