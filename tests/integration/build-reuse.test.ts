@@ -178,7 +178,7 @@ describe("a build reuses a page whose inputs are unchanged", () => {
     await equalsFullBuild();
     expect((await build()).reused).toBe(ROUTES);
     await publish({ remove: [redirect.id] });
-  });
+  }, 60_000);
 
   it(`matches a fresh full build after seeded random edits (REUSE_SEED=${SEED})`, async () => {
     const random = mulberry32(SEED);

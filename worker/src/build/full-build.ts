@@ -741,12 +741,15 @@ async function renderChanged(
     for (const doc of page) {
       const version = versionOf(doc);
       if (version !== undefined) now.set(doc.id, version);
-      if (streamed.has(doc.type)) listed.add(doc);
+      // Without its href (the query that fetches it, ~200 bytes): keptAsRecorded makes the stub without it.
+      if (streamed.has(doc.type)) listed.add({ ...doc, href: "" });
     }
   });
   progress?.setTotal(listed.length);
   const changed: string[] = [];
-  for (const doc of listed) {
+  const count = listed.length;
+  // Each chunk of the listing let go once read: the kept documents' stubs go on in `onListed`.
+  for (const doc of listed.drain()) {
     const record = parseEntry<DocumentRecord>(before.get(doc.id));
     const kept =
       record && unchangedSince(record, now.get(doc.id), now, versionBefore, newest)
@@ -768,7 +771,7 @@ async function renderChanged(
       () => {},
     ),
   );
-  return listed.length;
+  return count;
 }
 
 /** A document unchanged since the last build, as that build listed it: its stub from its version's listing. */

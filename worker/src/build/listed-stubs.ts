@@ -70,7 +70,7 @@ export class ListedStubs {
 
   /** Copies of the chunks, to move to a render thread (`RenderPool.render`'s answers). */
   answers(): ArrayBuffer[] {
-    if (this.taken) throw new Error("the stubs were handed to a render thread (take)");
+    if (this.taken) throw new Error("the stubs were handed on (take) or read once (drain)");
     this.seal();
     return this.chunks.map((chunk) => chunk.slice(0));
   }
@@ -85,9 +85,21 @@ export class ListedStubs {
     return this.chunks.splice(0);
   }
 
+  /**
+   * Each stub, parsed a chunk at a time, each chunk let go once its stubs are read: nothing is
+   * held after (reading the stubs again throws).
+   */
+  *drain(): IterableIterator<PrismicDocument> {
+    if (this.taken) throw new Error("the stubs were handed on (take) or read once (drain)");
+    this.seal();
+    this.taken = true;
+    for (let chunk = this.chunks.shift(); chunk !== undefined; chunk = this.chunks.shift())
+      yield* documentsOfAnswers([chunk]);
+  }
+
   /** Each stub, parsed again a chunk at a time: no more than a chunk's objects live at once. */
   *[Symbol.iterator](): IterableIterator<PrismicDocument> {
-    if (this.taken) throw new Error("the stubs were handed to a render thread (take)");
+    if (this.taken) throw new Error("the stubs were handed on (take) or read once (drain)");
     this.seal();
     for (const chunk of this.chunks) yield* documentsOfAnswers([chunk]);
   }
