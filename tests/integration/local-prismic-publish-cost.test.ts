@@ -118,7 +118,13 @@ async function editCosts(pages: number) {
   // A new page, then three edits of it: the last two drop a past ref out of the history (2 kept).
   for (const title of ["Probe", "Probe, edited", "Probe, edited again", "Probe, last"]) {
     const before = store.work;
+    const previous = store.masterRef;
     await store.publish({ upsert: [probe(title)] });
+    // A build that started before reads on at the previous ref: made from the undos, not copied.
+    const past = search(store.snapshot(previous).documents, previous, {
+      q: `[[at(document.id, "${PROBE}")]]`,
+    });
+    expect(past.results).toHaveLength(title === "Probe" ? 0 : 1);
     // What a worker reads next: the API root (its tags) and the changed document by id.
     expect(store.masterTags).toEqual(tags);
     const { set, read } = counted(store.snapshot(store.masterRef).documents);

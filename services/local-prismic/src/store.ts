@@ -2,9 +2,9 @@ import { EditRejectedError } from "./errors.ts";
 import { newPrismicId, prismicDate } from "./ids.ts";
 import { MasterDocuments } from "./master-documents.ts";
 import type { ModelSource } from "./models.ts";
-import { oncePer } from "./once-per.ts";
+import { overlaySet } from "./overlay-set.ts";
 import { KNOWN_REFS_LIMIT, type LogEntry, type PersistedState, RepositoryFolder } from "./persistence.ts";
-import { type DocumentSet, placesIn } from "./query/document-set.ts";
+import type { DocumentSet } from "./query/document-set.ts";
 import { ApiError, type PrismicDocument } from "./query/index.ts";
 import { objectFileOf, storedDocument } from "./stored-document.ts";
 import { checkSingleton, repositoryCheck, validateDocument } from "./validate.ts";
@@ -43,7 +43,7 @@ export interface Snapshot {
 
 /** What the store did since it opened, counted: what a publish costs, compared across sizes by the tests. */
 export interface StoreWork {
-  /** Documents copied one by one: a past ref's or a preview's documents made, the master listed. */
+  /** Documents copied one by one: the master listed (`masterDocuments`, which tests read); no answer copies them. */
   documentsCopied: number;
   /** Entries of the master's indexes changed (by id, type, uid, tag). */
   indexEntriesTouched: number;
@@ -59,7 +59,6 @@ export interface PublishResult {
   documents: string[];
 }
 
-type DocMap = ReadonlyMap<string, PrismicDocument>;
 /** What an edit changes, by id: the new document, or undefined for one removed. */
 type Changes = ReadonlyMap<string, PrismicDocument | undefined>;
 
@@ -85,8 +84,8 @@ export class ContentStore {
   #masterRef = "";
   /** Newest first. */
   #history: PastRef[] = [];
-  /** Past refs' documents made from the undos, the last few asked for (a build in flight reads one). */
-  #pastMaps = new Map<string, DocMap>();
+  /** Past refs' documents, laid over the master from the undos: made again after each publish. */
+  #pastSets = new Map<string, DocumentSet>();
   #knownRefs: string[] = [];
   #drafts = new Map<string, PrismicDocument>();
   #previews = new Map<string, number>();
@@ -150,15 +149,16 @@ export class ContentStore {
   /** The documents visible at a ref: master, a recent master, or a preview token (master + drafts). */
   snapshot(ref: string): Snapshot {
     if (ref === this.#masterRef) return { ref, kind: "master", documents: this.#master };
-    const past = this.#pastMap(ref);
-    if (past) return { ref, kind: "history", documents: setOf(past) };
+    const past = this.#pastSet(ref);
+    if (past) return { ref, kind: "history", documents: past };
     const session = this.#sessionOf(ref);
     if (session !== undefined) {
       const expiresAt = this.#previews.get(session);
       if (expiresAt === undefined || expiresAt <= this.#now().getTime()) {
         throw new ApiError(404, { type: "api_security_error", message: "This preview token has expired" });
       }
-      return { ref, kind: "preview", documents: setOf(this.#withDrafts()) };
+      // Every current draft over the master (the map is read within the search, which is synchronous).
+      return { ref, kind: "preview", documents: overlaySet(this.#master, this.#drafts) };
     }
     const masterHint = `Master ref is: ${this.#masterRef}`;
     if (this.#knownRefs.includes(ref)) {
@@ -339,13 +339,6 @@ export class ContentStore {
     yield* found.sort((a, b) => place(a) - place(b));
   }
 
-  #withDrafts(): Map<string, PrismicDocument> {
-    this.#copied += this.#master.size;
-    const docs = new Map(this.#master.byId);
-    for (const [id, draft] of this.#drafts) docs.set(id, draft);
-    return docs;
-  }
-
   #sessionOf(ref: string): string | undefined {
     for (const session of this.#previews.keys())
       if (this.options.previewToken(session) === ref) return session;
@@ -371,7 +364,7 @@ export class ContentStore {
   ): Promise<void> {
     this.#history.unshift({ ref: this.#masterRef, undo });
     const dropped = this.#history.splice(this.options.refHistory);
-    for (const past of dropped) this.#pastMaps.delete(past.ref);
+    this.#pastSets.clear();
     for (const [id, doc] of changes) this.#master.set(id, doc);
     this.#masterRef = ref;
     this.#version++;
@@ -390,35 +383,23 @@ export class ContentStore {
     await this.#append({ masterRef: ref, set, remove }, released);
   }
 
-  /** A past ref's documents, in creation order; undefined for a ref no longer (or never) kept. */
-  #pastMap(ref: string): DocMap | undefined {
+  /**
+   * A past ref's documents: the master with the undos of every publish since laid over it (the
+   * oldest undo of a document wins), without copying the master. Undefined for a ref no longer
+   * (or never) kept.
+   */
+  #pastSet(ref: string): DocumentSet | undefined {
     const at = this.#history.findIndex((past) => past.ref === ref);
     if (at === -1) return undefined;
-    const made = this.#pastMaps.get(ref);
-    if (made) {
-      // Most recently used last.
-      this.#pastMaps.delete(ref);
-      this.#pastMaps.set(ref, made);
-      return made;
+    let made = this.#pastSets.get(ref);
+    if (!made) {
+      const over = new Map<string, PrismicDocument | undefined>();
+      for (const past of this.#history.slice(0, at + 1))
+        for (const [id, before] of past.undo) over.set(id, before);
+      made = overlaySet(this.#master, over);
+      this.#pastSets.set(ref, made);
     }
-    this.#copied += this.#master.size;
-    const docs = new Map(this.#master.byId);
-    let restored = false;
-    for (const past of this.#history.slice(0, at + 1)) {
-      for (const [id, before] of past.undo) {
-        if (before === undefined) docs.delete(id);
-        else {
-          restored ||= !docs.has(id);
-          docs.set(id, before);
-        }
-      }
-    }
-    // A document removed since comes back at the end of the map: put it back in its place.
-    const place = this.#master.placeOf;
-    const ordered = restored ? new Map([...docs].sort(([, a], [, b]) => place(a) - place(b))) : docs;
-    this.#pastMaps.set(ref, ordered);
-    while (this.#pastMaps.size > 2) this.#pastMaps.delete(this.#pastMaps.keys().next().value as string);
-    return ordered;
+    return made;
   }
 
   /** Writes a document's object file and keeps it as a stored document (its data read from the file). */
@@ -529,6 +510,3 @@ export class ContentStore {
     return run;
   }
 }
-
-/** A past ref's or a preview's documents as the search reads them, made once per map (never changed). */
-const setOf = oncePer((byId: DocMap): DocumentSet => ({ byId, placeOf: placesIn(byId) }));
