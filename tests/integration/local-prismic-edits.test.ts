@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import * as prismic from "@prismicio/client";
 import { afterEach, describe, expect, it } from "vitest";
 import { website } from "#website";
@@ -350,6 +351,8 @@ describe("edit API: refs over time and restarts", () => {
       upsert: [retitled(demoDoc(ABOUT), "Persisted")],
     });
     await first.close();
+    // Both services share the folder: removed after the second stops.
+    cleanups.push(() => rm(first.dataDir, { recursive: true, force: true }));
     const second = await startLocalPrismic({ dataDir: first.dataDir });
     cleanups.push(() => second.stop());
     expect(second.store.masterRef).toBe(published.body.masterRef);

@@ -5,7 +5,6 @@ import { createAnswerCache } from "./answer-cache.ts";
 import { ASSET_BASE_PLACEHOLDER } from "./demo.ts";
 import { EditRejectedError } from "./errors.ts";
 import type { ModelSource } from "./models.ts";
-import { oncePer } from "./once-per.ts";
 import { ApiError, searchDocuments } from "./query/index.ts";
 import type { ContentStore } from "./store.ts";
 import {
@@ -133,7 +132,6 @@ export async function contentApp(app: FastifyInstance, options: ContentAppOption
 
   app.get("/api/v2", async (_request, reply) => {
     served.repository++;
-    const documents = store.masterDocuments;
     const search = `${apiBase()}/documents/search`;
     const previewRefs = store.previewSessions.map(({ session }) => ({
       id: session,
@@ -152,7 +150,7 @@ export async function contentApp(app: FastifyInstance, options: ContentAppOption
       bookmarks: { ...options.apiRoot?.bookmarks },
       types: Object.fromEntries(models.current().customTypes.map((t) => [t.id, t.label ?? t.id])),
       languages: [MASTER_LANG],
-      tags: tagsOf(documents),
+      tags: store.masterTags,
       forms: {
         everything: {
           method: "GET",
@@ -193,7 +191,7 @@ export async function contentApp(app: FastifyInstance, options: ContentAppOption
   });
 
   // The `tags` form's action, as Prismic's: every tag used by a document at the master ref.
-  app.get("/api/v2/tags", async (_request, reply) => sendJson(reply, 200, tagsOf(store.masterDocuments)));
+  app.get("/api/v2/tags", async (_request, reply) => sendJson(reply, 200, store.masterTags));
 
   app.get("/api/v2/documents/search", async (request, reply) => {
     served.search++;
@@ -278,8 +276,3 @@ export async function contentApp(app: FastifyInstance, options: ContentAppOption
     });
   });
 }
-
-/** Every tag a ref's documents use, sorted; once per ref's list (the API root is read by every publish). */
-const tagsOf = oncePer((documents: readonly { tags: string[] }[]): string[] =>
-  [...new Set(documents.flatMap((doc) => doc.tags))].sort(),
-);

@@ -93,7 +93,7 @@ export async function startContentService(
       url,
       api: `${publicUrl}/api/v2`,
       masterRef: store.masterRef,
-      documents: store.masterDocuments.length,
+      documents: store.masterCount,
       dataDir: config.dataDir,
     },
     `local content service listening on ${url}`,

@@ -1,9 +1,11 @@
 import { EditRejectedError } from "./errors.ts";
 import { newPrismicId, prismicDate } from "./ids.ts";
+import { MasterDocuments } from "./master-documents.ts";
 import type { ModelSource } from "./models.ts";
-import { oncePer } from "./once-per.ts";
-import { type PersistedState, RepositoryFolder } from "./persistence.ts";
-import { ApiError, type PrismicDocument, prepareDocuments } from "./query/index.ts";
+import { overlaySet } from "./overlay-set.ts";
+import { KNOWN_REFS_LIMIT, type LogEntry, type PersistedState, RepositoryFolder } from "./persistence.ts";
+import type { DocumentSet } from "./query/document-set.ts";
+import { ApiError, type PrismicDocument } from "./query/index.ts";
 import { objectFileOf, storedDocument } from "./stored-document.ts";
 import { checkSingleton, repositoryCheck, validateDocument } from "./validate.ts";
 
@@ -36,7 +38,19 @@ const tooMany = (documents: number, limit: number) =>
 export interface Snapshot {
   ref: string;
   kind: "master" | "history" | "preview";
-  documents: readonly PrismicDocument[];
+  documents: DocumentSet;
+}
+
+/** What the store did since it opened, counted: what a publish costs, compared across sizes by the tests. */
+export interface StoreWork {
+  /** Documents copied one by one: the master listed (`masterDocuments`, which tests read); no answer copies them. */
+  documentsCopied: number;
+  /** Entries of the master's indexes changed (by id, type, uid, tag). */
+  indexEntriesTouched: number;
+  /** Files written or appended to, their bytes, and names read from the object folder. */
+  files: number;
+  bytes: number;
+  listed: number;
 }
 
 export interface PublishResult {
@@ -45,7 +59,8 @@ export interface PublishResult {
   documents: string[];
 }
 
-type DocMap = ReadonlyMap<string, PrismicDocument>;
+/** What an edit changes, by id: the new document, or undefined for one removed. */
+type Changes = ReadonlyMap<string, PrismicDocument | undefined>;
 
 /**
  * A past master ref, kept as what its publish changed: each id it touched with the document it had
@@ -64,19 +79,21 @@ interface PastRef {
  * editors' drafts and the preview sessions that show them.
  */
 export class ContentStore {
-  #master: DocMap = new Map();
+  /** The master ref's documents, changed in place by each publish (master-documents.ts). */
+  #master = new MasterDocuments();
   #masterRef = "";
   /** Newest first. */
   #history: PastRef[] = [];
-  /** Past refs' documents made from the undos, the last few asked for (a build in flight reads one). */
-  #pastMaps = new Map<string, DocMap>();
-  /** Each document's place in creation order, which a past ref's documents are listed in. */
-  #places = new WeakMap<PrismicDocument, number>();
-  #nextPlace = 0;
+  /** Past refs' documents, laid over the master from the undos: made again after each publish. */
+  #pastSets = new Map<string, DocumentSet>();
   #knownRefs: string[] = [];
   #drafts = new Map<string, PrismicDocument>();
   #previews = new Map<string, number>();
   #queue: Promise<unknown> = Promise.resolve();
+  /** Bumped by each publish: what is made from the master's documents is made again after it. */
+  #version = 0;
+  #listed: { version: number; list: readonly PrismicDocument[] } | undefined;
+  #copied = 0;
   readonly #folder: RepositoryFolder;
   readonly #now: () => Date;
 
@@ -91,6 +108,9 @@ export class ContentStore {
     const state = await store.#folder.readState();
     if (state) await store.#load(state);
     else await store.#seed();
+    // The log folded into a new state, and what an interrupted publish or seed left removed.
+    const written = await store.#writeState();
+    await store.#folder.collectGarbage(written);
     return store;
   }
 
@@ -98,26 +118,47 @@ export class ContentStore {
     return this.#masterRef;
   }
 
+  /** How many documents the master ref has. */
+  get masterCount(): number {
+    return this.#master.size;
+  }
+
+  /** The master ref's documents as a list, in creation order: made again after each publish (tests read it). */
   get masterDocuments(): readonly PrismicDocument[] {
-    return listOf(this.#master);
+    if (this.#listed?.version !== this.#version) {
+      this.#copied += this.#master.size;
+      this.#listed = { version: this.#version, list: Object.freeze([...this.#master.byId.values()]) };
+    }
+    return this.#listed.list;
+  }
+
+  /** Every tag a master document lists, sorted. */
+  get masterTags(): readonly string[] {
+    return this.#master.tags();
   }
 
   get previewSessions(): { session: string; expiresAt: number }[] {
     return [...this.#previews].map(([session, expiresAt]) => ({ session, expiresAt }));
   }
 
+  get work(): StoreWork {
+    const { files, bytes, listed } = this.#folder.work;
+    return { documentsCopied: this.#copied, indexEntriesTouched: this.#master.touched, files, bytes, listed };
+  }
+
   /** The documents visible at a ref: master, a recent master, or a preview token (master + drafts). */
   snapshot(ref: string): Snapshot {
-    if (ref === this.#masterRef) return { ref, kind: "master", documents: this.masterDocuments };
-    const past = this.#pastMap(ref);
-    if (past) return { ref, kind: "history", documents: listOf(past) };
+    if (ref === this.#masterRef) return { ref, kind: "master", documents: this.#master };
+    const past = this.#pastSet(ref);
+    if (past) return { ref, kind: "history", documents: past };
     const session = this.#sessionOf(ref);
     if (session !== undefined) {
       const expiresAt = this.#previews.get(session);
       if (expiresAt === undefined || expiresAt <= this.#now().getTime()) {
         throw new ApiError(404, { type: "api_security_error", message: "This preview token has expired" });
       }
-      return { ref, kind: "preview", documents: this.#withDrafts() };
+      // Every current draft over the master (the map is read within the search, which is synchronous).
+      return { ref, kind: "preview", documents: overlaySet(this.#master, this.#drafts) };
     }
     const masterHint = `Master ref is: ${this.#masterRef}`;
     if (this.#knownRefs.includes(ref)) {
@@ -135,7 +176,7 @@ export class ContentStore {
       const now = this.#now();
       const upserts = (edit.upsert ?? []).map((raw, index) => this.#normalize(raw, `upsert[${index}]`, now));
       const removals = (edit.remove ?? []).map((id, index) => {
-        if (typeof id !== "string" || !this.#master.has(id)) {
+        if (typeof id !== "string" || !this.#master.byId.has(id)) {
           throw new EditRejectedError([
             { path: `remove[${index}]`, message: `no published document has id ${JSON.stringify(id)}` },
           ]);
@@ -147,8 +188,8 @@ export class ContentStore {
           { path: "upsert", message: "the edit changes nothing: give upsert and/or remove" },
         ]);
       }
-      const next = new Map(this.#master);
-      for (const id of removals) next.delete(id);
+      const changes = new Map<string, PrismicDocument | undefined>();
+      for (const id of removals) changes.set(id, undefined);
       const seen = new Set<string>();
       for (const [index, doc] of upserts.entries()) {
         if (seen.has(doc.id) || removals.includes(doc.id)) {
@@ -157,21 +198,30 @@ export class ContentStore {
           ]);
         }
         seen.add(doc.id);
-        const previous = this.#master.get(doc.id);
-        next.set(doc.id, {
+        const previous = this.#master.byId.get(doc.id);
+        changes.set(doc.id, {
           ...doc,
           first_publication_date: previous?.first_publication_date ?? doc.last_publication_date,
         });
       }
-      this.#validate(upserts, next);
-      this.#checkSize(next.size);
+      this.#validate(
+        upserts.map((doc) => changes.get(doc.id) as PrismicDocument),
+        changes,
+      );
+      const added = [...seen].filter((id) => !this.#master.byId.has(id)).length;
+      this.#checkSize(this.#master.size + added - removals.length);
 
       const ref = newPrismicId();
       const documents = [...seen, ...removals];
-      for (const id of seen) next.set(id, await this.#store(next.get(id) as PrismicDocument));
-      const undo = new Map(documents.map((id) => [id, this.#master.get(id)]));
-      for (const id of documents) this.#drafts.delete(id); // publishing a document ends its draft, as in Prismic
-      await this.#commit(next, ref, undo);
+      for (const id of seen) changes.set(id, await this.#store(changes.get(id) as PrismicDocument));
+      const undo = new Map(documents.map((id) => [id, this.#master.byId.get(id)]));
+      // Publishing a document ends its draft, as in Prismic.
+      const endedDrafts = documents.flatMap((id) => {
+        const draft = this.#drafts.get(id);
+        this.#drafts.delete(id);
+        return draft ? [[id, draft] as const] : [];
+      });
+      await this.#commit(changes, ref, undo, endedDrafts);
       return { masterRef: ref, documents };
     });
   }
@@ -181,24 +231,26 @@ export class ContentStore {
     return this.#serial(async () => {
       const doc = this.#normalize(raw, "draft", this.#now(), id);
       const drafts = new Map(this.#drafts).set(doc.id, doc);
-      const previewed = new Map(this.#master);
-      for (const [draftId, draft] of drafts) previewed.set(draftId, draft);
-      this.#validate([doc], previewed);
+      // Checked as the preview shows it: the master with every draft over it.
+      this.#validate([doc], drafts);
+      const replaced = this.#drafts.get(doc.id);
       drafts.set(doc.id, await this.#store(doc));
       this.#drafts = drafts;
       const session = newPrismicId();
       const expiresAt = this.#now().getTime() + this.options.previewTtlMs;
       this.#previews.set(session, expiresAt);
-      await this.#persist();
+      await this.#append({}, replaced ? [[doc.id, replaced]] : []);
       return { token: this.options.previewToken(session), session, expiresAt };
     });
   }
 
   deleteDraft(id: string): Promise<boolean> {
     return this.#serial(async () => {
-      const existed = this.#drafts.delete(id);
-      if (existed) await this.#persist();
-      return existed;
+      const draft = this.#drafts.get(id);
+      if (!draft) return false;
+      this.#drafts.delete(id);
+      await this.#append({}, [[id, draft]]);
+      return true;
     });
   }
 
@@ -233,35 +285,58 @@ export class ContentStore {
     };
   }
 
-  #validate(changed: readonly PrismicDocument[], all: DocMap): void {
+  /**
+   * Checks the changed documents against the models and against the repository as it would be with
+   * `changes` (id → new document, undefined: removed) over the master: uids unique per type and
+   * language, singletons single. Reads the master's indexes for the few documents that can clash,
+   * never every document.
+   */
+  #validate(changed: readonly PrismicDocument[], changes: Changes): void {
     const issues: { id: string; path: string; message: string }[] = [];
     const models = this.options.models.current();
-    const others = [...all.values()];
-    // Index once rather than scanning every document for every changed one. `all` already holds the
-    // changed documents, so each key keeps every id that has it: one id per key would let the new
-    // document shadow the old one and compare it only with itself.
-    const byUid = new Map<string, string[]>();
-    for (const doc of others) {
-      if (!doc.uid) continue;
-      const key = `${doc.type}|${doc.lang}|${doc.uid}`;
-      byUid.set(key, [...(byUid.get(key) ?? []), doc.id]);
-    }
     for (const doc of changed) {
       for (const issue of validateDocument(doc, models)) issues.push({ id: doc.id, ...issue });
-      for (const issue of checkSingleton(doc, others, models)) issues.push({ id: doc.id, ...issue });
-      const holders = doc.uid ? (byUid.get(`${doc.type}|${doc.lang}|${doc.uid}`) ?? []) : [];
-      const clash = holders.find((id) => id !== doc.id);
+      // Lazily: checkSingleton reads the documents of the type only for a singleton type.
+      const ofType = this.#inNextOrder(
+        () => this.#master.ofType(doc.type),
+        (other) => other.type === doc.type,
+        changes,
+      );
+      for (const issue of checkSingleton(doc, ofType, models)) issues.push({ id: doc.id, ...issue });
+      if (!doc.uid) continue;
+      const uid = doc.uid;
+      const holders = this.#inNextOrder(
+        () => this.#master.withUid(doc.type, uid),
+        (other) => other.type === doc.type && other.lang === doc.lang && other.uid === uid,
+        changes,
+      );
+      const clash = [...holders].find((other) => other.id !== doc.id);
       if (clash !== undefined) {
-        issues.push({ id: doc.id, path: "uid", message: `"${doc.uid}" is already used by ${clash}` });
+        issues.push({ id: doc.id, path: "uid", message: `"${doc.uid}" is already used by ${clash.id}` });
       }
     }
     if (issues.length > 0) throw new EditRejectedError(issues);
   }
 
-  #withDrafts(): PrismicDocument[] {
-    const docs = new Map(this.#master);
-    for (const [id, draft] of this.#drafts) docs.set(id, draft);
-    return [...docs.values()];
+  /**
+   * The documents that `holds` once `changes` are applied over the master, in the order the master
+   * would then list them, read from `indexed` (the master's documents that may hold) and the changes.
+   */
+  *#inNextOrder(
+    indexed: () => Iterable<PrismicDocument>,
+    holds: (doc: PrismicDocument) => boolean,
+    changes: Changes,
+  ): Generator<PrismicDocument> {
+    const found: PrismicDocument[] = [];
+    for (const doc of indexed()) if (!changes.has(doc.id) && holds(doc)) found.push(doc);
+    const added = [...changes.keys()];
+    for (const doc of changes.values()) if (doc && holds(doc)) found.push(doc);
+    // A changed document keeps its master place; a new one comes last, in the edit's order.
+    const place = (doc: PrismicDocument) => {
+      const before = this.#master.byId.get(doc.id);
+      return before ? this.#master.placeOf(before) : Number.MAX_SAFE_INTEGER / 2 + added.indexOf(doc.id);
+    };
+    yield* found.sort((a, b) => place(a) - place(b));
   }
 
   #sessionOf(ref: string): string | undefined {
@@ -277,59 +352,60 @@ export class ContentStore {
     }
   }
 
-  async #commit(next: DocMap, ref: string, undo: PastRef["undo"]): Promise<void> {
+  /**
+   * Moves the master ref: `changes` applied to the master in place, the previous ref kept as their
+   * undo, the change appended to the log. The repository's size changes nothing here.
+   */
+  async #commit(
+    changes: Changes,
+    ref: string,
+    undo: PastRef["undo"],
+    endedDrafts: readonly (readonly [string, PrismicDocument])[],
+  ): Promise<void> {
     this.#history.unshift({ ref: this.#masterRef, undo });
-    this.#history.length = Math.min(this.#history.length, this.options.refHistory);
-    this.#rememberPast(this.#masterRef, this.#master);
-    this.#master = next;
+    const dropped = this.#history.splice(this.options.refHistory);
+    this.#pastSets.clear();
+    for (const [id, doc] of changes) this.#master.set(id, doc);
     this.#masterRef = ref;
-    // The new ref's list and indexes, made now: its first search is a publish's, on the way to live.
-    prepareDocuments(listOf(next), next);
+    this.#version++;
     this.#knownRefs.push(ref);
-    if (this.#knownRefs.length > 10_000) this.#knownRefs.splice(0, this.#knownRefs.length - 10_000);
-    await this.#persist();
+    if (this.#knownRefs.length > KNOWN_REFS_LIMIT)
+      this.#knownRefs.splice(0, this.#knownRefs.length - KNOWN_REFS_LIMIT);
+    const set: Record<string, string> = {};
+    const remove: string[] = [];
+    for (const [id, doc] of changes) {
+      if (doc) set[id] = objectFileOf(doc) as string;
+      else remove.push(id);
+    }
+    // Files no ref shows any more: those of the past refs that dropped out of history (or, kept
+    // for none, this publish's replaced documents), and of the drafts it ended.
+    const released = [...dropped.flatMap((past) => [...past.undo]), ...endedDrafts];
+    await this.#append({ masterRef: ref, set, remove }, released);
   }
 
-  /** A past ref's documents, in creation order; undefined for a ref no longer (or never) kept. */
-  #pastMap(ref: string): DocMap | undefined {
+  /**
+   * A past ref's documents: the master with the undos of every publish since laid over it (the
+   * oldest undo of a document wins), without copying the master. Undefined for a ref no longer
+   * (or never) kept.
+   */
+  #pastSet(ref: string): DocumentSet | undefined {
     const at = this.#history.findIndex((past) => past.ref === ref);
     if (at === -1) return undefined;
-    const made = this.#pastMaps.get(ref);
-    if (made) return made;
-    const docs = new Map(this.#master);
-    let restored = false;
-    for (const past of this.#history.slice(0, at + 1)) {
-      for (const [id, before] of past.undo) {
-        if (before === undefined) docs.delete(id);
-        else {
-          restored ||= !docs.has(id);
-          docs.set(id, before);
-        }
-      }
+    let made = this.#pastSets.get(ref);
+    if (!made) {
+      const over = new Map<string, PrismicDocument | undefined>();
+      for (const past of this.#history.slice(0, at + 1))
+        for (const [id, before] of past.undo) over.set(id, before);
+      made = overlaySet(this.#master, over);
+      this.#pastSets.set(ref, made);
     }
-    // A document removed since comes back at the end of the map: put it back in its place.
-    const place = (doc: PrismicDocument) => this.#places.get(doc) ?? 0;
-    const ordered = restored ? new Map([...docs].sort(([, a], [, b]) => place(a) - place(b))) : docs;
-    this.#rememberPast(ref, ordered);
-    return ordered;
-  }
-
-  /** Keeps the documents of the last two past refs asked for; none of a ref no longer kept. */
-  #rememberPast(ref: string, docs: DocMap): void {
-    this.#pastMaps.delete(ref);
-    this.#pastMaps.set(ref, docs);
-    const kept = new Set(this.#history.map((past) => past.ref));
-    for (const made of this.#pastMaps.keys()) if (!kept.has(made)) this.#pastMaps.delete(made);
-    while (this.#pastMaps.size > 2) this.#pastMaps.delete(this.#pastMaps.keys().next().value as string);
+    return made;
   }
 
   /** Writes a document's object file and keeps it as a stored document (its data read from the file). */
   async #store(doc: PrismicDocument): Promise<PrismicDocument> {
     const file = objectFileOf(doc) ?? (await this.#folder.writeObject(doc));
-    const stored = storedDocument(doc, this.#folder, file);
-    const previous = this.#master.get(doc.id);
-    this.#places.set(stored, previous ? (this.#places.get(previous) ?? 0) : this.#nextPlace++);
-    return stored;
+    return storedDocument(doc, this.#folder, file);
   }
 
   #checkSize(documents: number): void {
@@ -338,64 +414,88 @@ export class ContentStore {
       throw new EditRejectedError([{ path: "upsert", message: tooMany(documents, limit) }]);
   }
 
-  async #persist(): Promise<void> {
+  /**
+   * Appends a change to the log, then removes the object files of `released` (id, document) that
+   * no queryable ref, draft or the master shows any longer. Folds the log into a new state once
+   * the log has grown past the state's size: rare, so a publish costs the same at any size.
+   */
+  async #append(
+    change: Omit<LogEntry, "drafts" | "previews">,
+    released: readonly (readonly [string, PrismicDocument | undefined])[],
+  ): Promise<void> {
+    const now = this.#now().getTime();
+    for (const [session, expiresAt] of this.#previews) if (expiresAt <= now) this.#previews.delete(session);
+    await this.#folder.append({ ...change, ...this.#draftsAndPreviews() });
+    const garbage = new Set<string>();
+    for (const [id, doc] of released) {
+      const file = doc && objectFileOf(doc);
+      if (file && !this.#shows(id, file)) garbage.add(file);
+    }
+    await this.#folder.removeObjects(garbage);
+    const sizes = this.#folder.sizes;
+    if (sizes.log > Math.max(sizes.state, 1024 * 1024)) await this.#writeState();
+  }
+
+  /** Whether the master, a draft or a past ref still shows `file` (a version of document `id`). */
+  #shows(id: string, file: string): boolean {
+    const shown = (doc: PrismicDocument | undefined) => doc !== undefined && objectFileOf(doc) === file;
+    return (
+      shown(this.#master.byId.get(id)) ||
+      shown(this.#drafts.get(id)) ||
+      this.#history.some((past) => shown(past.undo.get(id)))
+    );
+  }
+
+  #draftsAndPreviews(): Pick<LogEntry, "drafts" | "previews"> {
+    const drafts: Record<string, string> = {};
+    for (const [id, doc] of this.#drafts) drafts[id] = objectFileOf(doc) as string;
+    return { drafts, previews: this.previewSessions };
+  }
+
+  /** Writes the whole state (every document's file): at start, and when the log is folded. */
+  async #writeState(): Promise<PersistedState> {
     const now = this.#now().getTime();
     for (const [session, expiresAt] of this.#previews) if (expiresAt <= now) this.#previews.delete(session);
     const documents: Record<string, string> = {};
-    const drafts: Record<string, string> = {};
-    for (const [id, doc] of this.#master) documents[id] = objectFileOf(doc) as string;
-    for (const [id, doc] of this.#drafts) drafts[id] = objectFileOf(doc) as string;
+    for (const [id, doc] of this.#master.byId) documents[id] = objectFileOf(doc) as string;
     const state: PersistedState = {
-      version: 1,
+      version: 2,
       masterRef: this.#masterRef,
       knownRefs: this.#knownRefs,
       documents,
-      drafts,
-      previews: this.previewSessions,
+      ...this.#draftsAndPreviews(),
     };
     await this.#folder.writeState(state);
-    // Past refs still show the documents their later publishes replaced: their files stay.
-    const pastFiles = this.#history.flatMap((past) =>
-      [...past.undo.values()].flatMap((doc) => (doc ? [objectFileOf(doc) as string] : [])),
-    );
-    await this.#folder.collectGarbage(state, pastFiles);
+    return state;
   }
 
   async #load(state: PersistedState): Promise<void> {
-    const read = async (files: Record<string, string>, placed: boolean) => {
-      const docs = new Map<string, PrismicDocument>();
-      for (const [id, file] of Object.entries(files)) {
-        const doc = storedDocument(await this.#folder.readObject(file), this.#folder, file);
-        if (placed) this.#places.set(doc, this.#nextPlace++);
-        docs.set(id, doc);
-      }
-      return docs;
-    };
     this.#checkStart(Object.keys(state.documents).length);
-    this.#master = await read(state.documents, true);
-    this.#drafts = await read(state.drafts, false);
+    for (const [id, file] of Object.entries(state.documents)) {
+      this.#master.set(id, storedDocument(await this.#folder.readObject(file), this.#folder, file));
+    }
+    for (const [id, file] of Object.entries(state.drafts)) {
+      this.#drafts.set(id, storedDocument(await this.#folder.readObject(file), this.#folder, file));
+    }
     this.#masterRef = state.masterRef;
     this.#knownRefs = state.knownRefs;
     this.#previews = new Map(state.previews.map((p) => [p.session, p.expiresAt]));
-    prepareDocuments(listOf(this.#master), this.#master);
   }
 
   async #seed(): Promise<void> {
     const check = repositoryCheck(this.options.models.current());
-    const master = new Map<string, PrismicDocument>();
+    const seeded: PrismicDocument[] = [];
     for (const doc of this.options.seed()) {
       check.add(doc);
-      this.#checkStart(master.size + 1);
-      // Stored as read, one at a time; a refused seed leaves files that the next one overwrites.
-      if (check.issues.length === 0) master.set(doc.id, await this.#store(doc));
+      this.#checkStart(seeded.length + 1);
+      // Stored as read, one at a time; a refused seed leaves files that the next start removes.
+      if (check.issues.length === 0) seeded.push(await this.#store(doc));
     }
     if (check.issues.length > 0)
       throw new EditRejectedError(check.issues.map(({ document, ...issue }) => ({ id: document, ...issue })));
-    this.#master = master;
+    for (const doc of seeded) this.#master.set(doc.id, doc);
     this.#masterRef = newPrismicId();
     this.#knownRefs = [this.#masterRef];
-    await this.#persist();
-    prepareDocuments(listOf(this.#master), this.#master);
   }
 
   #checkStart(documents: number): void {
@@ -410,10 +510,3 @@ export class ContentStore {
     return run;
   }
 }
-
-/**
- * A ref's documents as a list, made once per ref: the maps are replaced, never changed, when the
- * master ref moves, and every search at a ref reads its whole list (10,000 documents copied per
- * request before).
- */
-const listOf = oncePer((docs: DocMap): readonly PrismicDocument[] => Object.freeze([...docs.values()]));

@@ -72,17 +72,24 @@ export function validateSlice(slice: unknown, models: Models, path = "slice"): V
   return ctx.issues;
 }
 
-/** A singleton custom type (repeatable: false) may have one document only. */
+/**
+ * A singleton custom type (repeatable: false) may have one document only. `existing` is read only
+ * for a singleton type (the store hands the documents of the type, read when iterated).
+ */
 export function checkSingleton(
   doc: { id: string; type: string },
-  existing: readonly { id: string; type: string }[],
+  existing: Iterable<{ id: string; type: string }>,
   models: Models,
 ): ValidationIssue[] {
   const model = models.customTypes.find((ct) => ct.id === doc.type);
   if (!model || model.repeatable) return [];
-  const other = existing.find((d) => d.type === doc.type && d.id !== doc.id);
-  if (!other) return [];
-  return [{ path: "type", message: `"${doc.type}" is a singleton and document ${other.id} already exists` }];
+  for (const other of existing) {
+    if (other.type === doc.type && other.id !== doc.id)
+      return [
+        { path: "type", message: `"${doc.type}" is a singleton and document ${other.id} already exists` },
+      ];
+  }
+  return [];
 }
 
 /** Every document, plus what only shows across documents: duplicate ids, singletons, duplicate uids. */

@@ -4,6 +4,7 @@
  * documents exist at a ref and answers an ApiError with its status and body.
  */
 
+export type { DocumentSet } from "./document-set.ts";
 export { ApiError, PARSING_ERROR, UNSUPPORTED_ERROR, VALIDATION_ERROR } from "./errors.ts";
-export { API_VERSION, documentHref, prepareDocuments, searchDocuments } from "./search.ts";
+export { API_VERSION, documentHref, searchDocuments } from "./search.ts";
 export type { PrismicDocument, SearchContext, SearchResponse } from "./types.ts";

@@ -12,13 +12,26 @@ import { type Arg, type ArgValue, type PredicateNode, parseQuery, type Scalar } 
 import { isRecord, type PrismicDocument } from "./types.ts";
 
 /**
- * Whether a document matches. `ids`, when set, are the only documents that can (`at` or `in` on
- * `document.id`): the search reads those from its index instead of testing every document.
+ * Whether a document matches, and where the documents that can match are, when the predicate says:
+ * `ids` (`at` or `in` on `document.id`), `type` (`at` on `document.type`, and every `my.<type>.*`
+ * path, which only documents of that type have), `uids` of that type (`at`, `any` or `in` on
+ * `my.<type>.uid`). The search reads those from its indexes instead of testing every document
+ * (document-set.ts); every predicate is still tested on them.
  */
-export type Matcher = ((doc: PrismicDocument) => boolean) & { readonly ids?: ReadonlySet<string> };
+export type Matcher = ((doc: PrismicDocument) => boolean) & {
+  readonly ids?: ReadonlySet<string>;
+  readonly type?: string;
+  readonly uids?: ReadonlySet<string>;
+};
 
-const byIds = (ids: ReadonlySet<string>, match: (doc: PrismicDocument) => boolean): Matcher =>
-  Object.assign(match, { ids });
+type Narrowing = { ids: ReadonlySet<string> } | { type: string; uids?: ReadonlySet<string> };
+
+const narrowed = (match: (doc: PrismicDocument) => boolean, where: Narrowing): Matcher =>
+  Object.assign(match, where);
+
+/** `match`, narrowed to its type when its path is a `my.<type>.*` one. */
+const ofPathType = (path: Path, match: (doc: PrismicDocument) => boolean): Matcher =>
+  path.kind === "document" ? match : narrowed(match, { type: path.type });
 
 const SUPPORTED = "at, not, any, in, has and missing";
 const KNOWN_BUT_NOT_IMPLEMENTED = /^(fulltext|similar|number\.[\w-]+|date\.[\w-]+|geopoint\.[\w-]+)$/;
@@ -67,7 +80,7 @@ function compileComparison(node: PredicateNode): Matcher {
     const ids = new Set(stringList(value, fail));
     const match = (doc: PrismicDocument) =>
       pathAppliesTo(doc, path) && ids.has(readPath(doc, path) as string);
-    return path.kind === "document" ? byIds(ids, match) : match;
+    return narrowed(match, path.kind === "document" ? { ids } : { type: path.type, uids: ids });
   }
 
   if (path.kind === "document" && path.field === "tags") {
@@ -83,11 +96,14 @@ function compileComparison(node: PredicateNode): Matcher {
   for (const candidate of candidates) checkArgumentType(path, candidate, fail);
   const equals = (doc: PrismicDocument) =>
     candidates.some((c) => valueEquals(node, path, readPath(doc, path), c));
-  if (node.name === "not") return (doc) => pathAppliesTo(doc, path) && !equals(doc);
+  if (node.name === "not") return ofPathType(path, (doc) => pathAppliesTo(doc, path) && !equals(doc));
   const match = (doc: PrismicDocument) => pathAppliesTo(doc, path) && equals(doc);
-  return node.name === "at" && path.kind === "document" && path.field === "id"
-    ? byIds(new Set(candidates.map(String)), match)
-    : match;
+  if (path.kind === "uid") return narrowed(match, { type: path.type, uids: new Set(candidates.map(String)) });
+  if (path.kind !== "document") return ofPathType(path, match);
+  if (node.name === "at" && path.field === "id")
+    return narrowed(match, { ids: new Set(candidates.map(String)) });
+  if (node.name === "at" && path.field === "type") return narrowed(match, { type: String(candidates[0]) });
+  return match;
 }
 
 function compilePresence(node: PredicateNode): Matcher {
@@ -101,7 +117,7 @@ function compilePresence(node: PredicateNode): Matcher {
     );
   }
   const wanted = node.name === "has";
-  return (doc) => pathAppliesTo(doc, path) && isFilled(readPath(doc, path)) === wanted;
+  return ofPathType(path, (doc) => pathAppliesTo(doc, path) && isFilled(readPath(doc, path)) === wanted);
 }
 
 /** Whether a document's value equals one predicate argument. */

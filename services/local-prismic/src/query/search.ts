@@ -3,11 +3,12 @@
  * cursor, page, then present each result as Prismic does (url, href, links).
  */
 
-import { oncePer } from "../once-per.ts";
+import { type DocumentSet, documentSetOf } from "./document-set.ts";
 import { pickFields } from "./field-lists.ts";
 import { documentUrl, type LinkContext, resolveLinks } from "./links.ts";
 import { sortDocuments } from "./orderings.ts";
 import { applyAfter, searchEndpoint, slicePage } from "./pagination.ts";
+import type { Matcher } from "./predicates.ts";
 import { parseSearchRequest, type SearchRequest } from "./search-request.ts";
 import type { PrismicDocument, SearchContext, SearchResponse } from "./types.ts";
 
@@ -15,26 +16,25 @@ import type { PrismicDocument, SearchContext, SearchResponse } from "./types.ts"
 export const API_VERSION = "local-prismic";
 
 /**
- * @param documents every document that exists at `context.ref`, in creation order (never mutated).
+ * @param documents every document that exists at `context.ref`, in creation order (never changed
+ *   during a search): a list, or a set with indexes (document-set.ts).
  * @throws ApiError (status 400) for a request Prismic would refuse or this service does not implement.
  */
 export function searchDocuments(
-  documents: readonly PrismicDocument[],
+  documents: readonly PrismicDocument[] | DocumentSet,
   params: URLSearchParams,
   context: SearchContext,
 ): SearchResponse {
+  const set = isDocumentSet(documents) ? documents : documentSetOf(documents);
   const request = parseSearchRequest(params, context);
-  // A query naming documents by id reads those from the index, in the list's order (a publish asks
-  // for its few changed documents in a repository of 10,000), and tests every predicate on them only.
-  const ids = request.matchers.find((match) => match.ids)?.ids;
-  const matched = (ids ? inListOrder(documents, ids) : documents).filter(
-    (doc) =>
-      (request.lang === null || doc.lang === request.lang) && request.matchers.every((match) => match(doc)),
-  );
+  const matched: PrismicDocument[] = [];
+  for (const doc of candidates(set, request.matchers))
+    if ((request.lang === null || doc.lang === request.lang) && request.matchers.every((match) => match(doc)))
+      matched.push(doc);
   const ordered = applyAfter(sortDocuments(matched, request.orderings), request.page.after);
   const page = slicePage(ordered, request.page, context.apiBase, params);
   const links: LinkContext = {
-    documentsById: byId(documents),
+    documentsById: set.byId,
     routes: request.routes,
     brokenRoute: request.brokenRoute,
     masterLang: context.masterLang,
@@ -54,42 +54,40 @@ export function searchDocuments(
   };
 }
 
-/** Each document's place in a list, by id, made once per list (a ref's list is made once: store.ts). */
-const placesOf = oncePer(
-  (documents: readonly PrismicDocument[]): ReadonlyMap<string, number> =>
-    new Map(documents.map((doc, place) => [doc.id, place])),
-);
-
-/** The documents by id, indexed once per list, or the map the list was made from (prepareDocuments). */
-const byIdGiven = new WeakMap<readonly PrismicDocument[], ReadonlyMap<string, PrismicDocument>>();
-const byIdMade = oncePer(
-  (documents: readonly PrismicDocument[]): ReadonlyMap<string, PrismicDocument> =>
-    new Map(documents.map((doc) => [doc.id, doc])),
-);
-const byId = (documents: readonly PrismicDocument[]) => byIdGiven.get(documents) ?? byIdMade(documents);
-
-/** The documents of `ids` that the list holds, in the list's order. */
-function inListOrder(documents: readonly PrismicDocument[], ids: ReadonlySet<string>): PrismicDocument[] {
-  const at = placesOf(documents);
-  return [...ids]
-    .map((id) => at.get(id))
-    .filter((place): place is number => place !== undefined)
-    .sort((a, b) => a - b)
-    .map((place) => documents[place] as PrismicDocument);
-}
+const isDocumentSet = (documents: readonly PrismicDocument[] | DocumentSet): documents is DocumentSet =>
+  !Array.isArray(documents);
 
 /**
- * Makes a ref's indexes now rather than on its first search: the store calls it when the master
- * ref moves, so the first search at a new ref (a publish's) does not wait for them. `byIdMap`: the
- * documents by id the list was made from, kept rather than a second map of every document.
+ * The documents that can match, in creation order: the ones a predicate names by id or by uid, or
+ * those of the type it is about, read from the set's indexes (a publish asks for its few changed
+ * documents in a repository of 100,000; a page render for its settings and its page by uid); every
+ * document otherwise.
  */
-export function prepareDocuments(
-  documents: readonly PrismicDocument[],
-  byIdMap?: ReadonlyMap<string, PrismicDocument>,
-): void {
-  placesOf(documents);
-  if (byIdMap) byIdGiven.set(documents, byIdMap);
-  else byId(documents);
+function candidates(set: DocumentSet, matchers: readonly Matcher[]): Iterable<PrismicDocument> {
+  const ids = matchers.find((match) => match.ids)?.ids;
+  if (ids)
+    return inSetOrder(
+      set,
+      [...ids].map((id) => set.byId.get(id)),
+    );
+  const byUid = matchers.find((match) => match.uids);
+  if (byUid?.type !== undefined && byUid.uids && set.withUid) {
+    const found: PrismicDocument[] = [];
+    for (const uid of byUid.uids) found.push(...set.withUid(byUid.type, uid));
+    return inSetOrder(set, found);
+  }
+  const byType = matchers.find((match) => match.type !== undefined);
+  if (byType?.type !== undefined && set.ofType) return set.ofType(byType.type);
+  return set.byId.values();
+}
+
+/** `docs` (some undefined: not in the set) in the set's order, each once. */
+function inSetOrder(set: DocumentSet, docs: readonly (PrismicDocument | undefined)[]): PrismicDocument[] {
+  const found = [...new Set(docs.filter((doc): doc is PrismicDocument => doc !== undefined))];
+  return found
+    .map((doc) => ({ doc, place: set.placeOf(doc) }))
+    .sort((a, b) => a.place - b.place)
+    .map(({ doc }) => doc);
 }
 
 /** A copy of `doc` as the API shows it for this request. */
