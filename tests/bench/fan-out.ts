@@ -60,9 +60,11 @@ const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const WORKER_NODE_OPTIONS = process.env.WORKER_NODE_OPTIONS ?? "";
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const READERS = Number(process.env.READERS ?? 4);
+/** BUILDS=0: no full build (the changes alone, for profiling a worker; no ratio). */
+const BUILDS = process.env.BUILDS !== "0";
 /** As infra/Dockerfile sets it for every process (docs/operations.md); the environment's value wins. */
 const MALLOC = { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2" };
-const COMMAND = `${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${ROUNDS === 3 ? "" : `ROUNDS=${ROUNDS} `}${READERS === 4 ? "" : `READERS=${READERS} `}${process.env.MALLOC_ARENA_MAX === undefined ? "" : `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX} `}${WORKER_NODE_OPTIONS ? `WORKER_NODE_OPTIONS='${WORKER_NODE_OPTIONS}' ` : ""}npm run bench:fan-out`;
+const COMMAND = `${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${ROUNDS === 3 ? "" : `ROUNDS=${ROUNDS} `}${READERS === 4 ? "" : `READERS=${READERS} `}${BUILDS ? "" : "BUILDS=0 "}${process.env.MALLOC_ARENA_MAX === undefined ? "" : `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX} `}${WORKER_NODE_OPTIONS ? `WORKER_NODE_OPTIONS='${WORKER_NODE_OPTIONS}' ` : ""}npm run bench:fan-out`;
 
 ensureGeneratedRepository(repo, PAGES, 20);
 for (const dir of [join(work, "fan-out-content"), siteDir, buildDir])
@@ -123,6 +125,8 @@ try {
 
   // 1. The full build in its own process (its peak RSS is its own), into its own folder.
   const build = (label: string, round: number): Run => {
+    if (!BUILDS)
+      return { label, round, ms: Number.NaN, rendered: 0, written: 0, peakRssMB: [], cpu: {}, load: 0 };
     const used = cpuMeter(services);
     const out = execFileSync(
       process.execPath,

@@ -7,6 +7,7 @@ import type { RedirectRule } from "#website/contract.ts";
 import type { BuiltRoute } from "../build/full-build.ts";
 import type { BundleModules } from "../build/render-thread-bundle.ts";
 import { execTransaction, type RedisCommand, type TransactionGuard } from "./chunked-transaction.ts";
+import type { CommittedEntry } from "./fan-out-entries.ts";
 import type { KnownDocument } from "./planner.ts";
 
 /**
@@ -398,23 +399,39 @@ export class DependencyIndex {
    */
   async commit(change: {
     ref: string;
-    written: ReadonlyMap<string, IndexedRoute>;
+    /**
+     * The routes written with their new entries: held (`previous` has their old ones), or read a chunk
+     * at a time with their old ones while the transaction is sent (a large fan-out's: fan-out-entries.ts).
+     */
+    written: ReadonlyMap<string, IndexedRoute> | AsyncIterable<readonly CommittedEntry[]>;
     deleted: readonly string[];
     previous: ReadonlyMap<string, IndexedRoute>;
     documents: ReadonlyMap<string, IndexedDocument | null>;
     /** Applied only while the guard holds (the publish is still the newest: generation.ts). */
     guard?: TransactionGuard;
   }): Promise<void> {
-    await execTransaction(this.redis, this.commitCommands(change), undefined, change.guard);
+    const { written, previous } = change;
+    const chunks =
+      Symbol.asyncIterator in written
+        ? written
+        : [
+            [...written].map(([route, entry]) => ({
+              route,
+              entry,
+              json: JSON.stringify(entry),
+              before: previous.get(route),
+            })),
+          ];
+    await execTransaction(this.redis, this.commitCommands({ ...change, chunks }), undefined, change.guard);
   }
 
-  private *commitCommands(change: {
+  private async *commitCommands(change: {
     ref: string;
-    written: ReadonlyMap<string, IndexedRoute>;
+    chunks: Iterable<readonly CommittedEntry[]> | AsyncIterable<readonly CommittedEntry[]>;
     deleted: readonly string[];
     previous: ReadonlyMap<string, IndexedRoute>;
     documents: ReadonlyMap<string, IndexedDocument | null>;
-  }): Generator<RedisCommand> {
+  }): AsyncGenerator<RedisCommand> {
     const routesKey = this.key("routes");
     const docsKey = this.key("docs");
     // Only the dependencies that changed are touched: the sitemap depends on every document, and
@@ -424,18 +441,20 @@ export class DependencyIndex {
         yield ["srem", this.key(`dep:${dependency}`), route];
       yield ["hdel", routesKey, route];
     }
-    for (const [route, entry] of change.written) {
-      const before = new Set(change.previous.get(route)?.dependencies ?? []);
-      const now = new Set(entry.dependencies);
-      for (const dependency of before)
-        if (!now.has(dependency)) yield ["srem", this.key(`dep:${dependency}`), route];
-      for (const dependency of now)
-        if (!before.has(dependency)) yield ["sadd", this.key(`dep:${dependency}`), route];
+    for await (const chunk of change.chunks) {
+      for (const { route, entry, before: old } of chunk) {
+        const before = new Set(old?.dependencies ?? []);
+        const now = new Set(entry.dependencies);
+        for (const dependency of before)
+          if (!now.has(dependency)) yield ["srem", this.key(`dep:${dependency}`), route];
+        for (const dependency of now)
+          if (!before.has(dependency)) yield ["sadd", this.key(`dep:${dependency}`), route];
+      }
+      yield* hsetInGroups(
+        routesKey,
+        chunk.map(({ route, json }) => [route, json]),
+      );
     }
-    yield* hsetInGroups(
-      routesKey,
-      mapEntries(change.written, (entry) => JSON.stringify(entry)),
-    );
     yield* hsetInGroups(
       docsKey,
       mapEntries(change.documents, (doc) => (doc ? JSON.stringify(doc) : undefined)),

@@ -1,0 +1,153 @@
+import type { Redis } from "ioredis";
+import { chunksOf } from "#jobs/chunks.ts";
+import type { ManifestRoute } from "#manifest/manifest.ts";
+import type { IndexedRoute } from "./dependency-index.ts";
+
+/**
+ * Where a large fan-out's child jobs leave the index entries of the routes they rendered
+ * (`<prefix>:fan-out:<generation>:entries`, route → the entry's JSON, as the index stores it), for the
+ * publish that queued them to commit a chunk at a time: the publishing worker never holds an entry
+ * per route of the site (docs/operations.md, "Sizing"). The publish deletes it once committed; a
+ * publish that failed or was superseded leaves it to expire.
+ */
+export const fanOutEntriesKey = (prefix: string, generation: number) =>
+  `${prefix}:fan-out:${generation}:entries`;
+
+/** How long the entries of a fan-out stay when its publish never commits them (a day: any fan-out ends well before). */
+export const FAN_OUT_ENTRIES_TTL_S = 86_400;
+
+/** Routes the commit reads (and whose index entries it replaces) at a time. */
+export const COMMIT_CHUNK = 500;
+
+/** A fan-out's entries are gone from Redis (it restarted empty, or they expired): the publish fails, and is retried. */
+export class FanOutEntriesLostError extends Error {
+  override readonly name = "FanOutEntriesLostError";
+}
+
+/** A child job's entries, stored before it answers (each route once; a retried job stores them again). */
+export async function stageEntries(
+  redis: Redis,
+  prefix: string,
+  generation: number,
+  written: readonly (readonly [string, IndexedRoute])[],
+): Promise<void> {
+  if (written.length === 0) return;
+  const key = fanOutEntriesKey(prefix, generation);
+  const multi = redis.multi();
+  for (const chunk of chunksOf(written, 100))
+    multi.hset(key, ...chunk.flatMap(([route, entry]) => [route, JSON.stringify(entry)]));
+  multi.expire(key, FAN_OUT_ENTRIES_TTL_S);
+  for (const [error] of (await multi.exec()) ?? []) if (error) throw error;
+}
+
+/** One written route at the commit: its new entry (and its JSON, stored as is) and its previous one. */
+export interface CommittedEntry {
+  route: string;
+  entry: IndexedRoute;
+  json: string;
+  before: IndexedRoute | undefined;
+}
+
+/**
+ * What a fan-out's child jobs wrote, as the publish that waits for them knows it without their
+ * entries: the routes it planned (`planned`, in order), less those a child did not write (their
+ * render failed, or their document was gone), plus those a child wrote beyond its batch (the
+ * sitemap's new parts). The entries stay in Redis until the commit reads them (`entries`, `chunks`).
+ */
+export class StagedWrites {
+  readonly #unwritten = new Set<string>();
+  readonly #also = new Set<string>();
+  /** Routes whose bytes or key changed (what the edge must forget), found as the commit reads the entries. */
+  readonly changed: string[] = [];
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly generation: number,
+    private readonly planned: readonly string[],
+    private readonly isPlanned: (route: string) => boolean,
+    /** Routes read at a time (COMMIT_CHUNK; tests lower it). */
+    private readonly chunk = COMMIT_CHUNK,
+  ) {}
+
+  get key(): string {
+    return fanOutEntriesKey(this.prefix, this.generation);
+  }
+
+  /** A child's outcome: the routes of its batch it did not write, and those it wrote beyond it. */
+  add(unwritten: readonly string[], also: readonly string[]): void {
+    for (const route of unwritten) this.#unwritten.add(route);
+    for (const route of also) if (!this.isPlanned(route)) this.#also.add(route);
+  }
+
+  has(route: string): boolean {
+    return this.isPlanned(route) ? !this.#unwritten.has(route) : this.#also.has(route);
+  }
+
+  /** Every route written, the planned ones first, in plan order. */
+  *routes(): Generator<string> {
+    for (const route of this.planned) if (!this.#unwritten.has(route)) yield route;
+    yield* this.#also;
+  }
+
+  /** The manifest's entries of those of `routes` written, `chunk` read at a time. */
+  async entries(routes: readonly string[]): Promise<Map<string, ManifestRoute>> {
+    const found = new Map<string, ManifestRoute>();
+    for (const some of chunksOf(
+      routes.filter((route) => this.has(route)),
+      this.chunk,
+    )) {
+      const values = await this.#read(some);
+      some.forEach((route, i) => {
+        const { key, hash, status, documentId } = JSON.parse(values[i] as string) as IndexedRoute;
+        found.set(route, documentId ? { key, hash, status, documentId } : { key, hash, status });
+      });
+    }
+    return found;
+  }
+
+  /**
+   * The written routes' entries with their previous ones (the index's, read now: nothing but this
+   * publish commits meanwhile, it holds the lock), `chunk` routes at a time; records `changed`.
+   */
+  async *chunks(
+    indexRoutes: (routes: readonly string[]) => Promise<Map<string, IndexedRoute>>,
+  ): AsyncGenerator<CommittedEntry[]> {
+    this.changed.length = 0;
+    let routes: string[] = [];
+    const chunk = async (): Promise<CommittedEntry[]> => {
+      const [values, previous] = await Promise.all([this.#read(routes), indexRoutes(routes)]);
+      const entries = routes.map((route, i) => {
+        const json = values[i] as string;
+        const entry = JSON.parse(json) as IndexedRoute;
+        const before = previous.get(route);
+        if (before?.hash !== entry.hash || before.key !== entry.key) this.changed.push(route);
+        return { route, entry, json, before };
+      });
+      routes = [];
+      return entries;
+    };
+    for (const route of this.routes()) {
+      routes.push(route);
+      if (routes.length >= this.chunk) yield await chunk();
+    }
+    if (routes.length > 0) yield await chunk();
+  }
+
+  /** Forgets the entries (after the commit). */
+  async drop(): Promise<void> {
+    await this.redis.unlink(this.key);
+  }
+
+  /** The entries of `routes` (at most a chunk's), each of which a child wrote: a missing one means Redis lost them. */
+  async #read(routes: readonly string[]): Promise<string[]> {
+    if (routes.length === 0) return [];
+    const values = await this.redis.hmget(this.key, ...routes);
+    const lost = values.filter((value) => value === null).length;
+    if (lost > 0)
+      throw new FanOutEntriesLostError(
+        `${lost} of ${routes.length} routes rendered by the fan-out's child jobs have no entry in Redis (did it lose its data?): the publish fails and is retried`,
+      );
+    return values as string[];
+  }
+}
