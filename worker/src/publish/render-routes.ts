@@ -216,14 +216,14 @@ export async function renderBatchJob(
     return { ...emptyOutcome(), unwritten: [...routes], superseded: true };
   }
   const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
-  const [previous, unsettled] = await Promise.all([
-    index.routes(routes),
-    ctx.redis.smembers(redisKeys(ctx.queuePrefix).unsettledRoutes),
-  ]);
-  const rewrite = new Set(unsettled);
-  const log = ctx.logger.child({ ref, generation });
   const onThreads = ctx.threads ? routes.filter((r) => !website.routes.isListing(r)) : [];
-  const onSource = routes.filter((r) => !onThreads.includes(r));
+  const onThread = new Set(onThreads);
+  const onSource = routes.filter((r) => !onThread.has(r));
+  const [previous, rewrite] = await Promise.all([
+    index.routes(routes),
+    unsettledAmong(ctx, routes, onSource.length > 0),
+  ]);
+  const log = ctx.logger.child({ ref, generation });
   const threaded = ctx.threads
     ? await renderOnThreads(ctx, ctx.threads, { ref, routes: onThreads, previous, log, generation, rewrite })
     : emptyOutcome();
@@ -257,6 +257,25 @@ export async function renderBatchJob(
     refused: (threaded.refused ?? 0) + (rest.refused ?? 0),
     failed: [...(threaded.failed ?? []), ...(rest.failed ?? [])],
   };
+}
+
+/**
+ * The routes among `routes` left unsettled (generation.ts): written whatever `previous` says. Asked
+ * for the batch's routes only: the set grows with every route the fan-out writes, and reading it
+ * whole in each child job cost a fan-out of N routes N²/200 members read. A batch that renders
+ * through the source (`whole`: listings, which may render routes beyond it: the sitemap's new parts)
+ * reads the whole set.
+ */
+async function unsettledAmong(
+  ctx: PublishContext,
+  routes: readonly string[],
+  whole: boolean,
+): Promise<Set<string>> {
+  const key = redisKeys(ctx.queuePrefix).unsettledRoutes;
+  if (whole) return new Set(await ctx.redis.smembers(key));
+  if (routes.length === 0) return new Set();
+  const answers = await ctx.redis.smismember(key, ...routes);
+  return new Set(routes.filter((_, i) => answers[i] === 1));
 }
 
 /** What the routes of a batch not rendered on threads read: their documents fetched, then the content API. */
