@@ -107,7 +107,8 @@ try {
     ((await (await fetch(`${content.match}/admin/stats`)).json()) as { masterRef: string }).masterRef;
   /** Waits for the index to reach `ref`; fails at once if a worker process exits meanwhile. */
   const untilIndexAt = async (ref: string, watched: readonly StartedProcess[]) => {
-    const deadline = Date.now() + 600_000;
+    // 10 minutes, or 30 ms a page: a 100,000-page diff build on a loaded 2-core machine takes longer.
+    const deadline = Date.now() + Math.max(600_000, PAGES * 30);
     while ((await redis.hget(`${prefix}:index:meta`, "ref")) !== ref) {
       const dead = watched.find(({ child }) => child.exitCode !== null || child.signalCode !== null);
       if (dead)

@@ -7,7 +7,7 @@ import type { IndexedRoute } from "./dependency-index.ts";
  * Where a large fan-out's child jobs leave the index entries of the routes they rendered
  * (`<prefix>:fan-out:<generation>:entries`, route → the entry's JSON, as the index stores it), for the
  * publish that queued them to commit a chunk at a time: the publishing worker never holds an entry
- * per route of the site (docs/operations.md, "Sizing"). The publish deletes it once committed; a
+ * per route of the site (docs/operations.md, "Memory"). The publish deletes it once committed; a
  * publish that failed or was superseded leaves it to expire.
  */
 export const fanOutEntriesKey = (prefix: string, generation: number) =>
