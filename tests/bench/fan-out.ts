@@ -25,7 +25,8 @@
  *   npm run bench:fan-out              (PAGES=2000 ROUNDS=1 npm run bench:fan-out for a quick run)
  *
  * WORKER_NODE_OPTIONS is given to the worker processes as their NODE_OPTIONS (e.g. V8's heap flags,
- * to compare their peak RSS with the same run's defaults).
+ * to compare their peak RSS with the same run's defaults). BUILDS=0 runs no full build: the changes
+ * alone, for a worker's memory (no ratio).
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
