@@ -134,9 +134,9 @@ export class StagedWrites {
     if (routes.length > 0) yield await chunk();
   }
 
-  /** Forgets the entries (after the commit). */
+  /** Forgets the entries (after the commit); if Redis cannot now, they expire (the publish is done either way). */
   async drop(): Promise<void> {
-    await this.redis.unlink(this.key);
+    await this.redis.unlink(this.key).catch(() => undefined);
   }
 
   /** The entries of `routes` (at most a chunk's), each of which a child wrote: a missing one means Redis lost them. */
