@@ -7,7 +7,6 @@ import type { RedirectRule } from "#website/contract.ts";
 import type { BuiltRoute } from "../build/full-build.ts";
 import type { BundleModules } from "../build/render-thread-bundle.ts";
 import { execTransaction, type RedisCommand, type TransactionGuard } from "./chunked-transaction.ts";
-import type { CommittedEntry } from "./fan-out-entries.ts";
 import type { KnownDocument } from "./planner.ts";
 
 /**
@@ -103,6 +102,14 @@ export interface IndexedDocument extends KnownDocument {
 }
 
 export type IndexedRoute = BuiltRoute;
+
+/** One written route at the commit: its new entry (and its JSON, stored as is) and its previous one. */
+export interface CommittedEntry {
+  route: string;
+  entry: IndexedRoute;
+  json: string;
+  before: IndexedRoute | undefined;
+}
 
 /** The code an index was built with (`builtWith`). */
 export interface BuiltWith {

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { chunksOf } from "#jobs/chunks.ts";
 import type { ManifestRoute } from "#manifest/manifest.ts";
-import type { IndexedRoute } from "./dependency-index.ts";
+import type { CommittedEntry, IndexedRoute } from "./dependency-index.ts";
 
 /**
  * Where a large fan-out's child jobs leave the index entries of the routes they rendered
@@ -38,14 +38,6 @@ export async function stageEntries(
     multi.hset(key, ...chunk.flatMap(([route, entry]) => [route, JSON.stringify(entry)]));
   multi.expire(key, FAN_OUT_ENTRIES_TTL_S);
   for (const [error] of (await multi.exec()) ?? []) if (error) throw error;
-}
-
-/** One written route at the commit: its new entry (and its JSON, stored as is) and its previous one. */
-export interface CommittedEntry {
-  route: string;
-  entry: IndexedRoute;
-  json: string;
-  before: IndexedRoute | undefined;
 }
 
 /**
