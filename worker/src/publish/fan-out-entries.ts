@@ -85,16 +85,21 @@ export class StagedWrites {
   /** The manifest's entries of those of `routes` written, `chunk` read at a time. */
   async entries(routes: readonly string[]): Promise<Map<string, ManifestRoute>> {
     const found = new Map<string, ManifestRoute>();
-    for (const some of chunksOf(
-      routes.filter((route) => this.has(route)),
-      this.chunk,
-    )) {
-      const values = await this.#read(some);
+    // The chunks at once: a few shards' routes (the manifest's caller asks for that many), not the site's.
+    const chunks = [
+      ...chunksOf(
+        routes.filter((route) => this.has(route)),
+        this.chunk,
+      ),
+    ];
+    const read = await Promise.all(chunks.map((some) => this.#read(some)));
+    chunks.forEach((some, c) => {
+      const values = read[c] as string[];
       some.forEach((route, i) => {
         const { key, hash, status, documentId } = JSON.parse(values[i] as string) as IndexedRoute;
         found.set(route, documentId ? { key, hash, status, documentId } : { key, hash, status });
       });
-    }
+    });
     return found;
   }
 
@@ -106,24 +111,41 @@ export class StagedWrites {
     indexRoutes: (routes: readonly string[]) => Promise<Map<string, IndexedRoute>>,
   ): AsyncGenerator<CommittedEntry[]> {
     this.changed.length = 0;
-    let routes: string[] = [];
-    const chunk = async (): Promise<CommittedEntry[]> => {
-      const [values, previous] = await Promise.all([this.#read(routes), indexRoutes(routes)]);
-      const entries = routes.map((route, i) => {
+    const read = (routes: string[]) => {
+      const reading = Promise.all([this.#read(routes), indexRoutes(routes)]);
+      reading.catch(() => undefined); // thrown where it is awaited
+      return { routes, reading };
+    };
+    const groups = this.#groups();
+    // The next chunk is read while the transaction sends this one: two chunks in hand at most.
+    let next = groups.next();
+    let ahead = next.done ? undefined : read(next.value);
+    while (ahead) {
+      const { routes, reading } = ahead;
+      const [values, previous] = await reading;
+      next = groups.next();
+      ahead = next.done ? undefined : read(next.value);
+      yield routes.map((route, i) => {
         const json = values[i] as string;
         const entry = JSON.parse(json) as IndexedRoute;
         const before = previous.get(route);
         if (before?.hash !== entry.hash || before.key !== entry.key) this.changed.push(route);
         return { route, entry, json, before };
       });
-      routes = [];
-      return entries;
-    };
+    }
+  }
+
+  /** The written routes, `chunk` at a time. */
+  *#groups(): Generator<string[]> {
+    let routes: string[] = [];
     for (const route of this.routes()) {
       routes.push(route);
-      if (routes.length >= this.chunk) yield await chunk();
+      if (routes.length >= this.chunk) {
+        yield routes;
+        routes = [];
+      }
     }
-    if (routes.length > 0) yield await chunk();
+    if (routes.length > 0) yield routes;
   }
 
   /** Forgets the entries (after the commit); if Redis cannot now, they expire (the publish is done either way). */
