@@ -25,7 +25,8 @@
  *   npm run bench:fan-out              (PAGES=2000 ROUNDS=1 npm run bench:fan-out for a quick run)
  *
  * WORKER_NODE_OPTIONS is given to the worker processes as their NODE_OPTIONS (e.g. V8's heap flags,
- * to compare their peak RSS with the same run's defaults).
+ * to compare their peak RSS with the same run's defaults). BUILDS=0 runs no full build: the changes
+ * alone, for a worker's memory (no ratio).
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -60,9 +61,11 @@ const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const WORKER_NODE_OPTIONS = process.env.WORKER_NODE_OPTIONS ?? "";
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const READERS = Number(process.env.READERS ?? 4);
+/** BUILDS=0: no full build (the changes alone, for profiling a worker; no ratio). */
+const BUILDS = process.env.BUILDS !== "0";
 /** As infra/Dockerfile sets it for every process (docs/operations.md); the environment's value wins. */
 const MALLOC = { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2" };
-const COMMAND = `${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${ROUNDS === 3 ? "" : `ROUNDS=${ROUNDS} `}${READERS === 4 ? "" : `READERS=${READERS} `}${process.env.MALLOC_ARENA_MAX === undefined ? "" : `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX} `}${WORKER_NODE_OPTIONS ? `WORKER_NODE_OPTIONS='${WORKER_NODE_OPTIONS}' ` : ""}npm run bench:fan-out`;
+const COMMAND = `${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${ROUNDS === 3 ? "" : `ROUNDS=${ROUNDS} `}${READERS === 4 ? "" : `READERS=${READERS} `}${BUILDS ? "" : "BUILDS=0 "}${process.env.MALLOC_ARENA_MAX === undefined ? "" : `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX} `}${WORKER_NODE_OPTIONS ? `WORKER_NODE_OPTIONS='${WORKER_NODE_OPTIONS}' ` : ""}npm run bench:fan-out`;
 
 ensureGeneratedRepository(repo, PAGES, 20);
 for (const dir of [join(work, "fan-out-content"), siteDir, buildDir])
@@ -105,7 +108,8 @@ try {
     ((await (await fetch(`${content.match}/admin/stats`)).json()) as { masterRef: string }).masterRef;
   /** Waits for the index to reach `ref`; fails at once if a worker process exits meanwhile. */
   const untilIndexAt = async (ref: string, watched: readonly StartedProcess[]) => {
-    const deadline = Date.now() + 600_000;
+    // 10 minutes, or 30 ms a page: a 100,000-page diff build on a loaded 2-core machine takes longer.
+    const deadline = Date.now() + Math.max(600_000, PAGES * 30);
     while ((await redis.hget(`${prefix}:index:meta`, "ref")) !== ref) {
       const dead = watched.find(({ child }) => child.exitCode !== null || child.signalCode !== null);
       if (dead)
@@ -123,6 +127,8 @@ try {
 
   // 1. The full build in its own process (its peak RSS is its own), into its own folder.
   const build = (label: string, round: number): Run => {
+    if (!BUILDS)
+      return { label, round, ms: Number.NaN, rendered: 0, written: 0, peakRssMB: [], cpu: {}, load: 0 };
     const used = cpuMeter(services);
     const out = execFileSync(
       process.execPath,

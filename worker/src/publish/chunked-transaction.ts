@@ -18,7 +18,8 @@ export interface TransactionGuard {
 }
 
 /**
- * Runs `commands` as one MULTI … EXEC: a reader sees all of them or none. A small transaction is one
+ * Runs `commands` as one MULTI … EXEC: a reader sees all of them or none. They may be made as they
+ * are sent (an async iterable reading what they apply a chunk at a time). A small transaction is one
  * pipeline on `redis`. A large one (a diff build's 40,000 commands) goes on a connection of its own,
  * `chunk` commands at a time, so the worker never holds the whole pipeline in memory until EXEC.
  * That connection never reconnects nor resends: if it fails before EXEC, Redis discards the
@@ -28,20 +29,21 @@ export interface TransactionGuard {
  */
 export async function execTransaction(
   redis: Redis,
-  commands: Iterable<RedisCommand>,
+  commands: Iterable<RedisCommand> | AsyncIterable<RedisCommand>,
   chunk = TRANSACTION_CHUNK,
   guard?: TransactionGuard,
 ): Promise<void> {
-  const iterator = commands[Symbol.iterator]();
-  const take = () => {
+  const iterator =
+    Symbol.asyncIterator in commands ? commands[Symbol.asyncIterator]() : commands[Symbol.iterator]();
+  const take = async () => {
     const taken: RedisCommand[] = [];
-    for (let next = iterator.next(); !next.done; next = iterator.next()) {
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
       taken.push(next.value);
       if (taken.length >= chunk) break;
     }
     return taken;
   };
-  let batch = take();
+  let batch = await take();
   if (batch.length < chunk && !guard) {
     throwFirstError(await redis.multi(batch).exec());
     return;
@@ -63,7 +65,7 @@ export async function execTransaction(
     await tx.multi({ pipeline: false });
     while (batch.length > 0) {
       await Promise.all(batch.map(([name, ...args]) => tx.call(name, ...args)));
-      batch = take();
+      batch = await take();
     }
     const replies = await tx.exec();
     // EXEC answers nil when a watched key changed: the guard no longer held, nothing was applied.

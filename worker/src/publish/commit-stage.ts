@@ -20,22 +20,25 @@ export async function commitStage(
   writes: PublishWrites,
   redirects: Redirected,
 ): Promise<void> {
-  const { written, deleted, previous } = writes;
+  const { written, deleted, previous, staged } = writes;
   await ensureCurrent(ctx.redis, ctx.queuePrefix, run.generation);
-  await updateManifest(ctx.store, run.ref, written, deleted, redirects.served, redirects.manifest);
-  await new DependencyIndex(ctx.redis, ctx.queuePrefix).commit({
+  const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
+  await updateManifest(ctx.store, run.ref, staged ?? written, deleted, redirects.served, redirects.manifest);
+  await index.commit({
     ref: run.ref,
-    written,
+    // A large fan-out's entries, with their previous ones, a chunk at a time (fan-out-entries.ts).
+    written: staged ? staged.chunks((routes) => index.routes(routes)) : written,
     deleted,
     previous,
     documents: planned.overlay,
     guard: generationGuard(ctx.queuePrefix, run.generation),
   });
+  await staged?.drop();
   await recordRouteFailures(
     ctx.redis,
     ctx.queuePrefix,
     writes.failed.map((f) => ({ ...f, ref: run.ref, at: new Date().toISOString() })),
-    [...written.keys(), ...deleted],
+    [...writes.writtenRoutes(), ...deleted],
   );
   run.timer.lap("commit");
 }

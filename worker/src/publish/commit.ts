@@ -6,6 +6,7 @@ import {
 import type { SiteStore } from "#storage";
 import { website } from "#website";
 import type { IndexedRoute } from "./dependency-index.ts";
+import { StagedWrites } from "./fan-out-entries.ts";
 import { type Served, setServed } from "./redirect-objects.ts";
 
 /**
@@ -24,15 +25,22 @@ export async function readManifest(store: SiteStore): Promise<ManifestHead | und
 export async function updateManifest(
   store: SiteStore,
   ref: string,
-  written: ReadonlyMap<string, IndexedRoute>,
+  written: ReadonlyMap<string, IndexedRoute> | StagedWrites,
   deleted: readonly string[],
   redirects?: Served, // renamed routes and editors' redirects: redirects-stage.ts
   current?: ManifestHead,
 ): Promise<void> {
+  // A large fan-out's entries are read from Redis a few shards at a time (fan-out-entries.ts).
+  const routes =
+    written instanceof StagedWrites
+      ? {
+          routes: [...written.routes(), ...deleted],
+          entries: (some: readonly string[]) => written.entries(some),
+        }
+      : { written, deleted };
   await updateStoredManifest(store, current ?? (await readManifestRoot(store)), {
     ref,
-    written,
-    deleted,
+    ...routes,
     edit: (manifest) => {
       if (redirects) setServed(manifest, redirects); // renamed routes and editors' redirects
       if (Object.keys(manifest.redirects ?? {}).length === 0) {

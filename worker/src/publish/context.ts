@@ -28,6 +28,8 @@ export interface PublishContext {
   fanOutThreshold?: number;
   /** Routes per child job (default FAN_OUT_BATCH). */
   fanOutBatch?: number;
+  /** Routes whose entries a large fan-out's commit reads at a time (default COMMIT_CHUNK, fan-out-entries.ts; tests lower it). */
+  commitChunk?: number;
   /** URLs per sitemap file before `/sitemap.xml` becomes an index (default 50,000, the protocol's; tests lower it). */
   sitemapUrlLimit?: number;
   /**
@@ -82,7 +84,12 @@ export const FAN_OUT_BATCH = 100;
 
 /** What rendering a batch of routes did (JSON: a child job returns it to the publish that waits for it). */
 export interface BatchOutcome {
+  /** The routes rendered with their entries (a child job's are in Redis instead: fan-out-entries.ts). */
   written: [string, IndexedRoute][];
+  /** A child job's: the routes of its batch it did not write (failed, gone), … */
+  unwritten?: string[];
+  /** … and those it wrote beyond its batch (the sitemap's new parts). */
+  also?: string[];
   /** Routes whose document turned out to be gone (rendered as 404): to delete. */
   gone: string[];
   rendered: number;

@@ -2,6 +2,7 @@ import { redisKeys } from "#jobs/catalog.ts";
 import type { PublishContext, PublishSummary } from "./context.ts";
 import type { Planned } from "./plan-stage.ts";
 import type { Redirected } from "./publish-redirects.ts";
+import { changedRoutes } from "./purge-plan.ts";
 import { purgeStage, startOwnPurge } from "./purge-stage.ts";
 import type { PublishRun } from "./run.ts";
 import type { PublishWrites } from "./writes.ts";
@@ -45,11 +46,11 @@ export async function edgeStage(
 ): Promise<PublishSummary["edge"]> {
   if (!ctx.edge) return undefined;
   const edge = await purgeStage(ctx, {
-    written: writes.written,
-    previous: writes.previous,
+    // A large fan-out's were found as its commit read its entries (fan-out-entries.ts).
+    changed: writes.staged?.changed ?? changedRoutes(writes.written, writes.previous),
     deleted: writes.deleted,
     redirected: redirects.touched,
-    rewritten: [...planned.rewrite].filter((route) => writes.written.has(route)),
+    rewritten: [...planned.rewrite].filter((route) => writes.isWritten(route)),
     ownChanged: early?.ownChanged ?? [],
     early: early?.early ?? [],
     earlyPurge: early?.earlyPurge,

@@ -41,7 +41,8 @@ export async function redirectsStage(
   const { ids, prior, fetched, rules } = planned;
   const redirects = await publishRedirects(ctx.store, {
     ...{ siteUrl: ctx.siteUrl, ids, known: prior.known, fetched, rules },
-    ...{ written: writes.written, deleted: writes.deleted, served: servedOf(manifest) },
+    ...{ written: { has: (route: string) => writes.isWritten(route) }, deleted: writes.deleted },
+    served: servedOf(manifest),
     indexedRoutes: (candidates) => index.routes(candidates),
     indexedDocuments: (targets) => index.documents(targets),
     touched,

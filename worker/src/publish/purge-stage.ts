@@ -59,8 +59,8 @@ export function startOwnPurge(
 export async function purgeStage(
   ctx: PublishContext,
   work: {
-    written: ReadonlyMap<string, IndexedRoute>;
-    previous: ReadonlyMap<string, IndexedRoute>;
+    /** Routes written whose bytes or key changed (`changedRoutes`). */
+    changed: readonly string[];
     deleted: readonly string[];
     redirected: ReadonlySet<string>;
     /** Routes written again whatever the index said (unsettled, generation.ts): the edge may hold other bytes. */
@@ -76,7 +76,7 @@ export async function purgeStage(
   const early = new Set(work.early);
   const routes = [
     ...new Set([
-      ...changedRoutes(work.written, work.previous).filter((route) => !early.has(route)),
+      ...work.changed.filter((route) => !early.has(route)),
       ...work.deleted,
       ...work.redirected,
       ...work.rewritten,

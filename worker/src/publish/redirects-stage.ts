@@ -70,7 +70,7 @@ export async function publishRedirects(
     /** What the content API returned for each id now (a redirect document's rule with it). */
     fetched: ReadonlyMap<string, { route: string | null; redirect?: RedirectRule }>;
     /** Routes rendered by this publish. */
-    written: ReadonlyMap<string, unknown>;
+    written: { has(route: string): boolean };
     deleted: readonly string[];
     /** The editors' redirects the index held before this publish. */
     rules: ReadonlyMap<string, RedirectRule>;

@@ -12,6 +12,7 @@ import { mapLimit } from "../build/map-limit.ts";
 import { fetchBatchContent } from "./batch-content.ts";
 import type { BatchOutcome, PublishContext, ThreadedRendering } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
+import { stageEntries } from "./fan-out-entries.ts";
 import { documentsByUid } from "./fetch-documents.ts";
 import { claimWrite, claimWrites, isCurrent } from "./generation.ts";
 import { layeredSource } from "./layered-source.ts";
@@ -191,7 +192,8 @@ async function storeRendered(
 }
 
 /**
- * A child job of a large fan-out. With the process's render threads (`ctx.threads`), as the full
+ * A child job of a large fan-out: the entries of the routes it wrote go to Redis for the publish's
+ * commit (fan-out-entries.ts), its answer says which of its routes it did not write. With the process's render threads (`ctx.threads`), as the full
  * build renders: the batch's documents in one request per 100, the shared documents (the frame's and
  * `website.shared`) once per ref for the whole fan-out, rendered from memory on a render thread while the main thread fetches and writes
  * other batches, the writes claimed in one round trip. Listings (rare: the last batch) and a process
@@ -211,36 +213,43 @@ export async function renderBatchJob(
       { ref, generation, routes: routes.length },
       "dropping a child job of a superseded publish",
     );
-    return { ...emptyOutcome(), superseded: true };
+    return { ...emptyOutcome(), unwritten: [...routes], superseded: true };
   }
   const index = new DependencyIndex(ctx.redis, ctx.queuePrefix);
-  const [previous, unsettled] = await Promise.all([
-    index.routes(routes),
-    ctx.redis.smembers(redisKeys(ctx.queuePrefix).unsettledRoutes),
-  ]);
-  const rewrite = new Set(unsettled);
-  const log = ctx.logger.child({ ref, generation });
   const onThreads = ctx.threads ? routes.filter((r) => !website.routes.isListing(r)) : [];
-  const onSource = routes.filter((r) => !onThreads.includes(r));
+  const onThread = new Set(onThreads);
+  const onSource = routes.filter((r) => !onThread.has(r));
+  const [previous, rewrite] = await Promise.all([
+    index.routes(routes),
+    unsettledAmong(ctx, routes, onSource.length > 0),
+  ]);
+  const log = ctx.logger.child({ ref, generation });
   const threaded = ctx.threads
     ? await renderOnThreads(ctx, ctx.threads, { ref, routes: onThreads, previous, log, generation, rewrite })
     : emptyOutcome();
-  if (onSource.length === 0) return threaded;
-  const { documents, gone } = await fetchBatchContent(ctx, ref, onSource, previous);
-  const source = layeredSource(documents, gone, createClientSource(ctx.client, ref));
-  const rest = await renderRoutes(ctx, {
-    ref,
-    routes: onSource,
-    source,
-    overlay,
-    previous,
-    index,
-    log,
-    generation,
-    rewrite,
-  });
+  const rest =
+    onSource.length === 0
+      ? emptyOutcome()
+      : await renderRoutes(ctx, {
+          ref,
+          routes: onSource,
+          source: await batchSource(ctx, ref, onSource, previous),
+          overlay,
+          previous,
+          index,
+          log,
+          generation,
+          rewrite,
+        });
+  // The entries stay in Redis for the publish's commit; it learns which routes were written.
+  const written = [...threaded.written, ...rest.written];
+  await stageEntries(ctx.redis, ctx.queuePrefix, generation, written);
+  const writtenRoutes = new Set(written.map(([route]) => route));
+  const batch = new Set(routes);
   return {
-    written: [...threaded.written, ...rest.written],
+    written: [],
+    unwritten: routes.filter((route) => !writtenRoutes.has(route)),
+    also: [...writtenRoutes].filter((route) => !batch.has(route)),
     gone: [...threaded.gone, ...rest.gone],
     rendered: threaded.rendered + rest.rendered,
     changed: threaded.changed + rest.changed,
@@ -248,6 +257,36 @@ export async function renderBatchJob(
     refused: (threaded.refused ?? 0) + (rest.refused ?? 0),
     failed: [...(threaded.failed ?? []), ...(rest.failed ?? [])],
   };
+}
+
+/**
+ * The routes among `routes` left unsettled (generation.ts): written whatever `previous` says. Asked
+ * for the batch's routes only: the set grows with every route the fan-out writes, and reading it
+ * whole in each child job cost a fan-out of N routes N²/200 members read. A batch that renders
+ * through the source (`whole`: listings, which may render routes beyond it: the sitemap's new parts)
+ * reads the whole set.
+ */
+async function unsettledAmong(
+  ctx: PublishContext,
+  routes: readonly string[],
+  whole: boolean,
+): Promise<Set<string>> {
+  const key = redisKeys(ctx.queuePrefix).unsettledRoutes;
+  if (whole) return new Set(await ctx.redis.smembers(key));
+  if (routes.length === 0) return new Set();
+  const answers = await ctx.redis.smismember(key, ...routes);
+  return new Set(routes.filter((_, i) => answers[i] === 1));
+}
+
+/** What the routes of a batch not rendered on threads read: their documents fetched, then the content API. */
+async function batchSource(
+  ctx: PublishContext,
+  ref: string,
+  routes: readonly string[],
+  previous: ReadonlyMap<string, IndexedRoute>,
+): Promise<ContentSource> {
+  const { documents, gone } = await fetchBatchContent(ctx, ref, routes, previous);
+  return layeredSource(documents, gone, createClientSource(ctx.client, ref));
 }
 
 /** A batch outcome with nothing rendered yet. */

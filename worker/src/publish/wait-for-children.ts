@@ -9,6 +9,10 @@ export class ChildJobsVanishedError extends Error {
 }
 
 export interface WaitOptions<T> {
+  /**
+   * How long the wait goes on while no child finishes (default 10 minutes): a stall, not the whole
+   * fan-out's time, which grows with the site (100,000 routes take longer than that on 2 cores).
+   */
   timeoutMs?: number;
   /** Applied to each result as it arrives (it may shrink it: the others are still to come). */
   keep?: (result: T) => T;
@@ -78,16 +82,28 @@ class ChildrenWait<T> {
   }
 
   start(): void {
-    const { timeoutMs = 10 * 60_000, signal } = this.options;
+    const { signal } = this.options;
     this.events.on("completed", this.#onEvent);
     this.events.on("failed", this.#onEvent);
     this.#poll = setInterval(() => this.#pollOnce(), POLL_MS);
     signal?.addEventListener("abort", this.#onAbort, { once: true });
+    this.#armLimit();
+    void this.#check();
+  }
+
+  /** (Re)starts the time limit: from the start, then from each child's result. */
+  #armLimit(): void {
+    const { timeoutMs = 10 * 60_000 } = this.options;
+    clearTimeout(this.#limit);
     this.#limit = setTimeout(
-      () => this.#finish(new Error(`child jobs not finished after ${timeoutMs} ms`)),
+      () =>
+        this.#finish(
+          new Error(
+            `child jobs not finished after ${timeoutMs} ms without progress (${this.#results.size} of ${this.#ids.length} done)`,
+          ),
+        ),
       timeoutMs,
     );
-    void this.#check();
   }
 
   #pollOnce(): void {
@@ -168,6 +184,7 @@ class ChildrenWait<T> {
     try {
       const keep = this.options.keep ?? ((result: T) => result);
       this.#results.set(id, keep(job.returnvalue as T));
+      if (this.#results.size < this.#ids.length) this.#armLimit();
       return true;
     } catch (error) {
       this.#finish(error instanceof Error ? error : new Error(String(error)));

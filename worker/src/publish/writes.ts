@@ -1,14 +1,16 @@
 import type { BatchOutcome } from "./context.ts";
 import type { DependencyIndex, IndexedRoute } from "./dependency-index.ts";
 import { dependencyPool } from "./dependency-pool.ts";
+import type { StagedWrites } from "./fan-out-entries.ts";
 import type { Planned } from "./plan-stage.ts";
 
 /**
  * What a publish's renders wrote and found gone, gathered batch by batch for the stages after them
  * (redirects, deletes, the commit, the purge), with each route's previous index entry.
  *
- * The entries held until the commit (previous and new, 2 × 10,000 in a fan-out of every route) share
- * their dependency strings instead of each holding its own copies (dependency-pool.ts).
+ * The entries held until the commit (previous and new, at most a few hundred routes' outside a large
+ * fan-out, whose entries stay in Redis: `staged`) share their dependency strings instead of each
+ * holding its own copies (dependency-pool.ts).
  */
 export class PublishWrites {
   readonly written = new Map<string, IndexedRoute>();
@@ -35,13 +37,31 @@ export class PublishWrites {
     return outcome;
   };
 
+  /**
+   * A large fan-out's: what its child jobs wrote stays in Redis until the commit reads it a chunk at
+   * a time (fan-out-entries.ts); `written` then stays empty.
+   */
+  staged?: StagedWrites;
+
   add(outcome: BatchOutcome): void {
     for (const [route, entry] of outcome.written) this.written.set(route, entry);
+    this.staged?.add(outcome.unwritten ?? [], outcome.also ?? []);
     this.deleted.push(...outcome.gone);
     this.failed.push(...(outcome.failed ?? []));
     this.counts.rendered += outcome.rendered;
     this.counts.written += outcome.changed;
     this.counts.unchanged += outcome.unchanged;
+  }
+
+  /** Whether this publish wrote `route` (rendered it, its document there). */
+  isWritten(route: string): boolean {
+    return this.written.has(route) || this.staged?.has(route) === true;
+  }
+
+  /** Every route this publish wrote. */
+  *writtenRoutes(): Generator<string> {
+    yield* this.written.keys();
+    if (this.staged) yield* this.staged.routes();
   }
 
   /** Reads the previous entries of `routes` the index has not answered yet. */

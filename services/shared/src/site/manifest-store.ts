@@ -50,6 +50,16 @@ export interface ManifestUpdate {
   edit?: (fields: ManifestFields) => void;
 }
 
+/**
+ * An update whose written routes' entries are asked for a few shards at a time, so that a publish of
+ * every route (a fan-out) never holds them all: `routes` names every route written or deleted;
+ * `entries` answers those written among the routes asked (one it leaves out is deleted).
+ */
+export interface ManifestStreamedUpdate extends Pick<ManifestUpdate, "ref" | "edit"> {
+  routes: readonly string[];
+  entries: (routes: readonly string[]) => Promise<ReadonlyMap<string, ManifestRoute>>;
+}
+
 /** The fewest shards (a power of two) that keep `routes` at ROUTES_PER_SHARD a shard or fewer on average. */
 export function shardCountFor(routes: number): number {
   let count = 1;
@@ -141,42 +151,58 @@ export async function writeManifest(
 
 /**
  * A publish's commit: reads the shards of the routes written or deleted, writes those that changed,
- * then the root, then deletes the shards the root no longer names. `head` is the root as read
- * earlier in the publish (read again when a shard it names is gone; a version 1 manifest, or none,
- * is written whole). Throws when a shard is still missing after the root was read again.
+ * PARALLEL shards at a time (with their routes' entries, when streamed), then the root, then deletes
+ * the shards the root no longer names. `head` is the root as read earlier in the publish (read again
+ * when a shard it names is gone; a version 1 manifest, or none, is written whole). Throws when a
+ * shard is still missing after the root was read again.
  */
 export async function updateManifest(
   store: SiteStore,
   head: ManifestHead | undefined,
-  update: ManifestUpdate,
+  given: ManifestUpdate | ManifestStreamedUpdate,
 ): Promise<ManifestRoot> {
-  for (let attempt = 0; attempt < 2; attempt++) {
+  const update: ManifestStreamedUpdate =
+    "entries" in given
+      ? given
+      : {
+          ref: given.ref,
+          ...(given.edit ? { edit: given.edit } : {}),
+          routes: [...given.written.keys(), ...given.deleted],
+          entries: async () => given.written,
+        };
+  attempts: for (let attempt = 0; attempt < 2; attempt++) {
     const current = attempt === 0 ? head : await readManifestRoot(store);
     if (!current || current.legacyRoutes) return await rewriteWhole(store, current, update);
     const root = current;
     const touched = new Map<string, string[]>();
-    for (const route of [...update.written.keys(), ...update.deleted]) {
+    for (const route of update.routes) {
       const name = shardOf(route, root.shardCount);
       const routes = touched.get(name) ?? [];
       routes.push(route);
       touched.set(name, routes);
     }
-    const named = Object.fromEntries(
-      [...touched.keys()].flatMap((n) => (root.shards[n] ? [[n, root.shards[n]]] : [])),
-    );
-    const read = await readShards(store, named);
-    if (!read) continue;
     const shards = { ...root.shards };
-    await eachLimit([...touched.keys()], async (name) => {
-      const routes = read.get(name) ?? {};
-      for (const route of touched.get(name) ?? []) {
-        const entry = update.written.get(route);
-        if (entry) routes[route] = entry;
-        else delete routes[route];
-      }
-      if (Object.keys(routes).length === 0) delete shards[name];
-      else shards[name] = await putShard(store, name, routes, new Set(keysOf(root.shards)));
-    });
+    const stored = new Set(keysOf(root.shards));
+    const names = [...touched.keys()];
+    for (let i = 0; i < names.length; i += PARALLEL) {
+      const group = names.slice(i, i + PARALLEL);
+      const named = Object.fromEntries(group.flatMap((n) => (root.shards[n] ? [[n, root.shards[n]]] : [])));
+      const [read, written] = await Promise.all([
+        readShards(store, named),
+        update.entries(group.flatMap((name) => touched.get(name) ?? [])),
+      ]);
+      if (!read) continue attempts;
+      await eachLimit(group, async (name) => {
+        const routes = read.get(name) ?? {};
+        for (const route of touched.get(name) ?? []) {
+          const entry = written.get(route);
+          if (entry) routes[route] = entry;
+          else delete routes[route];
+        }
+        if (Object.keys(routes).length === 0) delete shards[name];
+        else shards[name] = await putShard(store, name, routes, stored);
+      });
+    }
     const next: ManifestRoot = { ...root, ref: update.ref, builtAt: new Date().toISOString() };
     update.edit?.(next);
     const written = rootOf({ ...next, routes: {} }, root.shardCount, shards);
@@ -195,11 +221,15 @@ export async function updateManifest(
 async function rewriteWhole(
   store: SiteStore,
   head: ManifestHead | undefined,
-  update: ManifestUpdate,
+  update: ManifestStreamedUpdate,
 ): Promise<ManifestRoot> {
   const routes = { ...(head?.legacyRoutes ?? {}) };
-  for (const route of update.deleted) delete routes[route];
-  for (const [route, entry] of update.written) routes[route] = entry;
+  const written = await update.entries(update.routes);
+  for (const route of update.routes) {
+    const entry = written.get(route);
+    if (entry) routes[route] = entry;
+    else delete routes[route];
+  }
   const manifest: BuildManifest = {
     ...(head ?? { assets: {} }),
     version: MANIFEST_VERSION,
