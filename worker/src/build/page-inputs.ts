@@ -1,10 +1,7 @@
-import { randomUUID } from "node:crypto";
-import { closeSync, openSync, readSync, rmSync, writeSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { CACHE_CONTROL } from "#manifest/manifest.ts";
 import { type SiteStore, sha256 } from "#storage";
 import type { ContentNotice } from "#website/contract.ts";
+import { SpillFile } from "./spill-file.ts";
 
 /**
  * What the last build rendered each page from, and what it knew of each document, kept beside the
@@ -22,6 +19,12 @@ export interface PageInputs {
   inputs: string;
   /** The islands the page hydrates (the JavaScript budget counts reused pages too). */
   islands?: string[];
+}
+
+/** Name → an entry's JSON: route → page inputs, or id → document record. */
+export interface Entries {
+  get(name: string): string | undefined;
+  readonly size: number;
 }
 
 /** Route → its page inputs' JSON (a string costs a third of the objects it stands for). */
@@ -172,13 +175,10 @@ export class EntryLog {
   private readonly chunks: Buffer[] = [];
   private text = "";
   private empty = true;
-  private spilled: { fd: number; size: number } | undefined;
+  private spilled: SpillFile | undefined;
 
   constructor(options: { spill?: boolean } = {}) {
-    if (!options.spill) return;
-    const path = join(tmpdir(), `pressroom-entries-${process.pid}-${randomUUID()}`);
-    this.spilled = { fd: openSync(path, "w+", 0o600), size: 0 };
-    rmSync(path, { force: true });
+    if (options.spill) this.spilled = new SpillFile("entries");
   }
 
   /** `json`: the entry's JSON (of `PageInputs` or `DocumentRecord`). */
@@ -208,18 +208,15 @@ export class EntryLog {
       for (const chunk of this.chunks.splice(0)) offset += chunk.copy(target, offset);
       return offset;
     }
-    for (let read = 0; read < spilled.size; ) {
-      const got = readSync(spilled.fd, target, offset + read, spilled.size - read, read);
-      if (got === 0) throw new Error("the build's spilled entries were cut short");
-      read += got;
-    }
+    const { size } = spilled;
+    spilled.readInto(0, size, target, offset);
     this.close();
-    return offset + spilled.size;
+    return offset + size;
   }
 
   /** Lets go of the spilled entries (a build that fails never takes them). */
   close(): void {
-    if (this.spilled) closeSync(this.spilled.fd);
+    this.spilled?.close();
     this.spilled = undefined;
   }
 
@@ -227,14 +224,8 @@ export class EntryLog {
     if (this.text.length === 0) return;
     const bytes = Buffer.from(this.text);
     this.text = "";
-    const { spilled } = this;
-    if (!spilled) {
-      this.chunks.push(bytes);
-      return;
-    }
-    for (let written = 0; written < bytes.length; )
-      written += writeSync(spilled.fd, bytes, written, bytes.length - written, spilled.size + written);
-    spilled.size += bytes.length;
+    if (this.spilled) this.spilled.append(bytes);
+    else this.chunks.push(bytes);
   }
 }
 
