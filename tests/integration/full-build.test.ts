@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { access, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { pino } from "pino";
@@ -180,6 +180,50 @@ describe("full build", () => {
     const summary = await build({ verify: true });
     expect(summary.written).toBe(1);
     expect(readFileSync(join(site.path, "robots.txt"), "utf8")).toContain("Sitemap:");
+  });
+
+  it("keeps no temporary file open once it ends, whether it finished or failed", async () => {
+    // The build's spilled entries, stubs and last page inputs (spill-file.ts): unlinked at once, so
+    // only the process's open descriptors show them.
+    const spilled = () =>
+      readdirSync("/proc/self/fd").filter((fd) => {
+        try {
+          return /\/pressroom-[a-z-]+-\d+-[0-9a-f-]+ \(deleted\)$/.test(readlinkSync(`/proc/self/fd/${fd}`));
+        } catch {
+          return false; // closed between the listing and the read
+        }
+      }).length;
+    await build(); // a site to keep pages of: the next builds read its page inputs
+    const before = spilled();
+    await build();
+    expect(spilled()).toBe(before);
+    // Failing once it has read the last build's records (a ref the content API refuses)…
+    const badRef = fullBuild({
+      client,
+      store,
+      siteUrl: "https://www.example.com",
+      logger,
+      ref: "no-such-ref",
+    });
+    await expect(badRef).rejects.toThrow();
+    expect(spilled()).toBe(before);
+    // …and halfway through its pages (storage refuses to write the one page that changed).
+    const failing = new Proxy(store, {
+      get: (target, name, receiver) =>
+        name === "put"
+          ? async () => {
+              throw new Error("no space left on the device");
+            }
+          : Reflect.get(target, name, receiver),
+    });
+    const about = JSON.parse(
+      readFileSync(`${ROOT}services/local-prismic/demo/documents/${ABOUT}.json`, "utf8"),
+    );
+    await publish({ upsert: [{ ...about, data: { ...about.data, meta_description: "Spilled." } }] });
+    await expect(
+      fullBuild({ client, store: failing, siteUrl: "https://www.example.com", logger, renderThreads: 0 }),
+    ).rejects.toThrow(/no space left/);
+    expect(spilled()).toBe(before);
   });
 
   it("a build that fails before it renders stops the render threads it started, and writes nothing", async () => {

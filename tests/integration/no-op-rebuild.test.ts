@@ -98,6 +98,9 @@ describe("a rebuild with nothing changed", () => {
       expect(second.summary.reused).toBe(first.summary.rendered);
       expect(second.summary.written).toBe(0);
       expect(second.summary.deleted).toBe(0);
+      // It started no render thread (a first build started one, as asked).
+      expect(second.summary.renderThreads).toBe(0);
+      expect(first.summary.renderThreads).toBe(1);
     }
     // After one page's publish: that page and every listing, as many for 4N pages as for N.
     expect(small.third.summary.rendered).toBe(1 + website.routes.listings.length);

@@ -38,6 +38,38 @@ export function limitHeapGrowth(
 ): void {
   if (!Number.isInteger(percent) || percent <= 0)
     throw new RangeError(`heap growing percent must be a positive integer, got ${percent}`);
-  if (execArgv.some((arg) => /^--heap[-_]growing[-_]percent\b/.test(arg))) return;
-  setFlagsFromString(`--heap-growing-percent=${percent}`);
+  if (operatorSet(execArgv)) return;
+  setGrowth(percent);
+}
+
+/** The growth this module last set, in percent; undefined while V8 computes its own factor. */
+let growing: number | undefined;
+
+function setGrowth(percent: number | undefined): void {
+  // 0 hands the factor back to V8 (it applies the flag only when positive).
+  setFlagsFromString(`--heap-growing-percent=${percent ?? 0}`);
+  growing = percent;
+}
+
+const operatorSet = (execArgv: readonly string[]) =>
+  execArgv.some((arg) => /^--heap[-_]growing[-_]percent\b/.test(arg));
+
+/**
+ * Lowers the growth to `percent` (30 %, as a worker's) until the answer is called, which sets back
+ * what was set before, V8's own factor when nothing was. For a build's last stages: once its render
+ * threads have ended, its main thread holds every route at once, and a 100 % growth let a
+ * 100,000-page build's heap reach twice what it kept (docs/decisions/003-heap-growth.md). Nothing
+ * when the command line set the growth or a lower one is set already.
+ */
+export function lowerHeapGrowth(
+  percent = HEAP_GROWING_PERCENT,
+  execArgv: readonly string[] = process.execArgv,
+): () => void {
+  if (operatorSet(execArgv) || (growing !== undefined && growing <= percent)) return () => {};
+  const before = growing;
+  setGrowth(percent);
+  // Set back only if nothing changed it meanwhile (another build of this process lowered it too).
+  return () => {
+    if (growing === percent) setGrowth(before);
+  };
 }

@@ -1,5 +1,6 @@
 import { filter, type PrismicDocument } from "@prismicio/client";
 import type { ContentClient } from "#content/content-client.ts";
+import { lowerHeapGrowth } from "#heap-growth";
 import type { Logger } from "#logger";
 import {
   type BuildManifest,
@@ -41,7 +42,13 @@ import {
   writePageInputs,
 } from "./page-inputs.ts";
 import { createProgress, type Progress } from "./progress.ts";
-import type { BatchResult, FailedRender, ListedDocument, SharedContent } from "./render-batch.ts";
+import {
+  type BatchResult,
+  type FailedRender,
+  type ListedDocument,
+  renderBatch,
+  type SharedContent,
+} from "./render-batch.ts";
 import { renderCode, siteParts } from "./render-code.ts";
 import { sharedInputs } from "./render-inputs.ts";
 import {
@@ -129,6 +136,7 @@ export interface BuildSummary {
    */
   stages: Record<string, number>;
   pagesPerSecond: number;
+  /** Render threads the build started: 0 when it rendered nothing (or rendered on its own thread). */
   renderThreads: number;
   /** The JavaScript budget: what the heaviest pages load (gzip). */
   javascript: JavaScriptReport;
@@ -197,7 +205,13 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
   const threads = options.renderThreads ?? defaultRenderThreads();
   let starting: StartingRenderPool | undefined;
   let begun: Promise<RenderPool> | undefined;
+  // Until render threads start, the heap grows by 30 % at most (heap-growth.ts): a rebuild that
+  // renders nothing holds every route's records on this thread alone. The threads render with the
+  // process's growth, which costs them less CPU.
+  let raise: (() => void) | undefined = lowerHeapGrowth();
   const threadsStart = () => {
+    raise?.();
+    raise = undefined;
     starting ??= startRenderPool(options.logger, threads);
   };
   // The render threads load their code (200-250 ms and ~90 MB each) while the build reads what
@@ -206,6 +220,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
   if ((options.reuse ?? false) === false) threadsStart();
   const start: PoolStart = {
     threadsStart,
+    started: () => (starting ? threads : 0),
     pool: (shared) => {
       const ready = () => {
         threadsStart();
@@ -226,6 +241,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
   try {
     return await build(options, start);
   } finally {
+    raise?.();
     if (!begun) await starting?.abandon();
   }
 }
@@ -233,6 +249,8 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
 /** How a build gets its render pool (`buildSite`): its threads start at `threadsStart` or at the first render. */
 interface PoolStart {
   threadsStart(): void;
+  /** How many render threads started: none when the build rendered nothing. */
+  started(): number;
   pool(shared: SharedContent): RenderPool;
 }
 
@@ -274,6 +292,8 @@ interface Build {
   pageInputs: EntryLog;
   /** What this build knows of each document at its ref: written with the page inputs. */
   records: EntryLog;
+  /** Its temporary files (spill-file.ts) and the heap's growth, let go when it ends (`closeAtEnd`). */
+  atEnd: { close(): void }[];
   /** The newest publication date among `records` (document-records.ts `newestDate`). */
   newest?: string;
   /** The code and shared documents this build's page inputs are hashed with, once known. */
@@ -314,10 +334,14 @@ async function build(options: BuildOptions, start: PoolStart): Promise<BuildOutc
   try {
     return await buildAll(current, start, started);
   } finally {
-    // Taken by writeManifest unless the build failed before it.
-    current.pageInputs.close();
-    current.records.close();
+    for (const held of current.atEnd) held.close();
   }
+}
+
+/** What the build holds until it ends, whatever its outcome (`build`): a temporary file, a setting. */
+function closeAtEnd<T extends { close(): void }>(current: Build, held: T): T {
+  current.atEnd.push(held);
+  return held;
 }
 
 async function buildAll(current: Build, start: PoolStart, started: number): Promise<BuildOutcome> {
@@ -330,12 +354,20 @@ async function buildAll(current: Build, start: PoolStart, started: number): Prom
   const { shared, site } = await sharedContentOf(current);
   const pool = start.pool(shared);
   lap(current, "prepare");
-  let listed: Listed;
+  let pages: ListedStubs;
+  const hashes = new Map<string, string>();
   try {
-    listed = await renderEveryRoute(current, pool);
+    pages = await renderPages(current, pool, hashes);
   } finally {
+    // Its threads end before the listings parse every stub: their memory is back by then.
     await pool.close();
   }
+  // From here the main thread holds every route at once: collected before it doubles.
+  closeAtEnd(current, { close: lowerHeapGrowth() });
+  lap(current, "pages");
+  await renderListings(current, shared, pages);
+  lap(current, "listings");
+  const listed: Listed = { stubs: pages, hashes, routed: routedDocuments(current, pages) };
   const redirectKeys = await writeRedirects(current, listed.routed);
   lap(current, "redirects");
   // Only now that every route is written: remove what no route produces any more.
@@ -343,7 +375,7 @@ async function buildAll(current: Build, start: PoolStart, started: number): Prom
   lap(current, "orphans");
   await writeManifest(current, site.version);
   lap(current, "manifest");
-  const summary = summarize(current, started, pool.threads);
+  const summary = summarize(current, started, start.started());
   return {
     summary,
     manifest: current.manifest,
@@ -407,6 +439,8 @@ async function readInputs(options: BuildOptions): Promise<BuildInputs> {
 
 function startBuild(options: BuildOptions, inputs: BuildInputs, started: number): Build {
   const now = performance.now();
+  const pageInputs = new EntryLog({ spill: true });
+  const records = new EntryLog({ spill: true });
   return {
     options,
     inputs,
@@ -424,8 +458,9 @@ function startBuild(options: BuildOptions, inputs: BuildInputs, started: number)
     changedKeys: new Set(),
     javascript: website.assets.javascriptMeter(inputs.built.assets.browser),
     failed: [],
-    pageInputs: new EntryLog({ spill: true }),
-    records: new EntryLog({ spill: true }),
+    pageInputs,
+    records,
+    atEnd: [pageInputs, records],
     reusable: {},
     pooled: dependencyPool(),
   };
@@ -519,16 +554,16 @@ function reusablePages({ options, inputs }: Build): Record<string, string> {
 
 /**
  * Renders the shared types' routes (before the pages that embed and link them), then every other
- * routed document streamed from the content API, then the listings (which need every page's route
- * and dates, not its content) and the sitemap's parts.
+ * routed document streamed from the content API. Answers their stubs, for the listings.
  */
-async function renderEveryRoute(current: Build, pool: RenderPool): Promise<Listed> {
+async function renderPages(
+  current: Build,
+  pool: RenderPool,
+  hashes: Map<string, string>,
+): Promise<ListedStubs> {
   const { inputs, log } = current;
-  const hashes = new Map(
-    feedsIndex(current.options)
-      ? [...inputs.shared, ...inputs.redirectDocs].map((doc) => [doc.id, documentHash(doc)])
-      : [],
-  );
+  if (feedsIndex(current.options))
+    for (const doc of [...inputs.shared, ...inputs.redirectDocs]) hashes.set(doc.id, documentHash(doc));
   // Read whole by every build: only their versions are recorded, for the documents that show them.
   for (const doc of [...inputs.shared, ...inputs.redirectDocs])
     keepRecord(current, doc.id, { v: versionOf(doc) ?? "" });
@@ -538,22 +573,25 @@ async function renderEveryRoute(current: Build, pool: RenderPool): Promise<Liste
   );
   const shown = inputsOf(current, "shared");
   if (!keepAll(current, own, shown)) await commit(current, withInputs(await pool.render([], own), shown));
-  const stubs = await renderStreamed(current, pool, hashes);
+  return await renderStreamed(current, pool, hashes);
+}
+
+/**
+ * Renders the listings (which need every page's route and dates, not its content) and the sitemap's
+ * parts, on this thread once the render threads have ended: all of them from one parse of the stubs,
+ * let go of as soon as they are rendered. Kept as stored when what they read is unchanged.
+ */
+async function renderListings(current: Build, shared: SharedContent, stubs: ListedStubs): Promise<void> {
   const listed = inputsOf(current, `listings ${stubs.digest()}`);
   const kept = keepAll(current, [...website.routes.listings, ...previousParts(current)], listed);
   releasePrevious(current);
-  const routed = routedDocuments(current, stubs);
-  lap(current, "pages");
-  if (!kept) {
-    // The stubs move to the render thread unless an index reads them after: no copy held beside.
-    const answers = feedsIndex(current.options) ? stubs.answers() : stubs.take();
-    // A sitemap above the URL limit is an index: its parts, from the same parse; a part no longer
-    // needed is an orphan below.
-    const listings = await pool.render([], website.routes.listings, answers, { parts: true });
-    await commit(current, withInputs(listings, listed));
-  }
-  lap(current, "listings");
-  return { stubs, hashes, routed };
+  if (kept) return;
+  // A sitemap above the URL limit is an index: its parts, from the same parse; a part no longer
+  // needed is an orphan (deleteOrphans).
+  const listings = await renderBatch(shared, stubs.documents(), website.routes.listings, current.log, {
+    parts: true,
+  });
+  await commit(current, withInputs(listings, listed));
 }
 
 /** A document's route now and in the last build's manifest, for the redirects (`buildRedirects`). */
@@ -657,8 +695,8 @@ async function renderStreamed(
 ): Promise<ListedStubs> {
   const { options, inputs, log } = current;
   const types = streamedTypes();
-  // Their digest is the listings' inputs, when pages may be kept (`listingInputs`).
-  const stubs = new ListedStubs({ digest: true });
+  // Their digest is the listings' inputs, when pages may be kept (`renderListings`).
+  const stubs = closeAtEnd(current, new ListedStubs({ digest: true, spill: true }));
   if (types.length === 0) return stubs;
   const progress = options.progress ? createProgress("building pages", log) : undefined;
   const onListed = (item: ListedDocument) => {
@@ -735,7 +773,7 @@ async function renderChanged(
   const newest = Date.parse(inputs.previousRecords.newest ?? "");
   const streamed = new Set(types);
   // As bytes until every version is known (ListedStubs): 100,000 of them as objects held ~70 MB.
-  const listed = new ListedStubs();
+  const listed = closeAtEnd(current, new ListedStubs({ spill: true }));
   const now = new Map<string, string>();
   await forEachVersionPage(options.client, inputs.ref, website.types, concurrency, async (page) => {
     for (const doc of page) {

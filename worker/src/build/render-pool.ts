@@ -124,7 +124,7 @@ export function startRenderPool(
 
 /** `threads: 0`: batches rendered on the calling thread. */
 function inThreadPool(shared: SharedContent, logger: Logger): RenderPool {
-  // Loaded here, not at the top: with render threads, the main thread never loads React.
+  // Loaded when a pool renders on its own thread (a build renders its listings there too).
   const rendering = import("./render-batch.ts");
   return {
     threads: 0,
