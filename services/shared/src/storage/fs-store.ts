@@ -94,7 +94,7 @@ export function createFsStore(root: string, options: { logger?: Logger } = {}): 
     const include = (key: string, isFolder: boolean) =>
       isFolder ? `${key}/`.startsWith(prefix) || prefix.startsWith(`${key}/`) : key.startsWith(prefix);
     try {
-      for await (const file of walkFiles(start, folderKey, include, compareKeys)) {
+      for (const file of walkFiles(start, folderKey, include, compareKeys)) {
         if (isSafeKey(file.key)) yield file;
         // Put there by hand: no key can name it, so listing it would only invite failures.
         else
