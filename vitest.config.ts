@@ -29,6 +29,7 @@ const ONE_AT_A_TIME = [
   "tests/unit/idle-render-pool.test.ts", // 50 ms idle time against 120 ms waits
   "tests/integration/redis-down-logs.test.ts", // its redis-server killed; the lines of a 6 s outage counted
   "tests/integration/site-readiness-redis.test.ts", // its redis-server SIGKILLed and restarted
+  "tests/integration/unconfigured-commands.test.ts", // holds the default ports readme-commands' `npm start` takes
 ];
 
 export default defineConfig({
