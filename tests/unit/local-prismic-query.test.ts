@@ -718,6 +718,34 @@ describe("fetchLinks and fetch", () => {
     expect(byId(response, "about").data).toEqual({ title: title("About us"), order: 3 });
     expect(byId(response, "settings").data).toEqual({});
   });
+
+  it("fetch of uid alone (a build listing versions) leaves every document's data unread", () => {
+    // As the store keeps documents (stored-document.ts): `data` read from disk by a getter, counted.
+    let reads = 0;
+    const stored = fixture.map((doc) => {
+      const { data, ...metadata } = doc;
+      return Object.defineProperty({ ...metadata }, "data", {
+        get: () => {
+          reads++;
+          return data;
+        },
+        enumerable: true,
+      }) as PrismicDocument;
+    });
+    const list = (fetch: string) =>
+      searchDocuments(
+        stored,
+        new URLSearchParams({ fetch, q: '[[any(document.type, ["page", "settings"])]]' }),
+        context,
+      );
+    const versions = list("page.uid,settings.uid");
+    expect(versions.results.length).toBeGreaterThan(2);
+    expect(versions.results.every((doc) => Object.keys(doc.data).length === 0)).toBe(true);
+    expect(reads).toBe(0);
+    // A data field named: each page's data is read (the settings' is not: none of its fields is named).
+    const titles = list("page.uid,page.title");
+    expect(reads).toBe(titles.results.filter((doc) => doc.type === "page").length);
+  });
 });
 
 describe("errors", () => {
