@@ -1,5 +1,6 @@
 import { buildQueryURL, filter, type Route } from "@prismicio/client";
 import { describe, expect, it } from "vitest";
+import { createMatchCache } from "#local-prismic/answer-cache.ts";
 import {
   ApiError,
   type PrismicDocument,
@@ -7,6 +8,7 @@ import {
   type SearchResponse,
   searchDocuments,
 } from "#local-prismic/query/index.ts";
+import type { MatchCache } from "#local-prismic/query/types.ts";
 
 const BASE = "http://127.0.0.1:4100/api/v2";
 const SEARCH = `${BASE}/documents/search`;
@@ -717,6 +719,39 @@ describe("fetchLinks and fetch", () => {
     });
     expect(byId(response, "about").data).toEqual({ title: title("About us"), order: 3 });
     expect(byId(response, "settings").data).toEqual({});
+  });
+
+  it("pages a listing at an immutable ref from one filtering of the repository, not one per page", () => {
+    // Each document's `lang` read counted: every filtering reads it once per document.
+    let reads = 0;
+    const counted = fixture.map((doc) => {
+      const { lang, ...rest } = doc;
+      return Object.defineProperty({ ...rest }, "lang", {
+        get: () => {
+          reads++;
+          return lang;
+        },
+        enumerable: true,
+      }) as PrismicDocument;
+    });
+    const page = (matches: MatchCache | undefined, n: number) =>
+      searchDocuments(counted, new URLSearchParams({ pageSize: "2", page: String(n) }), {
+        ...context,
+        ...(matches ? { matches } : {}),
+      });
+    const pages = page(undefined, 1).total_pages;
+    expect(pages).toBeGreaterThan(3);
+    reads = 0;
+    const uncached = Array.from({ length: pages }, (_, i) => page(undefined, i + 1).results.map((d) => d.id));
+    // Every page filtered every document.
+    expect(reads).toBeGreaterThanOrEqual(pages * fixture.length);
+    const uncachedReads = reads;
+    reads = 0;
+    const matches = createMatchCache();
+    const cached = Array.from({ length: pages }, (_, i) => page(matches, i + 1).results.map((d) => d.id));
+    expect(cached).toEqual(uncached);
+    // One filtering for all of them: every page but the first skipped reading every document.
+    expect(uncachedReads - reads).toBeGreaterThanOrEqual((pages - 1) * fixture.length);
   });
 
   it("fetch of uid alone (a build listing versions) leaves every document's data unread", () => {

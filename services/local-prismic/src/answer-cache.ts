@@ -1,3 +1,5 @@
+import type { MatchCache, PrismicDocument } from "./query/types.ts";
+
 /**
  * Search answers at refs whose content never changes (the master ref and past ones, never a
  * preview's), kept as the bytes sent, by URL: what Prismic's CDN does for its API. A rebuild then
@@ -8,6 +10,34 @@
 export interface AnswerCache {
   get(key: string): Buffer | undefined;
   set(key: string, body: Buffer): void;
+}
+
+/**
+ * The last few queries' matching documents in order (search.ts `orderedMatches`), at refs whose
+ * content never changes: each page of a listing after the first is cut from them. References to
+ * documents the service holds anyway; 8 queries of 100,000 documents hold ~6 MB of references, and
+ * the documents a publish since replaced until they are dropped.
+ */
+export function createMatchCache(entries = 8): MatchCache {
+  const kept = new Map<string, readonly PrismicDocument[]>();
+  return {
+    get(key) {
+      const documents = kept.get(key);
+      if (documents) {
+        kept.delete(key);
+        kept.set(key, documents);
+      }
+      return documents;
+    },
+    set(key, documents) {
+      kept.delete(key);
+      kept.set(key, documents);
+      for (const oldest of kept.keys()) {
+        if (kept.size <= entries) break;
+        kept.delete(oldest);
+      }
+    },
+  };
 }
 
 export const DEFAULT_ANSWER_CACHE_BYTES = 128 * 1024 * 1024;

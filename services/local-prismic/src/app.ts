@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { createAnswerCache } from "./answer-cache.ts";
+import { createAnswerCache, createMatchCache } from "./answer-cache.ts";
 import { ASSET_BASE_PLACEHOLDER } from "./demo.ts";
 import { EditRejectedError } from "./errors.ts";
 import type { ModelSource } from "./models.ts";
@@ -67,6 +67,7 @@ export async function contentApp(app: FastifyInstance, options: ContentAppOption
   const sendJson = (reply: FastifyReply, status: number, body: unknown) =>
     reply.code(status).type("application/json; charset=utf-8").send(serializeJson(body));
   const answers = createAnswerCache(options.answerCacheBytes);
+  const matches = createMatchCache();
 
   // Where Prismic's API root points OAuth clients; its security errors (an expired preview token,
   // a wrong access token) name the same two endpoints in their bodies.
@@ -216,6 +217,8 @@ export async function contentApp(app: FastifyInstance, options: ContentAppOption
       // The models last read: every client reads the API root (which reads them again) before it
       // searches, and a search must not cost a look at the model files.
       knownTypes: models.last().customTypes.map((t) => t.id),
+      // Each page of a listing at a ref that never changes is cut from one filtering and sorting.
+      ...(immutable ? { matches } : {}),
     });
     const body = Buffer.from(serializeJson(result));
     if (immutable) answers.set(key, body);

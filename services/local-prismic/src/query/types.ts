@@ -30,6 +30,17 @@ export interface SearchContext {
   masterLang: string;
   /** Every custom type id of the repository; `fetch`/`fetchLinks` naming another type is refused. */
   knownTypes: string[];
+  /**
+   * Where a query's matching documents, in order, are kept between its pages: only for a ref whose
+   * content never changes (search.ts `orderedMatches`).
+   */
+  matches?: MatchCache;
+}
+
+/** A query's matching documents in order, by what decides them (search.ts `orderedMatches`). */
+export interface MatchCache {
+  get(key: string): readonly PrismicDocument[] | undefined;
+  set(key: string, documents: readonly PrismicDocument[]): void;
 }
 
 /** The body of `GET /api/v2/documents/search`. */
