@@ -770,7 +770,11 @@ async function renderChanged(
   const { options, inputs } = current;
   const before = inputs.previousRecords.documents;
   const versionBefore = (id: string) => versionInRecord(before.get(id));
-  const newest = Date.parse(inputs.previousRecords.newest ?? "");
+  // At the ref the last build read, nothing was published since: no date is ambiguous.
+  const newest =
+    inputs.previousRecords.ref === inputs.ref
+      ? Number.POSITIVE_INFINITY
+      : Date.parse(inputs.previousRecords.newest ?? "");
   const streamed = new Set(types);
   // As bytes until every version is known (ListedStubs): 100,000 of them as objects held ~70 MB.
   const listed = closeAtEnd(current, new ListedStubs({ spill: true }));
@@ -980,7 +984,7 @@ async function writeManifest(current: Build, site: string): Promise<void> {
   const { newest } = current;
   await writePageInputs(
     store,
-    { ...current.hashedWith, ...(newest ? { newest } : {}) },
+    { ...current.hashedWith, ref: current.inputs.ref, ...(newest ? { newest } : {}) },
     current.pageInputs,
     current.records,
     site,

@@ -56,6 +56,8 @@ export interface BuildRecords {
   shared?: string;
   /** The newest publication date at its ref (document-records.ts `newestDate`). */
   newest?: string;
+  /** The ref its records describe (content at a ref never changes). */
+  ref?: string;
   /** Id → its record's JSON. */
   documents: ReadonlyMap<string, string>;
 }
@@ -86,6 +88,7 @@ export async function readPageInputs(store: SiteStore): Promise<BuildRecords> {
       ...(typeof parsed.code === "string" ? { code: parsed.code } : {}),
       ...(typeof parsed.shared === "string" ? { shared: parsed.shared } : {}),
       ...(typeof parsed.newest === "string" ? { newest: parsed.newest } : {}),
+      ...(typeof parsed.ref === "string" ? { ref: parsed.ref } : {}),
     };
   } catch {
     return NO_RECORDS;
@@ -162,7 +165,7 @@ export function versionInRecord(json: string | undefined): string | undefined {
 }
 
 /** What a build writes beside its pages and documents (BuildRecords without them). */
-export type RecordsHeader = Pick<BuildRecords, "code" | "shared" | "newest">;
+export type RecordsHeader = Pick<BuildRecords, "code" | "shared" | "newest" | "ref">;
 
 /**
  * A build's entries (route → page inputs, id → record) as the file's lines, appended as they come,
@@ -241,7 +244,7 @@ export async function writePageInputs(
   site: string,
 ): Promise<void> {
   let trailer = "\n}";
-  for (const field of ["code", "shared", "newest"] as const)
+  for (const field of ["code", "shared", "newest", "ref"] as const)
     if (header[field] !== undefined) trailer += `,${JSON.stringify(field)}:${JSON.stringify(header[field])}`;
   const parts = [
     Buffer.from(`{"version":${VERSION},"site":${JSON.stringify(site)},"pages":{`),
