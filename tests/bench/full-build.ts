@@ -108,7 +108,7 @@ try {
   const row = (label: string, run: BuildResult, floor: Floor) => {
     const s = run.summary;
     const wall = s.durationMs / 1000;
-    const render = run.renderCpuSeconds.map((seconds) => seconds.toFixed(2)).join(" + ");
+    const render = run.renderCpuSeconds.map((seconds) => seconds.toFixed(2)).join(" + ") || "no thread";
     const ratio = ratios(run, floor);
     return [
       label,
