@@ -21,14 +21,7 @@ export interface AnswerCache {
 export function createMatchCache(entries = 8): MatchCache {
   const kept = new Map<string, readonly PrismicDocument[]>();
   return {
-    get(key) {
-      const documents = kept.get(key);
-      if (documents) {
-        kept.delete(key);
-        kept.set(key, documents);
-      }
-      return documents;
-    },
+    get: (key) => used(kept, key),
     set(key, documents) {
       kept.delete(key);
       kept.set(key, documents);
@@ -46,15 +39,7 @@ export function createAnswerCache(maxBytes = DEFAULT_ANSWER_CACHE_BYTES): Answer
   const answers = new Map<string, Buffer>();
   let bytes = 0;
   return {
-    get(key) {
-      const body = answers.get(key);
-      if (body) {
-        // Most recently used last: Map iteration follows insertion order.
-        answers.delete(key);
-        answers.set(key, body);
-      }
-      return body;
-    },
+    get: (key) => used(answers, key),
     set(key, body) {
       if (body.byteLength > maxBytes) return;
       const before = answers.get(key);
@@ -71,4 +56,14 @@ export function createAnswerCache(maxBytes = DEFAULT_ANSWER_CACHE_BYTES): Answer
       }
     },
   };
+}
+
+/** The value at `key`, made the most recently used: Map iteration follows insertion order. */
+function used<V>(map: Map<string, V>, key: string): V | undefined {
+  const value = map.get(key);
+  if (value !== undefined) {
+    map.delete(key);
+    map.set(key, value);
+  }
+  return value;
 }
