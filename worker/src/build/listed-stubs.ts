@@ -129,7 +129,7 @@ export class ListedStubs {
   /**
    * Every stub, parsed a chunk at a time, as listings read them from memory (`createMemorySource`):
    * each empty list and empty `data` one shared frozen value, and each document's type and language
-   * one string, so that 100,000 stubs take about half the memory they take as parsed.
+   * one string: most of a stub's objects are those lists, and 100,000 stubs are parsed at once.
    */
   documents(): PrismicDocument[] {
     const documents: PrismicDocument[] = [];
