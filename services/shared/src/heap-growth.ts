@@ -56,10 +56,11 @@ const operatorSet = (execArgv: readonly string[]) =>
 
 /**
  * Lowers the growth to `percent` (30 %, as a worker's) until the answer is called, which sets back
- * what was set before, V8's own factor when nothing was. For a build's last stages: once its render
- * threads have ended, its main thread holds every route at once, and a 100 % growth let a
- * 100,000-page build's heap reach twice what it kept (docs/decisions/003-heap-growth.md). Nothing
- * when the command line set the growth or a lower one is set already.
+ * what was set before, V8's own factor when nothing was. For a build while none of its render threads
+ * runs: its main thread alone then holds every route (before they start, and after they end while it
+ * parses every stub for the listings), and a 100 % growth let a 100,000-page build's heap reach twice
+ * what it kept (docs/decisions/003-heap-growth.md). Nothing when the command line set the growth or
+ * a lower one is set already.
  */
 export function lowerHeapGrowth(
   percent = HEAP_GROWING_PERCENT,

@@ -439,8 +439,8 @@ async function readInputs(options: BuildOptions): Promise<BuildInputs> {
 
 function startBuild(options: BuildOptions, inputs: BuildInputs, started: number): Build {
   const now = performance.now();
-  const pageInputs = new EntryLog({ spill: true });
-  const records = new EntryLog({ spill: true });
+  const pageInputs = new EntryLog();
+  const records = new EntryLog();
   return {
     options,
     inputs,
@@ -696,7 +696,7 @@ async function renderStreamed(
   const { options, inputs, log } = current;
   const types = streamedTypes();
   // Their digest is the listings' inputs, when pages may be kept (`renderListings`).
-  const stubs = closeAtEnd(current, new ListedStubs({ digest: true, spill: true }));
+  const stubs = closeAtEnd(current, new ListedStubs({ digest: true }));
   if (types.length === 0) return stubs;
   const progress = options.progress ? createProgress("building pages", log) : undefined;
   const onListed = (item: ListedDocument) => {
@@ -777,7 +777,7 @@ async function renderChanged(
       : Date.parse(inputs.previousRecords.newest ?? "");
   const streamed = new Set(types);
   // As bytes until every version is known (ListedStubs): 100,000 of them as objects held ~70 MB.
-  const listed = closeAtEnd(current, new ListedStubs({ spill: true }));
+  const listed = closeAtEnd(current, new ListedStubs());
   const now = new Map<string, string>();
   await forEachVersionPage(options.client, inputs.ref, website.types, concurrency, async (page) => {
     for (const doc of page) {

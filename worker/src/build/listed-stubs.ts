@@ -17,19 +17,15 @@ const isEmptyRecord = (value: unknown) =>
 
 /**
  * Every document a build listed, as listings read it (document-hash.ts `stub`), held until the
- * listings render: as UTF-8 JSON in a search answer's shape (`{"results":[…]}`), 100 stubs a chunk.
- * A rebuild holds the documents of its versions' listing so too, until every version is known.
- * Bytes sit outside the JavaScript heap, at their size: as objects, 100,000 stubs held ~100 MB of
- * heap (and a structured clone as large again to hand them to a render thread), as bytes ~30 MB. A
- * render thread is handed copies, moved to it and parsed there like any search answer. With `spill`,
- * the chunks wait in a temporary file (spill-file.ts) and are read back one at a time: nothing is
- * held per stub but its hash; `close` lets go of the file (and reading or taking the stubs to the
- * end does).
+ * listings render: as UTF-8 JSON in a search answer's shape (`{"results":[…]}`), 100 stubs a chunk,
+ * in a temporary file (spill-file.ts), read back a chunk at a time. A rebuild holds the documents of
+ * its versions' listing so too, until every version is known. Nothing is held in memory per stub
+ * but its hash (with `digest`); as objects, 100,000 stubs held ~100 MB of heap. `close` lets go of
+ * the file (reading the stubs to the end with `drain` does too).
  */
 export class ListedStubs {
-  private readonly chunks: ArrayBuffer[] = [];
-  /** With `spill`: the file, and where each chunk is in it (offset, length). */
-  private readonly file: SpillFile | undefined;
+  private readonly file = new SpillFile("stubs");
+  /** Where each chunk is in the file: offset, length. */
   private readonly spans: [number, number][] = [];
   private pending: string[] = [];
   private count = 0;
@@ -38,9 +34,8 @@ export class ListedStubs {
   private hashes: Buffer | undefined;
 
   /** `digest`: keep each stub's hash (16 bytes a stub) so that `digest` can answer. */
-  constructor(options: { digest?: boolean; spill?: boolean } = {}) {
+  constructor(options: { digest?: boolean } = {}) {
     this.hashes = options.digest ? Buffer.alloc(HASH_BYTES * 1024) : undefined;
-    this.file = options.spill ? new SpillFile("stubs") : undefined;
   }
 
   get length(): number {
@@ -83,47 +78,20 @@ export class ListedStubs {
       .copy(hashes, this.count * HASH_BYTES, 0, HASH_BYTES);
   }
 
-  /** Copies of the chunks, to move to a render thread (`RenderPool.render`'s answers). */
-  answers(): ArrayBuffer[] {
-    this.readable();
-    return this.file ? [...this.chunksRead()] : this.chunks.map((chunk) => chunk.slice(0));
-  }
-
-  /**
-   * The chunks themselves, to move to a render thread: nothing is held after (no copy made; reading
-   * the stubs again throws).
-   */
-  take(): ArrayBuffer[] {
-    this.seal();
-    if (this.file) {
-      const chunks = [...this.chunksRead()];
-      this.close();
-      return chunks;
-    }
-    this.taken = true;
-    return this.chunks.splice(0);
-  }
-
   /**
    * Each stub, parsed a chunk at a time, each chunk let go once its stubs are read: nothing is
    * held after (reading the stubs again throws).
    */
   *drain(): IterableIterator<PrismicDocument> {
-    this.readable();
-    this.taken = true;
-    if (this.file) {
-      for (const chunk of this.chunksRead()) yield* documentsOfAnswers([chunk]);
-      this.close();
-      return;
-    }
-    for (let chunk = this.chunks.shift(); chunk !== undefined; chunk = this.chunks.shift())
-      yield* documentsOfAnswers([chunk]);
+    yield* this;
+    this.close();
   }
 
   /** Each stub, parsed again a chunk at a time: no more than a chunk's objects live at once. */
   *[Symbol.iterator](): IterableIterator<PrismicDocument> {
-    this.readable();
-    for (const chunk of this.file ? this.chunksRead() : this.chunks) yield* documentsOfAnswers([chunk]);
+    if (this.taken) throw new Error("the stubs were read once (drain) or closed");
+    this.seal();
+    for (const chunk of this.chunks()) yield* documentsOfAnswers([chunk]);
   }
 
   /**
@@ -153,23 +121,17 @@ export class ListedStubs {
     return documents;
   }
 
-  /** Lets go of the temporary file, with `spill` (a build that fails never reads the stubs to the end). */
+  /** Lets go of the temporary file (a build that fails never reads the stubs to the end). */
   close(): void {
-    this.file?.close();
+    this.file.close();
     this.taken = true;
   }
 
-  private readable(): void {
-    if (this.taken) throw new Error("the stubs were handed on (take), read once (drain) or closed");
-    this.seal();
-  }
-
-  /** With `spill`: each chunk read back from the file, one at a time. */
-  private *chunksRead(): IterableIterator<ArrayBuffer> {
-    const file = this.file as SpillFile;
+  /** Each chunk read back from the file, one at a time. */
+  private *chunks(): IterableIterator<ArrayBuffer> {
     for (const [offset, length] of this.spans) {
       const chunk = new ArrayBuffer(length);
-      file.readInto(offset, length, new Uint8Array(chunk));
+      this.file.readInto(offset, length, new Uint8Array(chunk));
       yield chunk;
     }
   }
@@ -178,14 +140,6 @@ export class ListedStubs {
     if (this.pending.length === 0) return;
     const bytes = utf8.encode(`{"results":[${this.pending.join(",")}]}`);
     this.pending = [];
-    if (this.file) {
-      this.spans.push([this.file.append(bytes), bytes.byteLength]);
-      return;
-    }
-    this.chunks.push(
-      bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
-        ? (bytes.buffer as ArrayBuffer)
-        : (bytes.slice().buffer as ArrayBuffer),
-    );
+    this.spans.push([this.file.append(bytes), bytes.byteLength]);
   }
 }

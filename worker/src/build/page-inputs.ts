@@ -170,19 +170,14 @@ export type RecordsHeader = Pick<BuildRecords, "code" | "shared" | "newest" | "r
 /**
  * A build's entries (route → page inputs, id → record) as the file's lines, appended as they come,
  * never read back during the build (a name added twice is written twice, and the later one wins
- * when read, as in an object). As bytes outside the JavaScript heap; with `spill`, in a file of the
- * temporary folder (unlinked at once: it goes when the log is taken or closed, or the process
- * ends), so that a build holds nothing of them per route while it renders (tens of MB at 100,000).
+ * when read, as in an object). In a temporary file (spill-file.ts: it goes when the log is taken or
+ * closed, or the process ends), so that a build holds nothing of them per route while it renders
+ * (tens of MB at 100,000).
  */
 export class EntryLog {
-  private readonly chunks: Buffer[] = [];
+  private readonly file = new SpillFile("entries");
   private text = "";
   private empty = true;
-  private spilled: SpillFile | undefined;
-
-  constructor(options: { spill?: boolean } = {}) {
-    if (options.spill) this.spilled = new SpillFile("entries");
-  }
 
   /** `json`: the entry's JSON (of `PageInputs` or `DocumentRecord`). */
   add(name: string, json: string): void {
@@ -196,39 +191,30 @@ export class EntryLog {
   /** How many bytes the entries take (`copyInto`). */
   get size(): number {
     this.flush();
-    return this.spilled?.size ?? this.chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+    return this.file.size;
   }
 
   /**
    * Copies the entries' bytes, the inside of a JSON object, into `target` at `offset` (the file is
-   * put together in one buffer, each log copied once); the log is empty after. Answers the offset
+   * put together in one buffer, each log copied once), then lets go of them. Answers the offset
    * after them.
    */
   copyInto(target: Buffer, offset: number): number {
-    this.flush();
-    const { spilled } = this;
-    if (!spilled) {
-      for (const chunk of this.chunks.splice(0)) offset += chunk.copy(target, offset);
-      return offset;
-    }
-    const { size } = spilled;
-    spilled.readInto(0, size, target, offset);
+    const { size } = this;
+    this.file.readInto(0, size, target, offset);
     this.close();
     return offset + size;
   }
 
-  /** Lets go of the spilled entries (a build that fails never takes them). */
+  /** Lets go of the entries (a build that fails never takes them). */
   close(): void {
-    this.spilled?.close();
-    this.spilled = undefined;
+    this.file.close();
   }
 
   private flush(): void {
     if (this.text.length === 0) return;
-    const bytes = Buffer.from(this.text);
+    this.file.append(Buffer.from(this.text));
     this.text = "";
-    if (this.spilled) this.spilled.append(bytes);
-    else this.chunks.push(bytes);
   }
 }
 
