@@ -1,4 +1,4 @@
-import type { MatchCache, PrismicDocument } from "./query/types.ts";
+import type { MatchCache } from "./query/types.ts";
 
 /**
  * Search answers at refs whose content never changes (the master ref and past ones, never a
@@ -19,51 +19,47 @@ export interface AnswerCache {
  * the documents a publish since replaced until they are dropped.
  */
 export function createMatchCache(entries = 8): MatchCache {
-  const kept = new Map<string, readonly PrismicDocument[]>();
-  return {
-    get: (key) => used(kept, key),
-    set(key, documents) {
-      kept.delete(key);
-      kept.set(key, documents);
-      for (const oldest of kept.keys()) {
-        if (kept.size <= entries) break;
-        kept.delete(oldest);
-      }
-    },
-  };
+  return boundedCache(entries, () => 1);
 }
 
 export const DEFAULT_ANSWER_CACHE_BYTES = 128 * 1024 * 1024;
 
 export function createAnswerCache(maxBytes = DEFAULT_ANSWER_CACHE_BYTES): AnswerCache {
-  const answers = new Map<string, Buffer>();
-  let bytes = 0;
+  return boundedCache(maxBytes, (body: Buffer) => body.byteLength);
+}
+
+/**
+ * Values by key, least recently used out first once their sizes add up to more than `limit`; a value
+ * larger than `limit` alone is not kept. Map iteration follows insertion order: the most recently
+ * used is last.
+ */
+function boundedCache<V>(limit: number, sizeOf: (value: V) => number) {
+  const kept = new Map<string, V>();
+  let total = 0;
   return {
-    get: (key) => used(answers, key),
-    set(key, body) {
-      if (body.byteLength > maxBytes) return;
-      const before = answers.get(key);
-      if (before) {
-        answers.delete(key);
-        bytes -= before.byteLength;
+    get(key: string): V | undefined {
+      const value = kept.get(key);
+      if (value !== undefined) {
+        kept.delete(key);
+        kept.set(key, value);
       }
-      answers.set(key, body);
-      bytes += body.byteLength;
-      for (const [oldest, old] of answers) {
-        if (bytes <= maxBytes) break;
-        answers.delete(oldest);
-        bytes -= old.byteLength;
+      return value;
+    },
+    set(key: string, value: V): void {
+      const size = sizeOf(value);
+      if (size > limit) return;
+      const before = kept.get(key);
+      if (before !== undefined) {
+        kept.delete(key);
+        total -= sizeOf(before);
+      }
+      kept.set(key, value);
+      total += size;
+      for (const [oldest, old] of kept) {
+        if (total <= limit) break;
+        kept.delete(oldest);
+        total -= sizeOf(old);
       }
     },
   };
-}
-
-/** The value at `key`, made the most recently used: Map iteration follows insertion order. */
-function used<V>(map: Map<string, V>, key: string): V | undefined {
-  const value = map.get(key);
-  if (value !== undefined) {
-    map.delete(key);
-    map.set(key, value);
-  }
-  return value;
 }
