@@ -229,8 +229,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
       };
       return {
         threads,
-        render: async (documents, routes, answers, batch) =>
-          (await ready()).render(documents, routes, answers, batch),
+        render: async (documents, routes, answers) => (await ready()).render(documents, routes, answers),
         renderOwn: async (answers) => (await ready()).renderOwn(answers),
         close: async () => {
           if (begun) await (await begun).close();

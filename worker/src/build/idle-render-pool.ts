@@ -71,8 +71,7 @@ export function idleRenderPool(create: () => Promise<RenderPool>, idleMs = 30_00
       };
       return {
         threads,
-        render: (documents, routes, answers, options) =>
-          busyWhile((pool) => pool.render(documents, routes, answers, options)),
+        render: (documents, routes, answers) => busyWhile((pool) => pool.render(documents, routes, answers)),
         renderOwn: (answers) => busyWhile((pool) => pool.renderOwn(answers)),
         // The batches share the pool: only idleness or the process's close ends it.
         close: async () => {},

@@ -2,7 +2,7 @@ import { availableParallelism } from "node:os";
 import { type ResourceLimits, Worker } from "node:worker_threads";
 import type { PrismicDocument } from "@prismicio/client";
 import type { Logger } from "#logger";
-import type { BatchOptions, BatchResult, RenderedRoute, SharedContent } from "./render-batch.ts";
+import type { BatchResult, RenderedRoute, SharedContent } from "./render-batch.ts";
 import { renderThreadBundle } from "./render-thread-bundle.ts";
 import { batchOfAnswers, documentsOfAnswers } from "./search-answers.ts";
 
@@ -25,7 +25,6 @@ export interface RenderPool {
     documents: readonly PrismicDocument[],
     routes: readonly string[],
     answers?: readonly ArrayBuffer[],
-    options?: BatchOptions,
   ): Promise<BatchResult>;
   /**
    * A build's batch: the documents of `answers` (bytes, parsed on the render thread) rendered at
@@ -128,14 +127,8 @@ function inThreadPool(shared: SharedContent, logger: Logger): RenderPool {
   const rendering = import("./render-batch.ts");
   return {
     threads: 0,
-    render: async (documents, routes, answers = [], options = {}) =>
-      (await rendering).renderBatch(
-        shared,
-        [...documents, ...documentsOfAnswers(answers)],
-        routes,
-        logger,
-        options,
-      ),
+    render: async (documents, routes, answers = []) =>
+      (await rendering).renderBatch(shared, [...documents, ...documentsOfAnswers(answers)], routes, logger),
     renderOwn: async (answers) => (await rendering).renderOwnRoutes(shared, batchOfAnswers(answers), logger),
     close: async () => {},
   };
@@ -161,8 +154,7 @@ function threadPool(workers: Worker[], dead: ReadonlyMap<Worker, string>): Rende
     get broken() {
       return dead.size > 0;
     },
-    render: (documents, routes, answers = [], options = {}) =>
-      send({ documents, routes, ...options }, answers),
+    render: (documents, routes, answers = []) => send({ documents, routes }, answers),
     renderOwn: (answers) => send({ documents: [], routes: [], own: true }, answers),
     async close() {
       await Promise.all(workers.map((worker) => worker.terminate()));
@@ -174,7 +166,7 @@ function threadPool(workers: Worker[], dead: ReadonlyMap<Worker, string>): Rende
       documents: readonly PrismicDocument[];
       routes: readonly string[];
       own?: boolean;
-    } & BatchOptions,
+    },
     answers: readonly ArrayBuffer[],
   ): Promise<BatchResult> {
     const worker = await acquire();

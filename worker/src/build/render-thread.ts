@@ -5,10 +5,10 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { pino } from "pino";
 import { routeStrayOutput } from "#ops/stray-output.ts";
-import { type BatchOptions, renderBatch, renderOwnRoutes, type SharedContent } from "./render-batch.ts";
+import { renderBatch, renderOwnRoutes, type SharedContent } from "./render-batch.ts";
 import { batchOfAnswers, documentsOfAnswers } from "./search-answers.ts";
 
-export interface BatchRequest extends BatchOptions {
+export interface BatchRequest {
   id: number;
   documents: unknown[];
   routes: string[];
@@ -35,7 +35,7 @@ parentPort?.on("message", async (message: BatchRequest | { shared: SharedContent
     if (!shared) throw new Error("a batch came before the content every batch shares");
     const { rendered, failed, listed, reused, renewed } = request.own
       ? await renderOwnRoutes(shared, batchOfAnswers(request.answers ?? []), logger)
-      : await renderBatch(shared, parsed(request), request.routes, logger, { parts: request.parts === true });
+      : await renderBatch(shared, parsed(request), request.routes, logger);
     // The pages' bytes move to the main thread (transferred, not copied).
     parentPort?.postMessage(
       { id: request.id, results: rendered, failed, listed, reused, renewed },
