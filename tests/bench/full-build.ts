@@ -4,9 +4,10 @@
  * by the product's build (its own process), against the floor measured in the
  * same run: bare renderToString of the same page trees with content in memory, on one thread.
  * Prints wall time and CPU seconds (all threads of the build process; the main thread apart) of
- * a first build and of a rebuild with nothing changed, each against the floor's, per page; the
- * rebuild against its own floor too (listing every document's id and version without its content,
- * what finding out that nothing changed costs), and peak RSS with what it grows by per 10,000 routes.
+ * a first build, a rebuild with nothing changed (at the same ref) and a rebuild after one page's
+ * publish (a new ref), each against the floor's, per page; the rebuild after the publish against
+ * its own floor too (listing every document's id and version without its content, what finding out
+ * what changed costs), and peak RSS with what it grows by per 10,000 routes.
  *
  *   npm run bench:full-build            (PAGES=2000 ROUNDS=1 npm run bench:full-build for a quick run)
  */
@@ -89,15 +90,40 @@ try {
   // Rounds of (first build into an empty folder, rebuild, floor), each against its own round's floor:
   // this machine's speed drifts by 10-20 % between minutes, so one run proves little.
   type Listing = { documents: number; ms: number; maxRssMB: number };
-  const rounds = Array.from({ length: ROUNDS }, (_, round) => {
+  /** Publishes one page anew with another title, as an editor would: a new ref, one document changed. */
+  const editOnePage = async (round: number) => {
+    const ref = ((await (await fetch(endpoint)).json()) as { refs: { ref: string }[] }).refs[0]?.ref;
+    // A page in the middle of the listing order, not the home page.
+    const q = encodeURIComponent('[[at(document.type,"page")]]');
+    const at = Math.ceil(PAGES / 2);
+    const search = await fetch(`${endpoint}/documents/search?ref=${ref}&q=${q}&pageSize=1&page=${at}`);
+    const page = ((await search.json()) as { results: { data: Record<string, unknown> }[] }).results[0];
+    if (!page) throw new Error(`the generated repository has no page ${at}`);
+    const response = await fetch(`${url}/admin/publish`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ upsert: [{ ...page, data: { ...page.data, meta_title: `Edited ${round}` } }] }),
+    });
+    if (!response.ok) throw new Error(`publish failed: ${response.status} ${await response.text()}`);
+  };
+  const rounds: {
+    first: BuildResult;
+    second: BuildResult;
+    edited: BuildResult;
+    listing: Listing;
+    floor: Floor;
+  }[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
     const site = join(sites, `round-${round + 1}`);
     const first = child<BuildResult>("build", endpoint, site);
     const second = child<BuildResult>("build", endpoint, site);
+    await editOnePage(round + 1);
+    const edited = child<BuildResult>("build", endpoint, site);
     const listing = child<Listing>("list", endpoint);
     const floor = child<Floor>("floor", endpoint);
     console.error(`round ${round + 1} of ${ROUNDS} done`);
-    return { first, second, listing, floor };
-  });
+    rounds.push({ first, second, edited, listing, floor });
+  }
 
   // Per 1,000 pages: the build's routes are the pages plus the price lists and listings (~0.3 %).
   const perThousand = (seconds: number, pages: number) => ((seconds / pages) * 1000).toFixed(2);
@@ -124,11 +150,12 @@ try {
   console.log(
     "| round | run | routes | wall | CPU (all threads of the build process) | peak RSS |\n|---|---|---|---|---|---|",
   );
-  rounds.forEach(({ first, second, floor }, index) => {
+  rounds.forEach(({ first, second, edited, floor }, index) => {
     const threads = `${first.summary.renderThreads} render thread${first.summary.renderThreads === 1 ? "" : "s"}`;
     const rows = [
       row(`full build (empty folder, ${threads})`, first, floor),
       row("rebuild (nothing changed)", second, floor),
+      row("rebuild after one page's publish", edited, floor),
       [
         "floor: bare renderToString, one thread",
         `${floor.pages} pages`,
@@ -143,7 +170,9 @@ try {
     `median ${median(values).toFixed(2)}× (${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}×)`;
   const firsts = rounds.map(({ first, floor }) => ratios(first, floor));
   const seconds = rounds.map(({ second, floor }) => ratios(second, floor));
-  const peak = Math.max(...rounds.flatMap(({ first, second }) => [first.maxRssMB, second.maxRssMB]));
+  const peak = Math.max(
+    ...rounds.flatMap(({ first, second, edited }) => [first.maxRssMB, second.maxRssMB, edited.maxRssMB]),
+  );
   console.log(
     `\nfull build: ${median(rounds.map(({ first }) => first.summary.pagesPerSecond))} pages/s, wall ${range(firsts.map((r) => r.wall))} the floor's (target ≤ 1.5×), CPU ${range(firsts.map((r) => r.cpu))} the floor's per page (target ≤ 2×)`,
   );
@@ -154,12 +183,16 @@ try {
   const listingShare = rounds.map(({ first, listing }) => listing.ms / first.summary.durationMs);
   const percent = (values: number[]) =>
     `median ${(median(values) * 100).toFixed(1)} % (${(Math.min(...values) * 100).toFixed(1)}–${(Math.max(...values) * 100).toFixed(1)} %)`;
+  const editShare = rounds.map(({ first, edited }) => edited.summary.durationMs / first.summary.durationMs);
   console.log(
-    `no-op:      the rebuild took ${percent(noOp)} of the first build's wall time (target ≤ 10 %); its floor, listing ${rounds[0]?.listing.documents} documents' ids and versions, ${percent(listingShare)} (${rounds.map(({ listing }) => (listing.ms / 1000).toFixed(2)).join(", ")} s)`,
+    `no-op:      the rebuild took ${percent(noOp)} of the first build's wall time (target ≤ 10 %): at the ref the first build read, it lists no document`,
+  );
+  console.log(
+    `one edit:   a rebuild after one page's publish (a new ref) took ${percent(editShare)}, rendering ${rounds.map(({ edited }) => edited.summary.rendered).join(", ")} routes; its floor, listing ${rounds[0]?.listing.documents} documents' ids and versions, ${percent(listingShare)} (${rounds.map(({ listing }) => (listing.ms / 1000).toFixed(2)).join(", ")} s)`,
   );
   // What a build holds grows with the routes; the process it starts in (Node, the code) does not.
-  const growth = rounds.flatMap(({ first, second }) =>
-    [first, second].map((run) => ((run.maxRssMB - run.startRssMB) / run.summary.routes) * 10_000),
+  const growth = rounds.flatMap(({ first, second, edited }) =>
+    [first, second, edited].map((run) => ((run.maxRssMB - run.startRssMB) / run.summary.routes) * 10_000),
   );
   console.log(
     `peak RSS of a build: ${peak} MB (target < 300 MB), ${median(growth).toFixed(1)} MB per 10,000 routes above the ${rounds[0]?.first.startRssMB} MB it starts at; average page ${rounds[0]?.floor.avgKB} KB`,

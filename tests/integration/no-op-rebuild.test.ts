@@ -1,10 +1,15 @@
 /**
- * A rebuild with nothing changed costs what finding that out costs: it lists every document's
- * version without its content, and reads whole only what every render shares (the frame's and the
- * shared types' documents, the redirects), whatever the site's size. Counted, not timed: on a
- * generated site of N pages and one of 4N, the same documents read whole, no route rendered (not
- * even the listings and the sitemap, which show every page: what they read is unchanged), nothing
- * written but the build's records. A change to one document renders the listings again.
+ * A rebuild with nothing changed costs what finding that out costs, whatever the site's size.
+ * Counted, not timed, on a generated site of N pages and one of 4N:
+ * - at the ref the last build read, with storage as it left it, the rebuild lists no document: it
+ *   reads only what every build reads whole (the frame's and the shared types' documents, the
+ *   redirects), renders nothing, writes nothing;
+ * - when it cannot trust storage (an object no build wrote is there), it lists every document's
+ *   version without its content, still reads no page's document and renders no page (not even the
+ *   listings and the sitemap, which show every page: what they read is unchanged), and deletes the
+ *   stray object;
+ * - after one page's publish it lists every version and reads that one page and the shared ones
+ *   whole, and renders that page and the listings.
  */
 import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -13,7 +18,7 @@ import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEMO_IMAGES_DIR } from "#local-prismic/demo.ts";
 import { generateRepository } from "#local-prismic/generate.ts";
-import { createSiteStore } from "#storage";
+import { createSiteStore, sha256 } from "#storage";
 import { website } from "#website";
 import { fullBuild } from "#worker/build/full-build.ts";
 import { localContentClient } from "../support/content-client.ts";
@@ -50,16 +55,27 @@ async function noOpRebuild(pages: number) {
   const repo = await tempDir("no-op-repo");
   cleanups.push(repo.remove);
   mkdirSync(join(repo.path, "documents"));
-  let edited: PrismicDocument | undefined;
-  for (const generated of generateRepository({ pages, priceLists: PRICE_LISTS, seed: 1 })) {
-    let doc = generated;
-    if (doc.type === "page" && doc.uid !== "home" && !edited) {
+  let newest: PrismicDocument | undefined;
+  const generated = [...generateRepository({ pages, priceLists: PRICE_LISTS, seed: 1 })];
+  for (const [index, original] of generated.entries()) {
+    let doc = original;
+    if (doc.type === "page" && doc.uid !== "home" && !newest) {
       // The newest publication of the repository: a rebuild can tell it unchanged only by its ref.
       doc = { ...doc, last_publication_date: "2026-11-27T23:59:59+0000" };
-      edited = doc;
+      newest = doc;
+      generated[index] = doc;
     }
     writeFileSync(join(repo.path, "documents", `${doc.id}.json`), JSON.stringify(doc));
   }
+  // The pages whose links show it: the API writes its facts into them, so an edit re-reads them.
+  const page = newest as PrismicDocument;
+  const linking = generated.filter(
+    (doc) =>
+      doc.id !== page.id &&
+      !website.frame.includes(doc.type) &&
+      !website.shared.includes(doc.type) &&
+      JSON.stringify(doc.data).includes(`"${page.id}"`),
+  ).length;
   cpSync(DEMO_IMAGES_DIR, join(repo.path, "images"), { recursive: true });
   const service = await startLocalPrismic({ seedDir: repo.path });
   cleanups.push(service.stop);
@@ -81,37 +97,42 @@ async function noOpRebuild(pages: number) {
   };
   const first = await build();
   const second = await build();
+  // An object no build wrote: the rebuild cannot keep the site as the last build left it.
+  await store.put("stray/index.html", "<!doctype html><title>stray</title>", {
+    contentType: "text/html; charset=utf-8",
+    cacheControl: "no-store",
+    contentHash: sha256("<!doctype html><title>stray</title>"),
+  });
+  const strayed = await build();
   // One page published anew (the content service's edit API, as an editor's publish): the next
   // build renders it and the listings (they show its date), nothing else.
-  const page = edited as PrismicDocument;
   await publish(service.url, { upsert: [{ ...page, data: { ...page.data, meta_title: "Edited" } }] });
-  const third = await build();
-  return { first, second, third };
+  const edited = await build();
+  return { first, second, strayed, edited, linking };
 }
 
 describe("a rebuild with nothing changed", () => {
   it("reads and renders as much for 4N pages as for N: no page's document, no page", async () => {
     const small = await noOpRebuild(40);
     const large = await noOpRebuild(160);
-    // The first builds read every document whole; the rebuilds list them all, read none of them.
+    /** What every build reads whole: the frame's singletons and the shared price lists. */
+    const shared = website.frame.length + PRICE_LISTS;
+    // The first builds read every document whole.
     expect(large.first.counts.whole - small.first.counts.whole).toBe(120);
-    expect(small.second.counts.listed).toBe(small.first.counts.whole);
-    expect(large.second.counts.listed).toBe(large.first.counts.whole);
-    expect(large.second.counts.whole).toBe(small.second.counts.whole);
-    // At the ref the first build read nothing was published since: only what every build reads whole
-    // (the frame's singletons and the shared price lists), never a page whose links' targets are new.
-    expect(small.second.counts.whole).toBe(website.frame.length + PRICE_LISTS);
-    for (const { first, second } of [small, large]) {
-      expect(second.summary.rendered).toBe(0);
+    for (const { first, second, strayed, edited, linking } of [small, large]) {
+      // At the ref the first build read, with storage as it left it: not one document listed.
+      expect(second.counts).toMatchObject({ whole: shared, listed: 0 });
+      expect(second.summary).toMatchObject({ rendered: 0, written: 0, deleted: 0, renderThreads: 0 });
       expect(second.summary.reused).toBe(first.summary.rendered);
-      expect(second.summary.written).toBe(0);
-      expect(second.summary.deleted).toBe(0);
-      // It started no render thread (a first build started one, as asked).
-      expect(second.summary.renderThreads).toBe(0);
-      expect(first.summary.renderThreads).toBe(1);
+      expect(first.summary.renderThreads).toBe(1); // as asked
+      // A stray object in storage: every version listed, no page read (not even the one at the
+      // newest date: nothing was published since that build's ref), none rendered, the stray deleted.
+      expect(strayed.counts).toMatchObject({ whole: shared, listed: first.counts.whole });
+      expect(strayed.summary).toMatchObject({ rendered: 0, written: 0, deleted: 1, renderThreads: 0 });
+      // After one page's publish: every version listed; that page read whole, and those whose
+      // links show it (to check what the API wrote into them); it and every listing rendered.
+      expect(edited.counts).toMatchObject({ listed: first.counts.whole, whole: shared + 1 + linking });
+      expect(edited.summary.rendered).toBe(1 + website.routes.listings.length);
     }
-    // After one page's publish: that page and every listing, as many for 4N pages as for N.
-    expect(small.third.summary.rendered).toBe(1 + website.routes.listings.length);
-    expect(large.third.summary.rendered).toBe(small.third.summary.rendered);
   }, 120_000);
 });

@@ -351,8 +351,9 @@ async function buildAll(current: Build, start: PoolStart, started: number): Prom
   await writeAssets(current);
   lap(current, "assets");
   const { shared, site } = await sharedContentOf(current);
-  const pool = start.pool(shared);
   lap(current, "prepare");
+  if (asLastBuilt(current)) return keepWholeSite(current, site, start, started);
+  const pool = start.pool(shared);
   let pages: ListedStubs;
   const hashes = new Map<string, string>();
   try {
@@ -549,6 +550,84 @@ function reusablePages({ options, inputs }: Build): Record<string, string> {
       reusable[route] = last.inputs;
   }
   return reusable;
+}
+
+/**
+ * Whether the site is exactly as the last build left it, which a rebuild then finds out without
+ * listing a document: that build ran at this ref (content at a ref never changes) with this code and
+ * these shared documents, rendered every route (none failed), no publish rewrote a page since (each
+ * route's page inputs describe its stored bytes: `reusable`), and storage holds exactly the keys it
+ * left: its pages, its assets (as this build makes them) and its redirects. Only for a build that
+ * feeds no index (`pressroom build`), trusting the manifest's hashes (not `verify`).
+ */
+function asLastBuilt(current: Build): boolean {
+  const { options, inputs, hashedWith, manifest } = current;
+  const { previous, previousRecords: records } = inputs;
+  if (options.reuse !== true || options.verify || options.earlier || options.storedHashes) return false;
+  if ((options.unsettledKeys?.size ?? 0) > 0 || current.counts.written > 0) return false;
+  if (!previous || previous.ref !== inputs.ref || previous.site !== manifest.site) return false;
+  if (records.ref !== inputs.ref || records.failed !== 0) return false;
+  if (records.code !== hashedWith?.code || records.shared !== hashedWith?.shared) return false;
+  const assets = Object.keys(manifest.assets);
+  if (assets.length !== Object.keys(previous.assets).length) return false;
+  if (!assets.every((key) => previous.assets[key] === manifest.assets[key])) return false;
+  const expected = new Set(assets);
+  for (const [route, entry] of Object.entries(previous.routes)) {
+    if (current.reusable[route] === undefined) return false;
+    expected.add(entry.key);
+  }
+  for (const [key, hash] of redirectHashes(previous)) {
+    if (!inputs.isStored(key, hash)) return false;
+    expected.add(key);
+  }
+  if (expected.size !== inputs.existing.size) return false;
+  for (const key of inputs.existing.keys()) if (!expected.has(key)) return false;
+  return true;
+}
+
+/**
+ * A rebuild of a site as the last build left it (`asLastBuilt`): every route kept as stored,
+ * nothing written, the manifest and page inputs left as they are. What editors should fix is said
+ * again, from that build's records, as every build says it.
+ */
+function keepWholeSite(
+  current: Build,
+  site: BuildOutcome["site"],
+  start: PoolStart,
+  started: number,
+): BuildOutcome {
+  const { inputs, log } = current;
+  const previous = inputs.previous as BuildManifest;
+  const routes: Record<string, BuiltRoute> = {};
+  for (const [route, entry] of Object.entries(previous.routes)) {
+    routes[route] = Object.assign(entry, { dependencies: NO_DEPENDENCIES });
+    const json = inputs.previousInputs.get(route) as string;
+    if (json.includes('"islands"')) {
+      const islands = parseEntry<PageInputs>(json)?.islands;
+      if (islands) current.javascript.add(route, islands);
+    }
+    current.counts.reused++;
+    current.counts.unchanged++;
+  }
+  for (const [id, json] of inputs.previousRecords.documents) {
+    if (!json.includes('"n":') && !json.includes('"r":')) continue;
+    const record = parseEntry<DocumentRecord>(json) as DocumentRecord;
+    if (record.n) reportNotices(record.n, log);
+    if (record.r !== undefined)
+      log.error({ documentId: id }, `document ${id} gets no page: ${record.r} (see pressroom status)`);
+  }
+  current.manifest = { ...previous, routes };
+  releasePrevious(current);
+  lap(current, "kept");
+  log.info({ builtAt: previous.builtAt }, "nothing changed since the last build: every page kept as stored");
+  return {
+    summary: summarize(current, started, start.started()),
+    manifest: current.manifest,
+    documents: [],
+    hashes: new Map(),
+    changedRoutes: [],
+    site,
+  };
 }
 
 /**
@@ -983,7 +1062,12 @@ async function writeManifest(current: Build, site: string): Promise<void> {
   const { newest } = current;
   await writePageInputs(
     store,
-    { ...current.hashedWith, ref: current.inputs.ref, ...(newest ? { newest } : {}) },
+    {
+      ...current.hashedWith,
+      ref: current.inputs.ref,
+      ...(newest ? { newest } : {}),
+      failed: current.failed.length,
+    },
     current.pageInputs,
     current.records,
     site,

@@ -58,6 +58,8 @@ export interface BuildRecords {
   newest?: string;
   /** The ref its records describe (content at a ref never changes). */
   ref?: string;
+  /** How many routes that build failed to render (absent in a file written before it was recorded). */
+  failed?: number;
   /** Id → its record's JSON. */
   documents: ReadonlyMap<string, string>;
 }
@@ -89,6 +91,7 @@ export async function readPageInputs(store: SiteStore): Promise<BuildRecords> {
       ...(typeof parsed.shared === "string" ? { shared: parsed.shared } : {}),
       ...(typeof parsed.newest === "string" ? { newest: parsed.newest } : {}),
       ...(typeof parsed.ref === "string" ? { ref: parsed.ref } : {}),
+      ...(typeof parsed.failed === "number" ? { failed: parsed.failed } : {}),
     };
   } catch {
     return NO_RECORDS;
@@ -165,7 +168,7 @@ export function versionInRecord(json: string | undefined): string | undefined {
 }
 
 /** What a build writes beside its pages and documents (BuildRecords without them). */
-export type RecordsHeader = Pick<BuildRecords, "code" | "shared" | "newest" | "ref">;
+export type RecordsHeader = Pick<BuildRecords, "code" | "shared" | "newest" | "ref" | "failed">;
 
 /**
  * A build's entries (route → page inputs, id → record) as the file's lines, appended as they come,
@@ -230,7 +233,7 @@ export async function writePageInputs(
   site: string,
 ): Promise<void> {
   let trailer = "\n}";
-  for (const field of ["code", "shared", "newest", "ref"] as const)
+  for (const field of ["code", "shared", "newest", "ref", "failed"] as const)
     if (header[field] !== undefined) trailer += `,${JSON.stringify(field)}:${JSON.stringify(header[field])}`;
   const parts = [
     Buffer.from(`{"version":${VERSION},"site":${JSON.stringify(site)},"pages":{`),
