@@ -133,6 +133,8 @@ describe("a rebuild with nothing changed", () => {
       // links show it (to check what the API wrote into them); it and every listing rendered.
       expect(edited.counts).toMatchObject({ listed: first.counts.whole, whole: shared + 1 + linking });
       expect(edited.summary.rendered).toBe(1 + website.routes.listings.length);
+      // So few pages render on the build's own thread: starting a render thread would cost more.
+      expect(edited.summary.renderThreads).toBe(0);
     }
   }, 120_000);
 });

@@ -47,6 +47,7 @@ import {
   type FailedRender,
   type ListedDocument,
   renderBatch,
+  renderOwnRoutes,
   type SharedContent,
 } from "./render-batch.ts";
 import { renderCode, siteParts } from "./render-code.ts";
@@ -58,6 +59,7 @@ import {
   startRenderPool,
 } from "./render-pool.ts";
 import { type BundleModules, renderThreadBundle, renderThreadModules } from "./render-thread-bundle.ts";
+import { batchOfAnswers } from "./search-answers.ts";
 
 export interface BuildOptions {
   /** The content client (`createContentClient`): its `fetchMasterRef` bypasses every cache. */
@@ -231,6 +233,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
         threads,
         render: async (documents, routes, answers) => (await ready()).render(documents, routes, answers),
         renderOwn: async (answers) => (await ready()).renderOwn(answers),
+        renderOwnHere: (answers) => renderOwnRoutes(shared, batchOfAnswers(answers), options.logger),
         close: async () => {
           if (begun) await (await begun).close();
         },
@@ -250,8 +253,19 @@ interface PoolStart {
   threadsStart(): void;
   /** How many render threads started: none when the build rendered nothing. */
   started(): number;
-  pool(shared: SharedContent): RenderPool;
+  pool(shared: SharedContent): BuildPool;
 }
+
+/** A build's render pool, which can also render a batch on the build's own thread, starting no thread. */
+interface BuildPool extends RenderPool {
+  renderOwnHere(answers: readonly ArrayBuffer[]): Promise<BatchResult>;
+}
+
+/**
+ * A rebuild that finds this many documents changed or fewer renders them on its own thread: a render
+ * thread would cost more to start (200-250 ms, ~90 MB) than they take to render.
+ */
+const RENDERED_HERE_AT_MOST = 100;
 
 /** What a build reads before it renders: what storage holds and the content every render shares. */
 interface BuildInputs {
@@ -636,7 +650,7 @@ function keepWholeSite(
  */
 async function renderPages(
   current: Build,
-  pool: RenderPool,
+  pool: BuildPool,
   hashes: Map<string, string>,
 ): Promise<ListedStubs> {
   const { inputs, log } = current;
@@ -768,7 +782,7 @@ function streamedTypes(): string[] {
  */
 async function renderStreamed(
   current: Build,
-  pool: RenderPool,
+  pool: BuildPool,
   hashes: Map<string, string>,
 ): Promise<ListedStubs> {
   const { options, inputs, log } = current;
@@ -786,8 +800,8 @@ async function renderStreamed(
     if (notices) reportNotices(notices, log);
     if (refused) logRefused(page, refused, log);
   };
-  const onAnswer = async (answer: ArrayBuffer) => {
-    const result = await pool.renderOwn([answer]);
+  const onAnswer = async (answer: ArrayBuffer, here = false) => {
+    const result = here ? await pool.renderOwnHere([answer]) : await pool.renderOwn([answer]);
     for (const item of result.listed ?? []) onListed(item);
     await commit(current, result, progress);
   };
@@ -842,7 +856,7 @@ async function renderChanged(
   types: readonly string[],
   concurrency: number,
   onListed: (item: ListedDocument) => void,
-  onAnswer: (answer: ArrayBuffer) => Promise<void>,
+  onAnswer: (answer: ArrayBuffer, here: boolean) => Promise<void>,
   progress: Progress | undefined,
 ): Promise<number> {
   const { options, inputs } = current;
@@ -886,11 +900,12 @@ async function renderChanged(
   const batches = Array.from({ length: Math.ceil(changed.length / 100) }, (_, i) =>
     changed.slice(i * 100, i * 100 + 100),
   );
-  await mapLimit(batches, concurrency, (ids) =>
-    forEachPageAnswer(options.client, inputs.ref, [filter.in("document.id", ids)], 1, onAnswer).then(
-      () => {},
-    ),
-  );
+  const here = changed.length <= RENDERED_HERE_AT_MOST;
+  await mapLimit(batches, concurrency, async (ids) => {
+    await forEachPageAnswer(options.client, inputs.ref, [filter.in("document.id", ids)], 1, (answer) =>
+      onAnswer(answer, here),
+    );
+  });
   return count;
 }
 
