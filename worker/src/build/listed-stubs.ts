@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { PrismicDocument } from "@prismicio/client";
+import { compactStubs } from "./document-hash.ts";
 import { documentsOfAnswers } from "./search-answers.ts";
 import { SpillFile } from "./spill-file.ts";
 
@@ -7,13 +8,6 @@ const PER_CHUNK = 100;
 /** Bytes of each stub's hash that `digest` combines. */
 const HASH_BYTES = 16;
 const utf8 = new TextEncoder();
-/** A stub's lists, empty in most (document-hash.ts `stubOf`). */
-const LISTS = ["tags", "slugs", "linked_documents", "alternate_languages"] as const;
-const NONE: readonly never[] = Object.freeze([]);
-const NO_DATA: Readonly<Record<string, never>> = Object.freeze({});
-const isEmptyList = (value: unknown) => Array.isArray(value) && value.length === 0;
-const isEmptyRecord = (value: unknown) =>
-  typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 
 /**
  * Every document a build listed, as listings read it (document-hash.ts `stub`), held until the
@@ -95,29 +89,13 @@ export class ListedStubs {
   }
 
   /**
-   * Every stub, parsed a chunk at a time, as listings read them from memory (`createMemorySource`):
-   * each empty list and empty `data` one shared frozen value, and each document's type and language
-   * one string: most of a stub's objects are those lists, and 100,000 stubs are parsed at once.
+   * Every stub, parsed a chunk at a time, as listings read them from memory (`createMemorySource`),
+   * made smaller (document-hash.ts `compactStubs`): 100,000 stubs are parsed at once.
    */
   documents(): PrismicDocument[] {
+    const compact = compactStubs();
     const documents: PrismicDocument[] = [];
-    const words = new Map<string, string>();
-    const word = (text: string) => {
-      const known = words.get(text);
-      if (known !== undefined) return known;
-      words.set(text, text);
-      return text;
-    };
-    for (const doc of this) {
-      const fields = doc as unknown as Record<string, unknown>;
-      for (const field of LISTS) if (isEmptyList(fields[field])) fields[field] = NONE;
-      if (isEmptyRecord(doc.data)) fields.data = NO_DATA;
-      doc.type = word(doc.type);
-      doc.lang = word(doc.lang);
-      if (doc.last_publication_date === doc.first_publication_date)
-        doc.last_publication_date = doc.first_publication_date;
-      documents.push(doc);
-    }
+    for (const doc of this) documents.push(compact(doc));
     return documents;
   }
 

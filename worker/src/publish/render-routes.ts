@@ -6,7 +6,7 @@ import { CACHE_CONTROL } from "#manifest/manifest.ts";
 import { observeRender, observeRenderMs } from "#metrics/metrics.ts";
 import { sha256 } from "#storage";
 import { type CanonicalTarget, type FragmentCache, type RenderResult, website } from "#website";
-import { stub } from "../build/document-hash.ts";
+import { compactStubs, stub } from "../build/document-hash.ts";
 import { asBuffer } from "../build/full-build.ts";
 import { mapLimit } from "../build/map-limit.ts";
 import { fetchBatchContent } from "./batch-content.ts";
@@ -392,29 +392,32 @@ function documentOf(route: string, overlay: ReadonlyMap<string, IndexedDocument 
  */
 function listingStubs(docs: ReadonlyMap<string, IndexedDocument>): Map<string, PrismicDocument[]> {
   const byType = new Map<string, PrismicDocument[]>(website.types.map((type) => [type, []]));
+  const compact = compactStubs();
   for (const [id, doc] of docs) {
     const stubs = byType.get(doc.type) ?? [];
     byType.set(doc.type, stubs);
     stubs.push(
-      stub({
-        id,
-        uid: doc.uid,
-        url: doc.route,
-        type: doc.type,
-        href: "",
-        tags: [],
-        first_publication_date: doc.first_publication_date ?? "",
-        last_publication_date: doc.last_publication_date ?? "",
-        slugs: [],
-        linked_documents: [],
-        lang: doc.lang,
-        alternate_languages: [],
-        // What the sitemap reads beyond routes and dates: whether the page is listed at all.
-        data: website.seo.stubData({
-          noindex: doc.noindex === true,
-          ...(doc.canonical ? { canonical: canonicalLink(doc.canonical, docs) } : {}),
-        }),
-      } as PrismicDocument),
+      compact(
+        stub({
+          id,
+          uid: doc.uid,
+          url: doc.route,
+          type: doc.type,
+          href: "",
+          tags: [],
+          first_publication_date: doc.first_publication_date ?? "",
+          last_publication_date: doc.last_publication_date ?? "",
+          slugs: [],
+          linked_documents: [],
+          lang: doc.lang,
+          alternate_languages: [],
+          // What the sitemap reads beyond routes and dates: whether the page is listed at all.
+          data: website.seo.stubData({
+            noindex: doc.noindex === true,
+            ...(doc.canonical ? { canonical: canonicalLink(doc.canonical, docs) } : {}),
+          }),
+        } as PrismicDocument),
+      ),
     );
   }
   return byType;
