@@ -1,12 +1,10 @@
-import type { PrismicDocument } from "@prismicio/client";
 import { type ContentSource, createClientSource } from "#content/source.ts";
 import { redisKeys } from "#jobs/catalog.ts";
 import type { Logger } from "#logger";
 import { CACHE_CONTROL } from "#manifest/manifest.ts";
 import { observeRender, observeRenderMs } from "#metrics/metrics.ts";
 import { sha256 } from "#storage";
-import { type CanonicalTarget, type FragmentCache, type RenderResult, website } from "#website";
-import { compactStubs, stub } from "../build/document-hash.ts";
+import { type FragmentCache, type RenderResult, website } from "#website";
 import { asBuffer } from "../build/full-build.ts";
 import { mapLimit } from "../build/map-limit.ts";
 import { fetchBatchContent } from "./batch-content.ts";
@@ -15,6 +13,7 @@ import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./depe
 import { stageEntries } from "./fan-out-entries.ts";
 import { documentsByUid } from "./fetch-documents.ts";
 import { claimWrite, claimWrites, isCurrent } from "./generation.ts";
+import { indexStubs } from "./index-stubs.ts";
 import { layeredSource } from "./layered-source.ts";
 import { isTransient } from "./route-failures.ts";
 import type { StepTimer } from "./step-timer.ts";
@@ -91,12 +90,7 @@ function lazyListingSources(job: RoutesJob): (route: string) => Promise<ContentS
   let read: Promise<{ sitemap: ContentSource; listing: ContentSource }> | undefined;
   return async (route) => {
     read ??= (async () => {
-      const allDocs = await job.index.allDocuments();
-      for (const [id, doc] of job.overlay) {
-        if (doc) allDocs.set(id, doc);
-        else allDocs.delete(id);
-      }
-      const stubs = listingStubs(allDocs);
+      const stubs = await indexStubs(job.index, job.overlay);
       const streamed = new Map(
         [...stubs].filter(([type]) => !website.frame.includes(type) && !website.shared.includes(type)),
       );
@@ -383,62 +377,4 @@ async function renderOnThreads(
 function documentOf(route: string, overlay: ReadonlyMap<string, IndexedDocument | null>): string | undefined {
   for (const [id, doc] of overlay) if (doc?.route === route) return id;
   return undefined;
-}
-
-/**
- * Document-shaped stubs of what the index knows, by type, for listings (the sitemap reads routes and
- * dates only). Every type the site publishes has its list, empty or not: no listing of the sitemap
- * reads through to the content API.
- */
-function listingStubs(docs: ReadonlyMap<string, IndexedDocument>): Map<string, PrismicDocument[]> {
-  const byType = new Map<string, PrismicDocument[]>(website.types.map((type) => [type, []]));
-  const compact = compactStubs();
-  for (const [id, doc] of docs) {
-    const stubs = byType.get(doc.type) ?? [];
-    byType.set(doc.type, stubs);
-    stubs.push(
-      compact(
-        stub({
-          id,
-          uid: doc.uid,
-          url: doc.route,
-          type: doc.type,
-          href: "",
-          tags: [],
-          first_publication_date: doc.first_publication_date ?? "",
-          last_publication_date: doc.last_publication_date ?? "",
-          slugs: [],
-          linked_documents: [],
-          lang: doc.lang,
-          alternate_languages: [],
-          // What the sitemap reads beyond routes and dates: whether the page is listed at all.
-          data: website.seo.stubData({
-            noindex: doc.noindex === true,
-            ...(doc.canonical ? { canonical: canonicalLink(doc.canonical, docs) } : {}),
-          }),
-        } as PrismicDocument),
-      ),
-    );
-  }
-  return byType;
-}
-
-/**
- * A canonical override as the content API would send it at this state of the index: a link to a
- * document carries the target's route now (broken when it is gone or has none), so the sitemap
- * decides as a full build reading the API does.
- */
-function canonicalLink(target: CanonicalTarget, docs: ReadonlyMap<string, IndexedDocument>): unknown {
-  if ("web" in target) return { link_type: "Web", url: target.web };
-  const doc = docs.get(target.document);
-  if (!doc?.route) return { link_type: "Document", id: target.document, isBroken: true };
-  return {
-    link_type: "Document",
-    id: target.document,
-    type: doc.type,
-    uid: doc.uid,
-    lang: doc.lang,
-    url: doc.route,
-    isBroken: false,
-  };
 }
