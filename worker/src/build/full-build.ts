@@ -17,6 +17,7 @@ import { dependencyPool } from "../publish/dependency-pool.ts";
 import { routesOfKeys } from "../publish/purge-plan.ts";
 import { reportRedirectNotices } from "../publish/redirect-notices.ts";
 import { keyOrUndefined, setServed } from "../publish/redirect-objects.ts";
+import type { DocumentMove } from "../publish/redirects.ts";
 import { buildRedirects, previousRoutes, redirectHashes } from "../publish/redirects-stage.ts";
 import { documentHash, stub, stubOf } from "./document-hash.ts";
 import { newestDate, unchangedSince, versionOf } from "./document-records.ts";
@@ -325,7 +326,7 @@ interface Listed {
   /** Read again only when the build feeds an index (`feedsIndex`): otherwise moved to the listings' render. */
   stubs: ListedStubs;
   /** Every document's id and route, now and in the last build (`writeRedirects`). */
-  routed: RoutedDocument[];
+  routed: DocumentMove[];
   /** `documentHash` of every document read, by id, when the build feeds an index (`feedsIndex`). */
   hashes: Map<string, string>;
 }
@@ -686,20 +687,16 @@ async function renderListings(current: Build, shared: SharedContent, stubs: List
   await commit(current, withInputs(listings, listed));
 }
 
-/** A document's route now and in the last build's manifest, for the redirects (`buildRedirects`). */
-interface RoutedDocument {
-  id: string;
-  route: string | null;
-  from: string | undefined;
-}
-
-/** Every document's route, now and in the last build (each stub parsed a chunk at a time). */
-function routedDocuments(current: Build, stubs: ListedStubs): RoutedDocument[] {
+/** Every document's route now (`to`) and in the last build (`from`), each stub parsed a chunk at a time. */
+function routedDocuments(current: Build, stubs: ListedStubs): DocumentMove[] {
   const before = previousRoutes(current.inputs.previous);
-  const documents: RoutedDocument[] = [];
+  const documents: DocumentMove[] = [];
   for (const docs of [current.inputs.shared, stubs])
-    for (const doc of docs)
-      documents.push({ id: doc.id, route: website.routes.ofDocument(doc), from: before.get(doc.id) });
+    for (const doc of docs) {
+      const from = before.get(doc.id);
+      const to = website.routes.ofDocument(doc);
+      documents.push(from === undefined ? { id: doc.id, to } : { id: doc.id, to, from });
+    }
   return documents;
 }
 
@@ -1033,7 +1030,7 @@ function keepFailed(current: Build, failure: FailedRender, progress?: Progress):
  * previous manifest's routes, so an old URL answers 301), and the editors' redirects. Answers the
  * keys of the redirect objects the site keeps.
  */
-async function writeRedirects(current: Build, documents: RoutedDocument[]): Promise<Iterable<string>> {
+async function writeRedirects(current: Build, documents: DocumentMove[]): Promise<Iterable<string>> {
   const { options, inputs, manifest } = current;
   await options.guard?.ensureCurrent();
   const redirects = await buildRedirects(options.store, {

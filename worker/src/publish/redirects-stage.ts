@@ -151,20 +151,22 @@ export async function buildRedirects(
   store: SiteStore,
   input: {
     siteUrl: string;
-    documents: readonly { id: string; route: string | null; from?: string | undefined }[];
+    /** Every published document: its route now (`to`) and in the last build's manifest (`from`). */
+    documents: readonly DocumentMove[];
     rules: readonly RedirectRule[];
     isPage: (route: string) => boolean;
     isStored: (key: string, hash: string) => boolean;
   },
 ): Promise<StageOutcome & { keys: string[]; written: number }> {
   const history = await readRedirectHistory(store);
+  const routes = new Map(input.documents.map((doc) => [doc.id, doc.to]));
   const plan = planRedirects({
     history,
-    documents: input.documents.map(({ id, route, from }) => ({ id, to: route, ...(from ? { from } : {}) })),
+    documents: input.documents,
+    routes,
     complete: true,
     isPage: input.isPage,
   });
-  const routes = new Map(input.documents.map((doc) => [doc.id, doc.route]));
   const resolution = resolveRedirects({
     siteUrl: input.siteUrl,
     rules: input.rules,

@@ -20,6 +20,8 @@ export interface RedirectInput {
   documents: readonly DocumentMove[];
   /** `documents` lists every published document: entries of any other document are dropped. */
   complete: boolean;
+  /** Each of `documents`' route now (`to`) by id, when the caller has it already (a build's 100,000). */
+  routes?: ReadonlyMap<string, string | null>;
   /** Whether a real page is served at the route after this publish: a page always wins. */
   isPage(route: string): boolean;
 }
@@ -40,7 +42,7 @@ export interface RedirectPlan {
  * served at (a new document took the old uid, or the document moved back) is no redirect.
  */
 export function planRedirects(input: RedirectInput): RedirectPlan {
-  const now = new Map(input.documents.map((d) => [d.id, d.to]));
+  const now = input.routes ?? new Map(input.documents.map((d) => [d.id, d.to]));
   const next = new Map<string, RedirectEntry>();
   for (const [route, entry] of Object.entries(input.history)) {
     if (!now.has(entry.documentId)) {
