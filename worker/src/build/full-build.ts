@@ -529,7 +529,13 @@ async function sharedContentOf(
   ]);
   current.manifest.site = parts.version;
   current.hashedWith = { code, shared: sharedInputs(inputs.shared) };
-  current.reusable = reusablePages(current);
+  // Under other code or other shared documents, no page's inputs can be the ones recorded, nor can a
+  // document's record vouch for it (`versionsSuffice`): let go of them before any page renders
+  // (tens of MB at 100,000 routes), unless pages may be kept on their inputs under the earlier code.
+  const records = inputs.previousRecords;
+  if (!options.earlier && (records.code !== code || records.shared !== current.hashedWith.shared))
+    releasePrevious(current);
+  else current.reusable = reusablePages(current);
   const reuse = options.reuse ?? false;
   const shared: SharedContent = {
     siteUrl: options.siteUrl,
