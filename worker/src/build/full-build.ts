@@ -264,9 +264,11 @@ interface BuildPool extends RenderPool {
 
 /**
  * A rebuild that finds this many documents changed or fewer renders them on its own thread: a render
- * thread would cost more to start (200-250 ms, ~90 MB) than they take to render.
+ * thread would cost more to start (200-250 ms, ~90 MB, and the heap's usual growth on this thread)
+ * than they take. Most of them are read again only to check what the API wrote into them (the
+ * pages linking to an edited one), and are kept without a render.
  */
-const RENDERED_HERE_AT_MOST = 100;
+const RENDERED_HERE_AT_MOST = 1_000;
 
 /** What a build reads before it renders: what storage holds and the content every render shares. */
 interface BuildInputs {
