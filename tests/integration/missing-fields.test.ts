@@ -192,6 +192,18 @@ describe("editors are told, the way a refused uid is", () => {
       const summary = await fullBuild({ client, store, siteUrl: SITE_URL, logger, renderThreads: 0 });
       expect(summary.failed).toEqual([]);
       expect(summary.rendered).toBeGreaterThan(12);
+      // Built again with nothing changed (every page kept as stored): the same notices, said again.
+      const first = lines.splice(0).filter((line) => line.field !== undefined);
+      const countedFirst = counted.splice(0);
+      const again = await fullBuild({ client, store, siteUrl: SITE_URL, logger, renderThreads: 0 });
+      expect(again.rendered).toBe(0);
+      const second = lines.filter((line) => line.field !== undefined);
+      const said = (found: typeof lines) =>
+        found.map((line) => `${line.documentId} ${line.field} ${line.msg}`).sort();
+      expect(said(second)).toEqual(said(first));
+      expect(counted.sort()).toEqual([...countedFirst].sort());
+      lines.splice(0, lines.length, ...first);
+      counted.splice(0, counted.length, ...countedFirst);
     } finally {
       stop();
       await dir.remove();

@@ -611,7 +611,7 @@ function asLastBuilt(current: Build): boolean {
 /**
  * A rebuild of a site as the last build left it (`asLastBuilt`): every route kept as stored,
  * nothing written, the manifest and page inputs left as they are. What editors should fix is said
- * again, from that build's records, as every build says it.
+ * again, as every build says it: from the shared documents it read, and from that build's records.
  */
 function keepWholeSite(
   current: Build,
@@ -632,6 +632,11 @@ function keepWholeSite(
     current.counts.reused++;
     current.counts.unchanged++;
   }
+  // The shared types' documents are read whole by every build: said from them, as a render says it.
+  routesOf(
+    inputs.shared.filter((doc) => website.shared.includes(doc.type)),
+    log,
+  );
   for (const [id, json] of inputs.previousRecords.documents) {
     if (!json.includes('"n":') && !json.includes('"r":')) continue;
     const record = parseEntry<DocumentRecord>(json) as DocumentRecord;
