@@ -48,19 +48,18 @@ import {
   type FailedRender,
   type ListedDocument,
   renderBatch,
-  renderOwnRoutes,
   type SharedContent,
 } from "./render-batch.ts";
 import { renderCode, siteParts } from "./render-code.ts";
 import { sharedInputs } from "./render-inputs.ts";
 import {
   defaultRenderThreads,
+  inThreadPool,
   type RenderPool,
   type StartingRenderPool,
   startRenderPool,
 } from "./render-pool.ts";
 import { type BundleModules, renderThreadBundle, renderThreadModules } from "./render-thread-bundle.ts";
-import { batchOfAnswers } from "./search-answers.ts";
 
 export interface BuildOptions {
   /** The content client (`createContentClient`): its `fetchMasterRef` bypasses every cache. */
@@ -234,7 +233,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
         threads,
         render: async (documents, routes, answers) => (await ready()).render(documents, routes, answers),
         renderOwn: async (answers) => (await ready()).renderOwn(answers),
-        renderOwnHere: (answers) => renderOwnRoutes(shared, batchOfAnswers(answers), options.logger),
+        here: inThreadPool(shared, options.logger),
         close: async () => {
           if (begun) await (await begun).close();
         },
@@ -257,9 +256,9 @@ interface PoolStart {
   pool(shared: SharedContent): BuildPool;
 }
 
-/** A build's render pool, which can also render a batch on the build's own thread, starting no thread. */
+/** A build's render pool, and `here`: the same batches rendered on the build's own thread, starting no thread. */
 interface BuildPool extends RenderPool {
-  renderOwnHere(answers: readonly ArrayBuffer[]): Promise<BatchResult>;
+  readonly here: RenderPool;
 }
 
 /**
@@ -811,7 +810,7 @@ async function renderStreamed(
     if (refused) logRefused(page, refused, log);
   };
   const onAnswer = async (answer: ArrayBuffer, here = false) => {
-    const result = here ? await pool.renderOwnHere([answer]) : await pool.renderOwn([answer]);
+    const result = await (here ? pool.here : pool).renderOwn([answer]);
     for (const item of result.listed ?? []) onListed(item);
     await commit(current, result, progress);
   };

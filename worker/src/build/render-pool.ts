@@ -121,8 +121,8 @@ export function startRenderPool(
   };
 }
 
-/** `threads: 0`: batches rendered on the calling thread. */
-function inThreadPool(shared: SharedContent, logger: Logger): RenderPool {
+/** `threads: 0`: batches rendered on the calling thread (a build's few, with no thread to start). */
+export function inThreadPool(shared: SharedContent, logger: Logger): RenderPool {
   // Loaded when a pool renders on its own thread (a build renders its listings there too).
   const rendering = import("./render-batch.ts");
   return {
