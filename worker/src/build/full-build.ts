@@ -632,10 +632,7 @@ function keepWholeSite(
     current.counts.unchanged++;
   }
   // The shared types' documents are read whole by every build: said from them, as a render says it.
-  routesOf(
-    inputs.shared.filter((doc) => website.shared.includes(doc.type)),
-    log,
-  );
+  sharedTypesRoutes(inputs, log);
   for (const [id, json] of inputs.previousRecords.documents) {
     if (!json.includes('"n":') && !json.includes('"r":')) continue;
     const record = parseEntry<DocumentRecord>(json) as DocumentRecord;
@@ -672,10 +669,7 @@ async function renderPages(
   // Read whole by every build: only their versions are recorded, for the documents that show them.
   for (const doc of [...inputs.shared, ...inputs.redirectDocs])
     keepRecord(current, doc.id, { v: versionOf(doc) ?? "" });
-  const own = routesOf(
-    inputs.shared.filter((doc) => website.shared.includes(doc.type)),
-    log,
-  );
+  const own = sharedTypesRoutes(inputs, log);
   const shown = inputsOf(current, "shared");
   if (!keepAll(current, own, shown)) await commit(current, withInputs(await pool.render([], own), shown));
   return await renderStreamed(current, pool, hashes);
@@ -1174,6 +1168,14 @@ function routesOf(documents: readonly PrismicDocument[], logger: Logger): string
     }
   }
   return routes;
+}
+
+/** The routes of the website's shared types' documents (routesOf: what editors should fix is said). */
+function sharedTypesRoutes(inputs: BuildInputs, logger: Logger): string[] {
+  return routesOf(
+    inputs.shared.filter((doc) => website.shared.includes(doc.type)),
+    logger,
+  );
 }
 
 function logRefused(doc: PrismicDocument, problem: string, logger: Logger): void {
