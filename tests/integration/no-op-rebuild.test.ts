@@ -9,7 +9,9 @@
  *   listings and the sitemap, which show every page: what they read is unchanged), and deletes the
  *   stray object;
  * - after one page's publish it lists every version and reads that one page and the shared ones
- *   whole, and renders that page and the listings.
+ *   whole, and renders that page and the listings;
+ * - a document as new as the last build's newest publication is read again to tell whether it was
+ *   published again within that second, but the pages linking to it are not.
  */
 import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -56,26 +58,35 @@ async function noOpRebuild(pages: number) {
   cleanups.push(repo.remove);
   mkdirSync(join(repo.path, "documents"));
   let newest: PrismicDocument | undefined;
+  let newestShared: PrismicDocument | undefined;
   const generated = [...generateRepository({ pages, priceLists: PRICE_LISTS, seed: 1 })];
   for (const [index, original] of generated.entries()) {
     let doc = original;
-    if (doc.type === "page" && doc.uid !== "home" && !newest) {
-      // The newest publication of the repository: a rebuild can tell it unchanged only by its ref.
+    const page = doc.type === "page" && doc.uid !== "home" && !newest;
+    const shared = website.shared.includes(doc.type) && !newestShared;
+    if (page || shared) {
+      // The newest publications of the repository (a page and a price list, in the same second): a
+      // rebuild can tell them unchanged only by its ref, or by reading them.
       doc = { ...doc, last_publication_date: "2026-11-27T23:59:59+0000" };
-      newest = doc;
+      if (page) newest = doc;
+      else newestShared = doc;
       generated[index] = doc;
     }
     writeFileSync(join(repo.path, "documents", `${doc.id}.json`), JSON.stringify(doc));
   }
-  // The pages whose links show it: the API writes its facts into them, so an edit re-reads them.
+  // The pages whose links show a document: the API writes its facts into them.
+  const linkingTo = (target: PrismicDocument) =>
+    generated.filter(
+      (doc) =>
+        doc.id !== target.id &&
+        !website.frame.includes(doc.type) &&
+        !website.shared.includes(doc.type) &&
+        JSON.stringify(doc.data).includes(`"${target.id}"`),
+    );
   const page = newest as PrismicDocument;
-  const linking = generated.filter(
-    (doc) =>
-      doc.id !== page.id &&
-      !website.frame.includes(doc.type) &&
-      !website.shared.includes(doc.type) &&
-      JSON.stringify(doc.data).includes(`"${page.id}"`),
-  ).length;
+  // Another page, published after the edit of `page`.
+  const other = generated.find((doc) => doc.type === "page" && doc.uid !== "home" && doc.id !== page.id);
+  if (!other) throw new Error("the generated site has one page besides home");
   cpSync(DEMO_IMAGES_DIR, join(repo.path, "images"), { recursive: true });
   const service = await startLocalPrismic({ seedDir: repo.path });
   cleanups.push(service.stop);
@@ -108,7 +119,23 @@ async function noOpRebuild(pages: number) {
   // build renders it and the listings (they show its date), nothing else.
   await publish(service.url, { upsert: [{ ...page, data: { ...page.data, meta_title: "Edited" } }] });
   const edited = await build();
-  return { first, second, strayed, edited, linking };
+  // Another page published: the edited page is now the newest the last build read, in the second of
+  // this publication or before it; it is read again to tell, and the pages linking to it are not.
+  await publish(service.url, { upsert: [{ ...other, data: { ...other.data, meta_title: "Edited" } }] });
+  const later = await build();
+  return {
+    first,
+    second,
+    strayed,
+    edited,
+    later,
+    linking: {
+      page: linkingTo(page).length,
+      shared: linkingTo(newestShared as PrismicDocument).length,
+      // The other page, its linking pages, and the edited page (which may be one of them), read whole.
+      later: new Set([other.id, page.id, ...linkingTo(other).map((doc) => doc.id)]).size,
+    },
+  };
 }
 
 describe("a rebuild with nothing changed", () => {
@@ -119,7 +146,7 @@ describe("a rebuild with nothing changed", () => {
     const shared = website.frame.length + PRICE_LISTS;
     // The first builds read every document whole.
     expect(large.first.counts.whole - small.first.counts.whole).toBe(120);
-    for (const { first, second, strayed, edited, linking } of [small, large]) {
+    for (const { first, second, strayed, edited, later, linking } of [small, large]) {
       // At the ref the first build read, with storage as it left it: not one document listed.
       expect(second.counts).toMatchObject({ whole: shared, listed: 0 });
       expect(second.summary).toMatchObject({ rendered: 0, written: 0, deleted: 0, renderThreads: 0 });
@@ -131,10 +158,19 @@ describe("a rebuild with nothing changed", () => {
       expect(strayed.summary).toMatchObject({ rendered: 0, written: 0, deleted: 1, renderThreads: 0 });
       // After one page's publish: every version listed; that page read whole, and those whose
       // links show it (to check what the API wrote into them); it and every listing rendered.
-      expect(edited.counts).toMatchObject({ listed: first.counts.whole, whole: shared + 1 + linking });
+      // Not those linking to the price list published in the same second as the page before the
+      // first build: the shared documents are read whole, and found as that build read them.
+      expect(linking.shared).toBeGreaterThan(0);
+      expect(edited.counts).toMatchObject({ listed: first.counts.whole, whole: shared + 1 + linking.page });
       expect(edited.summary.rendered).toBe(1 + website.routes.listings.length);
       // So few pages render on the build's own thread: starting a render thread would cost more.
       expect(edited.summary.renderThreads).toBe(0);
+      // After another page's publish: that page and those linking to it read whole, and the edited
+      // page (the newest the last build read: its date proves nothing), but not the pages linking
+      // to it, which its unchanged hash settles.
+      expect(linking.page).toBeGreaterThan(0);
+      expect(later.counts).toMatchObject({ listed: first.counts.whole, whole: shared + linking.later });
+      expect(later.summary.rendered).toBe(1 + website.routes.listings.length);
     }
   }, 120_000);
 });

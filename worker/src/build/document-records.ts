@@ -35,7 +35,8 @@ export function newestDate(versions: Iterable<string>): string | undefined {
  * that of every document whose facts it holds are the ones recorded (a target absent then is absent
  * now). A publication date has a resolution of one second, so a document published again within the
  * second the last build's newest publication fell in keeps its date: any version as new as that
- * (`newest`) proves nothing, and the document is read again. Every publication after the last
+ * (`newest`) proves nothing, and the document is read again, unless it is a target `settled` (its
+ * content read in this build and found as the last build read it). Every publication after the last
  * build's ref is at least that new, so an older date is one no publication has touched since.
  */
 export function unchangedSince(
@@ -45,13 +46,24 @@ export function unchangedSince(
   /** A document's version as the last build recorded it. */
   versionBefore: (id: string) => string | undefined,
   newest: number,
+  settled: ReadonlySet<string> = NONE,
 ): boolean {
-  if (!record || version === undefined || record.v !== version || !(dateOf(version) < newest)) return false;
+  if (!record || version === undefined || record.v !== version || !olderThan(version, newest)) return false;
   for (const id of record.t ?? []) {
     const then = versionBefore(id);
     const current = now.get(id);
     if (then !== current) return false;
-    if (current !== undefined && !(dateOf(current) < newest)) return false;
+    if (current !== undefined && !olderThan(current, newest) && !settled.has(id)) return false;
   }
   return true;
 }
+
+/**
+ * Whether a version's date is older than `newest`, the last build's newest publication: one as new
+ * as that may hide a publication within the same second (`unchangedSince`).
+ */
+export function olderThan(version: string, newest: number): boolean {
+  return dateOf(version) < newest;
+}
+
+const NONE: ReadonlySet<string> = new Set();

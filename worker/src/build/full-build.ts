@@ -20,7 +20,7 @@ import { keyOrUndefined, setServed } from "../publish/redirect-objects.ts";
 import type { DocumentMove } from "../publish/redirects.ts";
 import { buildRedirects, previousRoutes, redirectHashes } from "../publish/redirects-stage.ts";
 import { documentHash, stub, stubOf } from "./document-hash.ts";
-import { newestDate, unchangedSince, versionOf } from "./document-records.ts";
+import { newestDate, olderThan, unchangedSince, versionOf } from "./document-records.ts";
 import {
   forEachPageAnswer,
   forEachVersionPage,
@@ -803,9 +803,12 @@ async function renderStreamed(
     if (notices) reportNotices(notices, log);
     if (refused) logRefused(page, refused, log);
   };
-  const onAnswer = async (answer: ArrayBuffer, here = false) => {
+  const onAnswer = async (answer: ArrayBuffer, here = false, seen?: (item: ListedDocument) => void) => {
     const result = await (here ? pool.here : pool).renderOwn([answer]);
-    for (const item of result.listed ?? []) onListed(item);
+    for (const item of result.listed ?? []) {
+      onListed(item);
+      seen?.(item);
+    }
     await commit(current, result, progress);
   };
   const listed = versionsSuffice(current)
@@ -853,13 +856,20 @@ function versionsSuffice({ options, inputs, hashedWith }: Build): boolean {
  * changed), keeps each document unchanged since the last build as recorded (document-records.ts)
  * with its page as stored, and reads and renders only the others, 100 at a time by id. Answers how
  * many documents of the streamed types there are.
+ *
+ * A document published within the second of the last build's newest publication, with the version
+ * that build recorded, may have been published again since: it is read first, and when its hash is
+ * the one recorded, it is `settled`, and the documents holding its facts are judged by their own
+ * versions. So are the shared documents, read whole by every build: `versionsSuffice` found them as
+ * the last build hashed them. Otherwise every page linking to the site's newest document (a price
+ * list shown on thousands of pages) would be read again by every rebuild until a newer publication.
  */
 async function renderChanged(
   current: Build,
   types: readonly string[],
   concurrency: number,
   onListed: (item: ListedDocument) => void,
-  onAnswer: (answer: ArrayBuffer, here: boolean) => Promise<void>,
+  onAnswer: (answer: ArrayBuffer, here: boolean, seen?: (item: ListedDocument) => void) => Promise<void>,
   progress: Progress | undefined,
 ): Promise<number> {
   const { options, inputs } = current;
@@ -874,22 +884,42 @@ async function renderChanged(
   // As bytes until every version is known (ListedStubs): 100,000 of them as objects held ~70 MB.
   const listed = closeAtEnd(current, new ListedStubs());
   const now = new Map<string, string>();
+  const readFirst = new Set<string>();
   await forEachVersionPage(options.client, inputs.ref, website.types, concurrency, async (page) => {
     for (const doc of page) {
       const version = versionOf(doc);
       if (version !== undefined) now.set(doc.id, version);
+      if (!streamed.has(doc.type)) continue;
       // Without its href (the query that fetches it, ~200 bytes): keptAsRecorded makes the stub without it.
-      if (streamed.has(doc.type)) listed.add({ ...doc, href: "" });
+      listed.add({ ...doc, href: "" });
+      if (version !== undefined && !olderThan(version, newest) && versionBefore(doc.id) === version)
+        readFirst.add(doc.id);
     }
   });
   progress?.setTotal(listed.length);
+  const readWhole = async (ids: readonly string[], seen?: (item: ListedDocument) => void) => {
+    const here = ids.length <= RENDERED_HERE_AT_MOST;
+    const batches = Array.from({ length: Math.ceil(ids.length / 100) }, (_, i) =>
+      ids.slice(i * 100, i * 100 + 100),
+    );
+    await mapLimit(batches, concurrency, async (batch) => {
+      await forEachPageAnswer(options.client, inputs.ref, [filter.in("document.id", batch)], 1, (answer) =>
+        onAnswer(answer, here, seen),
+      );
+    });
+  };
+  const settled = new Set(inputs.shared.map((doc) => doc.id));
+  await readWhole([...readFirst], (item) => {
+    if (item.hash === parseEntry<DocumentRecord>(before.get(item.stub.id))?.h) settled.add(item.stub.id);
+  });
   const changed: string[] = [];
   const count = listed.length;
   // Each chunk of the listing let go once read: the kept documents' stubs go on in `onListed`.
   for (const doc of listed.drain()) {
+    if (readFirst.has(doc.id)) continue;
     const record = parseEntry<DocumentRecord>(before.get(doc.id));
     const kept =
-      record && unchangedSince(record, now.get(doc.id), now, versionBefore, newest)
+      record && unchangedSince(record, now.get(doc.id), now, versionBefore, newest, settled)
         ? keptAsRecorded(doc, record)
         : undefined;
     const route = kept && !kept.refused ? website.routes.ofDocument(kept.stub) : null;
@@ -900,15 +930,7 @@ async function renderChanged(
     onListed(kept);
     if (route !== null) keepReused(current, [route], {}, progress);
   }
-  const batches = Array.from({ length: Math.ceil(changed.length / 100) }, (_, i) =>
-    changed.slice(i * 100, i * 100 + 100),
-  );
-  const here = changed.length <= RENDERED_HERE_AT_MOST;
-  await mapLimit(batches, concurrency, async (ids) => {
-    await forEachPageAnswer(options.client, inputs.ref, [filter.in("document.id", ids)], 1, (answer) =>
-      onAnswer(answer, here),
-    );
-  });
+  await readWhole(changed);
   return count;
 }
 
