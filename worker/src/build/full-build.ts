@@ -389,7 +389,10 @@ async function buildAll(current: Build, start: PoolStart, started: number): Prom
   // Only now that every route is written: remove what no route produces any more.
   await deleteOrphans(current, redirectKeys);
   lap(current, "orphans");
-  await writeManifest(current, site.version);
+  const changedRoutes = routesOfKeys(current.changedKeys, routesByKey([inputs.previous, current.manifest]));
+  const shards = current.options.verify ? undefined : inputs.previous?.shards;
+  releaseStorage(current);
+  await writeManifest(current, site.version, shards);
   lap(current, "manifest");
   const summary = summarize(current, started, start.started());
   return {
@@ -400,7 +403,7 @@ async function buildAll(current: Build, start: PoolStart, started: number): Prom
       ? [...inputs.shared.map(stub), ...listed.stubs, ...inputs.redirectDocs]
       : [],
     hashes: listed.hashes,
-    changedRoutes: routesOfKeys(current.changedKeys, routesByKey([inputs.previous, current.manifest])),
+    changedRoutes,
     site,
   };
 }
@@ -760,6 +763,16 @@ function releasePrevious(current: Build): void {
   current.reusable = {};
 }
 
+/**
+ * The last build's manifest and what storage holds are read no more once the orphans are deleted:
+ * let go before the manifest and the page inputs are put together, when the build holds most.
+ */
+function releaseStorage(current: Build): void {
+  current.inputs.previous = undefined;
+  current.inputs.existing = new Map();
+  current.inputs.isStored = () => false;
+}
+
 /** Records what the build knows of a document, as the JSON the page inputs file holds. */
 function keepRecord(current: Build, id: string, record: DocumentRecord): void {
   current.records.add(id, JSON.stringify(record));
@@ -1097,7 +1110,12 @@ async function deleteOrphans(current: Build, redirectKeys: Iterable<string>): Pr
 }
 
 /** The page inputs, then the manifest: written last, so it only ever describes a complete site. */
-async function writeManifest(current: Build, site: string): Promise<void> {
+async function writeManifest(
+  current: Build,
+  site: string,
+  /** The last manifest's shards: those it names hold their bytes already. */
+  shards: BuildManifest["shards"] | undefined,
+): Promise<void> {
   const { store, guard } = current.options;
   const { newest } = current;
   await writePageInputs(
@@ -1114,10 +1132,8 @@ async function writeManifest(current: Build, site: string): Promise<void> {
   );
   // The site server answers the website's aliases (`/home` → `/`) from here: it never loads the website.
   current.manifest.aliases = { ...website.routes.aliases };
-  // Route shards the previous manifest names hold their bytes already (unless verifying storage).
-  const previous = current.options.verify ? undefined : current.inputs.previous;
   await writeStoredManifest(store, current.manifest, {
-    ...(previous ? { previous } : {}),
+    ...(shards ? { previous: { shards } } : {}),
     beforeCommit: async () => await guard?.ensureCurrent(),
   });
 }
