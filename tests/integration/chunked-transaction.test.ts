@@ -5,7 +5,11 @@
  */
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execTransaction, type RedisCommand } from "#worker/publish/chunked-transaction.ts";
+import {
+  execTransaction,
+  type RedisCommand,
+  TRANSACTION_CHUNK_CHARS,
+} from "#worker/publish/chunked-transaction.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 
 const PREFIX = `test-chunked-tx-${process.pid}-${Date.now()}`;
@@ -48,6 +52,27 @@ describe("execTransaction", () => {
     expect(await Promise.all(seenBetweenChunks)).toEqual([0, 0]);
     expect(await redis.hlen(key)).toBe(25);
     expect(await redis.hget(key, "f24")).toBe("v24");
+  });
+
+  it("holds at most TRANSACTION_CHUNK_CHARS of arguments before sending them, however few the commands", async () => {
+    const key = `${PREFIX}:wide`;
+    const value = "x".repeat(600_000); // a HSET of 100 index entries is ~100 KB; these are larger
+    const queuedAt: Promise<number>[] = [];
+    /** Commands Redis holds in a MULTI now (CLIENT LIST's `multi=`, -1 outside one). */
+    const queued = async () =>
+      Math.max(...[...(await reader.client("LIST")).matchAll(/ multi=(-?\d+)/g)].map((m) => Number(m[1])));
+    function* commands(): Generator<RedisCommand> {
+      for (let i = 0; i < 12; i++) {
+        if (i === 8) queuedAt.push(queued());
+        yield ["hset", key, `f${i}`, value];
+      }
+    }
+    expect(TRANSACTION_CHUNK_CHARS).toBeLessThan(4 * value.length);
+    await execTransaction(redis, commands());
+    // The first four (2.4 M characters) were sent before the ninth was made.
+    expect((await Promise.all(queuedAt))[0]).toBeGreaterThanOrEqual(4);
+    expect(await redis.hlen(key)).toBe(12);
+    await redis.del(key);
   });
 
   it("applies nothing when Redis refuses a command of a later chunk (EXECABORT)", async () => {

@@ -6,6 +6,12 @@ export type RedisCommand = [name: string, ...args: string[]];
 export const TRANSACTION_CHUNK = 500;
 
 /**
+ * Characters of arguments built and queued at a time, whatever the number of commands: 500 HSETs of
+ * 100 index entries (a large fan-out's commit) held 50,000 entries and their commands, 80 MB.
+ */
+export const TRANSACTION_CHUNK_CHARS = 2_000_000;
+
+/**
  * A condition the transaction applies under, atomically: the integer at `key` is at most `atMost`
  * (a publish's generation: no newer publish has started). Checked under WATCH, so a change of `key`
  * between the check and EXEC discards the transaction.
@@ -21,7 +27,8 @@ export interface TransactionGuard {
  * Runs `commands` as one MULTI … EXEC: a reader sees all of them or none. They may be made as they
  * are sent (an async iterable reading what they apply a chunk at a time). A small transaction is one
  * pipeline on `redis`. A large one (a diff build's 40,000 commands) goes on a connection of its own,
- * `chunk` commands at a time, so the worker never holds the whole pipeline in memory until EXEC.
+ * `chunk` commands (or TRANSACTION_CHUNK_CHARS of arguments) at a time, so the worker never holds
+ * the whole pipeline in memory until EXEC.
  * That connection never reconnects nor resends: if it fails before EXEC, Redis discards the
  * transaction. A refused command fails the whole transaction (EXECABORT); an error of a command
  * inside EXEC is thrown after it. With a `guard`, it always runs on its own connection (WATCH
@@ -35,16 +42,23 @@ export async function execTransaction(
 ): Promise<void> {
   const iterator =
     Symbol.asyncIterator in commands ? commands[Symbol.asyncIterator]() : commands[Symbol.iterator]();
+  let done = false;
   const take = async () => {
     const taken: RedisCommand[] = [];
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+    let chars = 0;
+    while (taken.length < chunk && chars < TRANSACTION_CHUNK_CHARS) {
+      const next = await iterator.next();
+      if (next.done) {
+        done = true;
+        break;
+      }
       taken.push(next.value);
-      if (taken.length >= chunk) break;
+      for (const arg of next.value) chars += arg.length;
     }
     return taken;
   };
   let batch = await take();
-  if (batch.length < chunk && !guard) {
+  if (done && !guard) {
     throwFirstError(await redis.multi(batch).exec());
     return;
   }
@@ -65,7 +79,7 @@ export async function execTransaction(
     await tx.multi({ pipeline: false });
     while (batch.length > 0) {
       await Promise.all(batch.map(([name, ...args]) => tx.call(name, ...args)));
-      batch = await take();
+      batch = done ? [] : await take();
     }
     const replies = await tx.exec();
     // EXEC answers nil when a watched key changed: the guard no longer held, nothing was applied.
