@@ -50,9 +50,8 @@ export async function writeFileAtomic(
 
 /**
  * `commitTemp` on libuv's thread pool. A rename over an existing file makes ext4 (by default,
- * `auto_da_alloc`) start writing the new file's data out first: 0.1–1 ms of waiting per page a
- * rebuild or a publish replaces, which on this thread stalled everything else the process does (a
- * fan-out's render thread sat idle while its pages were written).
+ * `auto_da_alloc`) start writing the new file's data out first: 0.1–1 ms per page a rebuild or a
+ * publish replaces, during which this thread would do nothing else (docs/storage.md).
  */
 async function commitTempAside(file: TempFile): Promise<void> {
   try {
