@@ -60,7 +60,9 @@ describe("execTransaction", () => {
     const queuedAt: Promise<number>[] = [];
     /** Commands Redis holds in a MULTI now (CLIENT LIST's `multi=`, -1 outside one). */
     const queued = async () =>
-      Math.max(...[...(await reader.client("LIST")).matchAll(/ multi=(-?\d+)/g)].map((m) => Number(m[1])));
+      Math.max(
+        ...[...String(await reader.client("LIST")).matchAll(/ multi=(-?\d+)/g)].map((m) => Number(m[1])),
+      );
     function* commands(): Generator<RedisCommand> {
       for (let i = 0; i < 12; i++) {
         if (i === 8) queuedAt.push(queued());
