@@ -1,6 +1,7 @@
 import { filter, type PrismicDocument } from "@prismicio/client";
 import type { ContentClient } from "#content/content-client.ts";
 import { lowerHeapGrowth } from "#heap-growth";
+import { chunksOf } from "#jobs/chunks.ts";
 import type { Logger } from "#logger";
 import {
   type BuildManifest,
@@ -912,10 +913,7 @@ async function renderChanged(
   progress?.setTotal(listed.length);
   const readWhole = async (ids: readonly string[], seen?: (item: ListedDocument) => void) => {
     const here = ids.length <= RENDERED_HERE_AT_MOST;
-    const batches = Array.from({ length: Math.ceil(ids.length / 100) }, (_, i) =>
-      ids.slice(i * 100, i * 100 + 100),
-    );
-    await mapLimit(batches, concurrency, async (batch) => {
+    await mapLimit([...chunksOf(ids, 100)], concurrency, async (batch) => {
       await forEachPageAnswer(options.client, inputs.ref, [filter.in("document.id", batch)], 1, (answer) =>
         onAnswer(answer, here, seen),
       );
