@@ -7,7 +7,7 @@ export const TRANSACTION_CHUNK = 500;
 
 /**
  * Characters of arguments built and queued at a time, whatever the number of commands: 500 HSETs of
- * 100 index entries (a large fan-out's commit) held 50,000 entries and their commands, 80 MB.
+ * 100 index entries (a large fan-out's commit) would hold 50,000 entries and their commands, 80 MB.
  */
 export const TRANSACTION_CHUNK_CHARS = 2_000_000;
 
