@@ -16,9 +16,13 @@
  *     each build's own;
  *  5. CPU seconds of every process involved (/proc), against what the cores could give meanwhile;
  *  6. what visitors and the edge see during each settings change: READERS (default 4) loops of GETs
- *     of random routes at a site server over the workers' folder, each page whole and showing the old
- *     copyright holder or the new one, never a mix, a cut page or an error; and the purges the
- *     workers send to a stand-in for Varnish (CDN_PURGE_URL): one, of the site-wide key.
+ *     of random routes at a site server over the workers' folder, READ_RATE (default 100) a second
+ *     together, each page whole and showing the old copyright holder or the new one, never a mix, a
+ *     cut page or an error; and the purges the workers send to a stand-in for Varnish
+ *     (CDN_PURGE_URL): one, of the site-wide key. The same read load runs during each round's full
+ *     build: it costs the same cores the same CPU (the readers and the site server are counted), so
+ *     the build stays the change's floor. READ_RATE=0 reads as fast as the loops can, which takes
+ *     whatever share of the cores the scheduler gives them: a stress, not a floor.
  * Redis comes from REDIS_URL, like every process; the queue prefix is this run's own. Workers and
  * builds run with MALLOC_ARENA_MAX=2, as infra/Dockerfile sets it, unless the environment sets it.
  *
@@ -28,10 +32,11 @@
  * to compare their peak RSS with the same run's defaults). BUILDS=0 runs no full build: the changes
  * alone, for a worker's memory (no ratio).
  */
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { Redis } from "ioredis";
 import { SITE_WIDE_KEY } from "#edge/surrogate-keys.ts";
 import { localContentClient } from "../support/content-client.ts";
@@ -61,11 +66,12 @@ const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const WORKER_NODE_OPTIONS = process.env.WORKER_NODE_OPTIONS ?? "";
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const READERS = Number(process.env.READERS ?? 4);
+const READ_RATE = Number(process.env.READ_RATE ?? 100);
 /** BUILDS=0: no full build (the changes alone, for profiling a worker; no ratio). */
 const BUILDS = process.env.BUILDS !== "0";
 /** As infra/Dockerfile sets it for every process (docs/operations.md); the environment's value wins. */
 const MALLOC = { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2" };
-const COMMAND = `${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${ROUNDS === 3 ? "" : `ROUNDS=${ROUNDS} `}${READERS === 4 ? "" : `READERS=${READERS} `}${BUILDS ? "" : "BUILDS=0 "}${process.env.MALLOC_ARENA_MAX === undefined ? "" : `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX} `}${WORKER_NODE_OPTIONS ? `WORKER_NODE_OPTIONS='${WORKER_NODE_OPTIONS}' ` : ""}npm run bench:fan-out`;
+const COMMAND = `${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${ROUNDS === 3 ? "" : `ROUNDS=${ROUNDS} `}${READERS === 4 ? "" : `READERS=${READERS} `}${READ_RATE === 100 ? "" : `READ_RATE=${READ_RATE} `}${BUILDS ? "" : "BUILDS=0 "}${process.env.MALLOC_ARENA_MAX === undefined ? "" : `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX} `}${WORKER_NODE_OPTIONS ? `WORKER_NODE_OPTIONS='${WORKER_NODE_OPTIONS}' ` : ""}npm run bench:fan-out`;
 
 ensureGeneratedRepository(repo, PAGES, 20);
 for (const dir of [join(work, "fan-out-content"), siteDir, buildDir])
@@ -122,20 +128,37 @@ try {
   };
 
   const redisPid = await localRedisPid(redis);
-  const services = { "content service": content.pid, webhook: webhook.pid, Redis: redisPid };
+  // The read load's processes too: the readers run in this one, the site server answers them.
+  const services = {
+    "content service": content.pid,
+    webhook: webhook.pid,
+    Redis: redisPid,
+    "site server": site.pid,
+    readers: process.pid,
+  };
   const rows: Run[] = [];
 
-  // 1. The full build in its own process (its peak RSS is its own), into its own folder.
-  const build = (label: string, round: number): Run => {
+  // 1. The full build in its own process (its peak RSS is its own), into its own folder; with
+  // `reading`, under the read load a settings change meets (step 6), the site showing `reading`.
+  const build = async (label: string, round: number, reading?: string): Promise<Run> => {
     if (!BUILDS)
       return { label, round, ms: Number.NaN, rendered: 0, written: 0, peakRssMB: [], cpu: {}, load: 0 };
     const used = cpuMeter(services);
-    const out = execFileSync(
+    const readers =
+      reading === undefined
+        ? undefined
+        : startReadLoad(site.match, readRoutes(), { old: reading, new: reading }, READERS, READ_RATE);
+    const { stdout } = await promisify(execFile)(
       process.execPath,
       [...BUILD_CHILD_NODE_ARGS, join(ROOT, "tests/bench/full-build-child.ts"), "build", endpoint, buildDir],
-      { encoding: "utf8", env: { ...process.env, ...MALLOC, LOG_LEVEL: "warn", NODE_ENV: "production" } },
+      {
+        encoding: "utf8",
+        maxBuffer: 64 << 20,
+        env: { ...process.env, ...MALLOC, LOG_LEVEL: "warn", NODE_ENV: "production" },
+      },
     );
-    const result = childResult<BuildResult>(out);
+    const reads = await readers?.stop();
+    const result = childResult<BuildResult>(stdout);
     const run: Run = {
       label,
       round,
@@ -145,12 +168,19 @@ try {
       peakRssMB: [result.maxRssMB],
       cpu: { build: result.cpuSeconds, ...used() },
       load: loadavg()[0] as number,
+      ...(reads ? { reads } : {}),
     };
     rows.push(run);
     return run;
   };
-  build("first build (empty folder)", 0);
-  build("rebuild (nothing changed)", 0);
+  /** The routes the readers GET: the site folder's, once the workers have built it. */
+  let routes: string[] | undefined;
+  const readRoutes = () => {
+    if (routes === undefined) routes = siteRoutes(siteDir);
+    return routes;
+  };
+  await build("first build (empty folder)", 0);
+  await build("rebuild (nothing changed)", 0);
 
   // 2. Worker processes: the first one builds the site and its index at start (a diff build: a full
   // build inside the worker). It is then replaced by a fresh process, so that the peak RSS of the
@@ -177,7 +207,7 @@ try {
   const workers = [await settledWorker()];
 
   let changes = 0;
-  let routes: string[] | undefined;
+  let holder = "";
   const settingsChange = async (label: string, round: number): Promise<Run> => {
     const peakReset = workers.every((worker) => resetPeakRss(worker.pid));
     const settings = (await client.getSingle("settings", {
@@ -189,13 +219,13 @@ try {
       ...Object.fromEntries(workers.map((worker, i) => [`worker ${i + 1}`, worker.pid])),
       ...services,
     });
-    const holder = `Northwind Studio, ${++changes}`;
-    routes ??= siteRoutes(siteDir);
+    holder = `Northwind Studio, ${++changes}`;
     const readers = startReadLoad(
       site.match,
-      routes,
+      readRoutes(),
       { old: String(settings.data.copyright_holder), new: holder },
       READERS,
+      READ_RATE,
     );
     const purgesBefore = purges.seen.length;
     const started = performance.now();
@@ -266,7 +296,7 @@ try {
     while (workers.length < count) workers.push(await settledWorker());
     for (let round = 1; round <= ROUNDS; round++) {
       const change = await settingsChange(`settings change, ${count} worker${count > 1 ? "s" : ""}`, round);
-      const fullBuild = build("full build (every page changed)", round);
+      const fullBuild = await build("full build (every page changed)", round, holder);
       pairs.push({ workers: count, build: fullBuild, change });
     }
   }
@@ -325,13 +355,20 @@ try {
         .map(([step, ms]) => `${step} ${Math.round(ms)}`)
         .join(", ")}`,
     );
-  for (const { workers: count, change } of pairs) {
-    const { reads, purges: sent = [] } = change;
+  const readLoad = (run: Run) => {
+    const { reads } = run;
+    if (!reads) return "no read load";
+    if (reads.errors > 0 || reads.torn > 0) process.exitCode = 1;
+    return `${reads.reads} reads by ${READERS} connections (${Math.round((reads.reads / reads.ms) * 1000)}/s${READ_RATE > 0 ? ` of ${READ_RATE}/s asked` : ", as fast as they could"}), ${reads.errors} errors, ${reads.torn} torn, ${reads.fresh} already fresh${reads.samples.length ? ` (${reads.samples.join("; ")})` : ""}`;
+  };
+  for (const { workers: count, change, build: floor } of pairs) {
+    const { purges: sent = [] } = change;
     const siteWideOnce = sent.length === 1 && sent[0]?.length === 1 && sent[0][0] === SITE_WIDE_KEY;
-    if (!siteWideOnce || (reads && (reads.errors > 0 || reads.torn > 0))) process.exitCode = 1;
+    if (!siteWideOnce) process.exitCode = 1;
     console.log(
-      `during the settings change, ${count} worker(s), round ${change.round}: ${reads ? `${reads.reads} reads by ${READERS} connections (${Math.round((reads.reads / change.ms) * 1000)}/s), ${reads.errors} errors, ${reads.torn} torn, ${reads.fresh} already fresh${reads.samples.length ? ` (${reads.samples.join("; ")})` : ""}` : "no read load"}; edge: ${sent.length} purge request(s), keys ${sent.map((keys) => (keys.length > 3 ? `${keys.length} keys` : keys.join(" "))).join(" | ") || "none"} ${siteWideOnce ? "(the site-wide key, once)" : "(NOT the site-wide key once)"}`,
+      `during the settings change, ${count} worker(s), round ${change.round}: ${readLoad(change)}; edge: ${sent.length} purge request(s), keys ${sent.map((keys) => (keys.length > 3 ? `${keys.length} keys` : keys.join(" "))).join(" | ") || "none"} ${siteWideOnce ? "(the site-wide key, once)" : "(NOT the site-wide key once)"}`,
     );
+    console.log(`during its full build: ${readLoad(floor)}`);
   }
   console.log(
     `load average at the end: ${loadavg()
@@ -370,7 +407,7 @@ interface Run {
   /** The 1-minute load average as it ended (other work on the machine shows here). */
   load: number;
   timings?: Record<string, number>;
-  /** A settings change's: what the read load saw, and the keys of each purge request sent. */
+  /** What the read load saw (a settings change's, and its round's full build's). */
   reads?: ReadLoadResult;
   purges?: string[][];
 }

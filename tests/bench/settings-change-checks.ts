@@ -18,6 +18,8 @@ export interface ReadLoadResult {
   fresh: number;
   /** A few of the errors and torn pages, for the report. */
   samples: string[];
+  /** How long the load ran, from its start to `stop()`. */
+  ms: number;
 }
 
 /**
@@ -38,20 +40,34 @@ export function siteRoutes(siteDir: string): string[] {
  * `connections` loops of GETs of random `routes` at `siteUrl`, each page checked for the footer's
  * copyright holder (the marker the settings change sets on every page): exactly one of `markers`
  * (old, new), and the page closed by `</html>`. Stops, and resolves with the counts, on `stop()`.
+ * `perSecond`: the reads of all loops together, each loop starting its reads at even intervals
+ * (a slow answer is not made up for with a burst); 0: each loop reads again as soon as it has an
+ * answer, taking whatever share of the cores it gets.
  */
 export function startReadLoad(
   siteUrl: string,
   routes: readonly string[],
   markers: { old: string; new: string },
   connections = 4,
+  perSecond = 0,
 ): { stop: () => Promise<ReadLoadResult> } {
-  const result: ReadLoadResult = { reads: 0, errors: 0, torn: 0, fresh: 0, samples: [] };
+  const started = performance.now();
+  const result: ReadLoadResult = { reads: 0, errors: 0, torn: 0, fresh: 0, samples: [], ms: 0 };
   const note = (sample: string) => {
     if (result.samples.length < 5) result.samples.push(sample);
   };
   let running = true;
-  const loop = async () => {
+  const interval = perSecond > 0 ? (1000 * connections) / perSecond : 0;
+  const loop = async (_: unknown, index: number) => {
+    // Loops start apart, so that the reads are spread over each interval.
+    let next = performance.now() + (interval * index) / connections;
     while (running) {
+      if (interval > 0) {
+        const wait = next - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        next = Math.max(next + interval, performance.now());
+        if (!running) break;
+      }
       const route = routes[Math.floor(Math.random() * routes.length)] as string;
       result.reads++;
       try {
@@ -79,6 +95,7 @@ export function startReadLoad(
     stop: async () => {
       running = false;
       await Promise.all(loops);
+      result.ms = performance.now() - started;
       return result;
     },
   };
