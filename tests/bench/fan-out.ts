@@ -128,7 +128,8 @@ try {
   };
 
   const redisPid = await localRedisPid(redis);
-  // The read load's processes too: the readers run in this one, the site server answers them.
+  // The read load's processes too: the site server answers the readers, which run in this process
+  // (its CPU is theirs, and this benchmark's polling of Redis).
   const services = {
     "content service": content.pid,
     webhook: webhook.pid,
@@ -148,16 +149,28 @@ try {
       reading === undefined
         ? undefined
         : startReadLoad(site.match, readRoutes(), { old: reading, new: reading }, READERS, READ_RATE);
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [...BUILD_CHILD_NODE_ARGS, join(ROOT, "tests/bench/full-build-child.ts"), "build", endpoint, buildDir],
-      {
-        encoding: "utf8",
-        maxBuffer: 64 << 20,
-        env: { ...process.env, ...MALLOC, LOG_LEVEL: "warn", NODE_ENV: "production" },
-      },
-    );
-    const reads = await readers?.stop();
+    let stdout: string;
+    let reads: ReadLoadResult | undefined;
+    try {
+      ({ stdout } = await promisify(execFile)(
+        process.execPath,
+        [
+          ...BUILD_CHILD_NODE_ARGS,
+          join(ROOT, "tests/bench/full-build-child.ts"),
+          "build",
+          endpoint,
+          buildDir,
+        ],
+        {
+          encoding: "utf8",
+          maxBuffer: 64 << 20,
+          env: { ...process.env, ...MALLOC, LOG_LEVEL: "warn", NODE_ENV: "production" },
+        },
+      ));
+    } finally {
+      // Stopped whatever the build did: a failed build must not leave the loops running.
+      reads = await readers?.stop();
+    }
     const result = childResult<BuildResult>(stdout);
     const run: Run = {
       label,
