@@ -220,7 +220,8 @@ try {
   const workers = [await settledWorker()];
 
   let changes = 0;
-  let holder = "";
+  /** The footer's copyright holder the `n`th settings change publishes. */
+  const holderOf = (n: number) => `Northwind Studio, ${n}`;
   const settingsChange = async (label: string, round: number): Promise<Run> => {
     const peakReset = workers.every((worker) => resetPeakRss(worker.pid));
     const settings = (await client.getSingle("settings", {
@@ -232,7 +233,7 @@ try {
       ...Object.fromEntries(workers.map((worker, i) => [`worker ${i + 1}`, worker.pid])),
       ...services,
     });
-    holder = `Northwind Studio, ${++changes}`;
+    const holder = holderOf(++changes);
     const readers = startReadLoad(
       site.match,
       readRoutes(),
@@ -309,7 +310,7 @@ try {
     while (workers.length < count) workers.push(await settledWorker());
     for (let round = 1; round <= ROUNDS; round++) {
       const change = await settingsChange(`settings change, ${count} worker${count > 1 ? "s" : ""}`, round);
-      const fullBuild = await build("full build (every page changed)", round, holder);
+      const fullBuild = await build("full build (every page changed)", round, holderOf(changes));
       pairs.push({ workers: count, build: fullBuild, change });
     }
   }
@@ -368,16 +369,15 @@ try {
         .map(([step, ms]) => `${step} ${Math.round(ms)}`)
         .join(", ")}`,
     );
-  const readLoad = (run: Run) => {
-    const { reads } = run;
+  const readsFailed = ({ reads }: Run) => reads !== undefined && (reads.errors > 0 || reads.torn > 0);
+  const readLoad = ({ reads }: Run) => {
     if (!reads) return "no read load";
-    if (reads.errors > 0 || reads.torn > 0) process.exitCode = 1;
     return `${reads.reads} reads by ${READERS} connections (${Math.round((reads.reads / reads.ms) * 1000)}/s${READ_RATE > 0 ? ` of ${READ_RATE}/s asked` : ", as fast as they could"}), ${reads.errors} errors, ${reads.torn} torn, ${reads.fresh} already fresh${reads.samples.length ? ` (${reads.samples.join("; ")})` : ""}`;
   };
   for (const { workers: count, change, build: floor } of pairs) {
     const { purges: sent = [] } = change;
     const siteWideOnce = sent.length === 1 && sent[0]?.length === 1 && sent[0][0] === SITE_WIDE_KEY;
-    if (!siteWideOnce) process.exitCode = 1;
+    if (!siteWideOnce || readsFailed(change) || readsFailed(floor)) process.exitCode = 1;
     console.log(
       `during the settings change, ${count} worker(s), round ${change.round}: ${readLoad(change)}; edge: ${sent.length} purge request(s), keys ${sent.map((keys) => (keys.length > 3 ? `${keys.length} keys` : keys.join(" "))).join(" | ") || "none"} ${siteWideOnce ? "(the site-wide key, once)" : "(NOT the site-wide key once)"}`,
     );
