@@ -35,10 +35,11 @@ import {
   type DocumentRecord,
   EntryLog,
   NO_RECORDS,
+  openPageInputs,
   type PageInputs,
   type PageInputsFile,
   parseEntry,
-  readPageInputs,
+  type StoredRecords,
   shortHash,
   versionInRecord,
   writePageInputs,
@@ -275,6 +276,8 @@ interface BuildInputs {
   ref: string;
   log: Logger;
   previous: BuildManifest | undefined;
+  /** The last build's page inputs file, its entries not yet read (`sharedContentOf` decides whether to). */
+  stored: StoredRecords | undefined;
   /** Let go once every page is rendered or kept (`releasePrevious`): nothing reads it after. */
   previousInputs: PageInputsFile;
   /** What the last build knew of the documents and hashed its page inputs with (page-inputs.ts). */
@@ -421,9 +424,9 @@ async function readInputs(options: BuildOptions): Promise<BuildInputs> {
   const ref = options.ref ?? (await client.fetchMasterRef());
   const log = options.logger.child({ ref });
   const redirectType = website.redirects?.type;
-  const [previous, previousRecords, built, shared, redirectDocs] = await Promise.all([
+  const [previous, stored, built, shared, redirectDocs] = await Promise.all([
     readManifest(store),
-    options.reuse ? readPageInputs(store) : NO_RECORDS,
+    options.reuse ? openPageInputs(store) : undefined,
     website.assets.build(),
     readSharedDocuments(client, ref),
     redirectType ? listDocuments(client, ref, [filter.at("document.type", redirectType)]) : [],
@@ -442,13 +445,13 @@ async function readInputs(options: BuildOptions): Promise<BuildInputs> {
     !options.unsettledKeys?.has(key) &&
     existing.has(key) &&
     (options.storedHashes ? existing.get(key) : (existing.get(key) ?? previousHashes.get(key))) === hash;
-  const previousInputs = previousRecords.pages;
   return {
     ref,
     log,
     previous,
-    previousInputs,
-    previousRecords,
+    stored,
+    previousInputs: NO_RECORDS.pages,
+    previousRecords: NO_RECORDS,
     built,
     shared,
     redirectDocs,
@@ -535,12 +538,16 @@ async function sharedContentOf(
   current.manifest.site = parts.version;
   current.hashedWith = { code, shared: sharedInputs(inputs.shared) };
   // Under other code or other shared documents, no page's inputs can be the ones recorded, nor can a
-  // document's record vouch for it (`versionsSuffice`): let go of them before any page renders
-  // (tens of MB at 100,000 routes), unless pages may be kept on their inputs under the earlier code.
-  const records = inputs.previousRecords;
-  if (!options.earlier && (records.code !== code || records.shared !== current.hashedWith.shared))
-    releasePrevious(current);
-  else current.reusable = reusablePages(current);
+  // document's record vouch for it (`versionsSuffice`): their entries are never read (tens of MB at
+  // 100,000 routes), unless pages may be kept on their inputs under the earlier code.
+  const { stored } = inputs;
+  inputs.stored = undefined;
+  const header = stored?.header ?? {};
+  if (stored && (options.earlier || (header.code === code && header.shared === current.hashedWith.shared))) {
+    inputs.previousRecords = await stored.read();
+    inputs.previousInputs = inputs.previousRecords.pages;
+    current.reusable = reusablePages(current);
+  }
   const reuse = options.reuse ?? false;
   const shared: SharedContent = {
     siteUrl: options.siteUrl,
