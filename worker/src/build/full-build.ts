@@ -326,16 +326,6 @@ interface Build {
   pooled: ReturnType<typeof dependencyPool>;
 }
 
-/** The documents the render threads parsed as they rendered them, without their data. */
-interface Listed {
-  /** Read again only when the build feeds an index (`feedsIndex`): otherwise moved to the listings' render. */
-  stubs: ListedStubs;
-  /** Every document's id and route, now and in the last build (`writeRedirects`). */
-  routed: DocumentMove[];
-  /** `documentHash` of every document read, by id, when the build feeds an index (`feedsIndex`). */
-  hashes: Map<string, string>;
-}
-
 /**
  * Whether the caller rebuilds a dependency index from the outcome (the worker's diff build): only
  * then does it get every document and its hash back. `reuse: true` feeds none (fullBuild,
@@ -387,8 +377,8 @@ async function buildAll(current: Build, start: PoolStart, started: number): Prom
   lap(current, "pages");
   await renderListings(current, shared, pages);
   lap(current, "listings");
-  const listed: Listed = { stubs: pages, hashes, routed: routedDocuments(current, pages) };
-  const redirectKeys = await writeRedirects(current, listed.routed);
+  // Every document's move (100,000 objects at 100,000 routes): let go once the redirects are written.
+  const redirectKeys = await writeRedirects(current, routedDocuments(current, pages));
   lap(current, "redirects");
   // Only now that every route is written: remove what no route produces any more.
   await deleteOrphans(current, redirectKeys);
@@ -404,9 +394,9 @@ async function buildAll(current: Build, start: PoolStart, started: number): Prom
     manifest: current.manifest,
     // Redirect documents whole: the index keeps their rule (diff-build.ts, `indexed`).
     documents: feedsIndex(options)
-      ? [...inputs.shared.map(stub), ...listed.stubs, ...inputs.redirectDocs]
+      ? [...inputs.shared.map(stub), ...pages, ...inputs.redirectDocs]
       : [],
-    hashes: listed.hashes,
+    hashes,
     changedRoutes,
     site,
   };
