@@ -393,9 +393,7 @@ async function buildAll(current: Build, start: PoolStart, started: number): Prom
     summary,
     manifest: current.manifest,
     // Redirect documents whole: the index keeps their rule (diff-build.ts, `indexed`).
-    documents: feedsIndex(options)
-      ? [...inputs.shared.map(stub), ...pages, ...inputs.redirectDocs]
-      : [],
+    documents: feedsIndex(options) ? [...inputs.shared.map(stub), ...pages, ...inputs.redirectDocs] : [],
     hashes,
     changedRoutes,
     site,
@@ -980,7 +978,13 @@ async function commit(current: Build, batch: BatchResult, progress?: Progress): 
     const dependencies = feedsIndex(current.options)
       ? current.pooled({ dependencies: result.dependencies }).dependencies
       : NO_DEPENDENCIES;
-    current.manifest.routes[route] = builtRoute(current, result, dependencies, inputs);
+    current.manifest.routes[route] = builtRoute(
+      current,
+      result,
+      dependencies,
+      inputs,
+      current.inputs.previous?.routes[route],
+    );
     if (inputs)
       keepInputs(current, route, { hash: shortHash(result.hash), inputs, ...(islands ? { islands } : {}) });
     current.counts.rendered++;
@@ -1024,15 +1028,20 @@ function keepReused(
 /**
  * A manifest entry, always built field by field: an entry spread from a render thread's answer got
  * a hidden class of its own (~250 bytes a route). Without an index to feed, the page inputs file
- * alone keeps what the page was rendered from.
+ * alone keeps what the page was rendered from. Its key and document id are the last manifest's
+ * strings when equal (`before`): the last manifest is held while pages render, and a render
+ * thread's answer brings copies of its own (7 MB at 100,000 routes).
  */
 function builtRoute(
   current: Build,
   entry: ManifestRoute,
   dependencies: string[],
   inputs: string | undefined,
+  before?: ManifestRoute,
 ): BuiltRoute {
-  const { key, hash, status, documentId } = entry;
+  const { hash, status } = entry;
+  const key = before?.key === entry.key ? before.key : entry.key;
+  const documentId = before?.documentId === entry.documentId ? before?.documentId : entry.documentId;
   const built: BuiltRoute =
     documentId === undefined
       ? { key, hash, status, dependencies }

@@ -26,6 +26,7 @@ const BY_EXTENSION: Readonly<Record<string, string>> = {
   ".woff": "font/woff",
   ".woff2": "font/woff2",
   ".pdf": "application/pdf",
+  ".gz": "application/gzip",
 };
 
 export const DEFAULT_CONTENT_TYPE = "application/octet-stream";
