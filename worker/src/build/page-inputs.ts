@@ -290,8 +290,8 @@ export async function writePageInputs(
   }
   const gzipped = new SpillFile("page-inputs");
   try {
-    // Level 1: the next build is the file's only reader; the higher levels save a tenth more for
-    // twice the CPU.
+    // Level 1: the next build is the file's only reader; level 6 makes the 100,000-page file a
+    // tenth smaller (11.6 MB against 13.0) for 60 % more CPU (`gzip -1` and `-6` on it, 29 Nov 2026).
     await pipeline(Readable.from(parts()), createGzip({ level: 1, chunkSize: CHUNK }), async (chunks) => {
       for await (const chunk of chunks as AsyncIterable<Buffer>) gzipped.append(chunk);
     });
