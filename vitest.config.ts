@@ -70,10 +70,11 @@ export default defineConfig({
       {
         // The browser tests, one at a time after the rest, in one process that keeps its modules
         // from file to file (`isolate: false`): each file still starts its own content service,
-        // storage folder, site server, queue prefix and Chromium, but the modules every file loads
-        // (React, the renderer, the site server, playwright-core) and the browser bundle the
-        // build makes once per process (web/src/assets.ts) are loaded and made once, not once per
-        // file. No file here changes the environment, globals or a module's state.
+        // storage folder, site server and queue prefix, and each test takes fresh contexts of one
+        // Chromium (tests/e2e/support/browser.ts); the modules every file loads (React, the
+        // renderer, the site server, playwright-core) and the browser bundle the build makes once
+        // per process (web/src/assets.ts) are loaded and made once, not once per file. No file
+        // here changes the environment, globals or a module's state.
         extends: true,
         test: {
           name: "one-at-a-time-browser",
