@@ -3,6 +3,9 @@ import { defineConfig } from "vitest/config";
 // tests/faults: `npm run test:faults` (vitest.faults.config.ts), too long for every run.
 const EXCLUDE = ["tests/bench/**", "tests/faults/**", "node_modules/**"];
 
+/** The browser tests (Chromium), which run one at a time too: see the `one-at-a-time-browser` project. */
+const BROWSER = "tests/e2e/**/*.test.ts";
+
 /**
  * Files that run one at a time, after all the others: each starts Chromium, kills or freezes a
  * process at a chosen moment, or holds a wall-clock bound (a takeover within 15 s, a 503 within a
@@ -11,7 +14,7 @@ const EXCLUDE = ["tests/bench/**", "tests/faults/**", "node_modules/**"];
  * counts work, waits with `until()`, and uses its own queue prefix, folders and free ports.
  */
 const ONE_AT_A_TIME = [
-  "tests/e2e/**/*.test.ts", // Chromium
+  BROWSER, // Chromium
   "tests/integration/topology.test.ts", // OS processes, a worker SIGKILLed mid fan-out
   "tests/integration/paused-worker-takeover.test.ts", // SIGSTOP; taken over within 15 s
   "tests/integration/content-api-wait.test.ts", // SIGTERM timed to the exit; retry time ±2 s
@@ -42,7 +45,7 @@ export default defineConfig({
     // that fails twice still fails CI, and vitest prints every retry, so a flaky test stays visible.
     retry: process.env.CI ? 1 : 0,
     // Projects run at the same time unless their `sequence.groupOrder` differs: the two-at-a-time
-    // group runs first, and the one-at-a-time group after it has finished, alone.
+    // group runs first, then the one-at-a-time group alone, then the browser tests alone.
     projects: [
       {
         extends: true,
@@ -59,9 +62,27 @@ export default defineConfig({
         test: {
           name: "one-at-a-time",
           include: ONE_AT_A_TIME,
-          exclude: EXCLUDE,
+          exclude: [...EXCLUDE, BROWSER],
           maxWorkers: 1,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        // The browser tests, one at a time after the rest, in one process that keeps its modules
+        // from file to file (`isolate: false`): each file still starts its own content service,
+        // storage folder, site server and queue prefix, and each test takes fresh contexts of one
+        // Chromium (tests/e2e/support/browser.ts); the modules every file loads (React, the
+        // renderer, the site server, playwright-core) and the browser bundle the build makes once
+        // per process (web/src/assets.ts) are loaded and made once, not once per file. No file
+        // here changes the environment, globals or a module's state.
+        extends: true,
+        test: {
+          name: "one-at-a-time-browser",
+          include: [BROWSER],
+          exclude: EXCLUDE,
+          maxWorkers: 1,
+          isolate: false,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

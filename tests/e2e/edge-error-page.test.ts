@@ -8,11 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../support/free-port.ts";
 import { hasVarnish, startVarnish, type Varnish } from "../support/varnish.ts";
-import { hasChromium, launchChromium } from "./support/browser.ts";
+import { hasChromium, releaseChromium, sharedChromium } from "./support/browser.ts";
 
 const SHOTS = new URL("../../docs/screenshots/", import.meta.url).pathname;
 let varnish: Varnish;
-let browser: Awaited<ReturnType<typeof launchChromium>>;
+let browser: Awaited<ReturnType<typeof sharedChromium>>;
 
 describe.skipIf(!hasVarnish || !hasChromium)("the edge's page while the site server is down", () => {
   beforeAll(async () => {
@@ -21,10 +21,10 @@ describe.skipIf(!hasVarnish || !hasChromium)("the edge's page while the site ser
       backend: { host: "127.0.0.1", port: await freePort() },
       purgers: ["127.0.0.1"],
     });
-    browser = await launchChromium();
+    browser = await sharedChromium();
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
+    if (browser) await releaseChromium(browser);
     await varnish?.stop();
   });
 

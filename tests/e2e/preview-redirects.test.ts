@@ -3,7 +3,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { demoDoc, type PreviewFixture, previewFixture, putDraft } from "../support/preview-fixture.ts";
-import { hasChromium, launchChromium } from "./support/browser.ts";
+import { hasChromium, releaseChromium, sharedChromium } from "./support/browser.ts";
 
 /**
  * What an editor sees when previewing redirect documents, in Chromium: a redirect
@@ -38,10 +38,10 @@ describe.skipIf(!hasChromium)("redirects in preview, as an editor sees them", ()
     content = await startLocalPrismic();
     preview = await previewFixture(content.endpoint);
     url = await preview.app.listen({ host: "127.0.0.1", port: 0 });
-    browser = await launchChromium();
+    browser = await sharedChromium();
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
+    if (browser) await releaseChromium(browser);
     await preview?.app.close();
     await content?.stop();
   });

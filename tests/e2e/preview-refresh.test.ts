@@ -8,7 +8,7 @@ import {
   previewFixture,
   putDraft,
 } from "../support/preview-fixture.ts";
-import { hasChromium, launchChromium } from "./support/browser.ts";
+import { hasChromium, releaseChromium, sharedChromium } from "./support/browser.ts";
 
 /** `UPDATE_SCREENSHOTS=1` rewrites docs/screenshots/preview-draft-1280.png from this run. */
 const SCREENSHOT = new URL("../../docs/screenshots/preview-draft-1280.png", import.meta.url).pathname;
@@ -23,10 +23,10 @@ describe.skipIf(!hasChromium)("a draft in the browser", () => {
     content = await startLocalPrismic();
     preview = await previewFixture(content.endpoint);
     previewUrl = await preview.app.listen({ host: "127.0.0.1", port: 0 });
-    browser = await launchChromium();
+    browser = await sharedChromium();
   });
   afterAll(async () => {
-    await browser?.close();
+    if (browser) await releaseChromium(browser);
     await preview?.app.close();
     await content?.stop();
   });

@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PreviewFixture, previewFixture } from "../support/preview-fixture.ts";
-import { hasChromium, launchChromium } from "./support/browser.ts";
+import { hasChromium, releaseChromium, sharedChromium } from "./support/browser.ts";
 
 const mocks = (name: string) =>
   JSON.parse(readFileSync(new URL(`../../web/slices/${name}/mocks.json`, import.meta.url), "utf8")) as {
@@ -42,10 +42,10 @@ describe.skipIf(!hasChromium)("slice simulator in Chromium", () => {
       reply.type("text/javascript").send(driver.outputFiles[0]?.text ?? ""),
     );
     parentUrl = await parent.listen({ host: "127.0.0.1", port: 0 });
-    browser = await launchChromium();
+    browser = await sharedChromium();
   });
   afterAll(async () => {
-    await browser?.close();
+    if (browser) await releaseChromium(browser);
     await parent?.close();
     await preview?.app.close();
   });

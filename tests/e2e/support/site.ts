@@ -15,7 +15,7 @@ import { type LocalPrismic, startLocalPrismic } from "../../support/local-prismi
 import { removeKeysUnder } from "../../support/redis-keys.ts";
 import { type Mail, startSmtpSink } from "../../support/smtp-sink.ts";
 import { tempDir } from "../../support/temp-dir.ts";
-import { launchChromium } from "./browser.ts";
+import { releaseChromium, sharedChromium } from "./browser.ts";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -140,8 +140,9 @@ export async function startSite(options: { rateLimit?: number } = {}): Promise<S
 }
 
 /**
- * The suite's hooks: before its tests, starts the site (`startSite(options)`) and Chromium and hands
- * both to `started`; after them, closes the browser and stops the site.
+ * The suite's hooks: before its tests, starts the site (`startSite(options)`), takes the shared
+ * Chromium (`sharedChromium()`) and hands both to `started`; after them, closes every browser
+ * context the suite left open and stops the site.
  */
 export function siteInBrowser(
   options: Parameters<typeof startSite>[0],
@@ -151,11 +152,11 @@ export function siteInBrowser(
   let browser: Browser | undefined;
   beforeAll(async () => {
     site = await startSite(options);
-    browser = await launchChromium();
+    browser = await sharedChromium();
     await started({ site, browser });
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
+    if (browser) await releaseChromium(browser);
     await site?.stop();
   }, 60_000);
 }
