@@ -16,6 +16,14 @@ export const HEAP_GROWING_PERCENT = 30;
 export const BUILD_HEAP_GROWING_PERCENT = 100;
 
 /**
+ * The same for a build's main thread while none of its render threads runs (`lowerHeapGrowth`): it
+ * then holds every route's manifest entry, the last build's, and at its end every stub for the
+ * listings, and a rebuild after one publish peaked 34 MB lower at 10 % than at 30 % on 100,000 pages
+ * for no more CPU (docs/decisions/003-heap-growth.md).
+ */
+export const BUILD_ALONE_GROWING_PERCENT = 10;
+
+/**
  * The size in MB of each half of the young generation of `pressroom build`'s and `pressroom verify`'s
  * main thread (V8's `--max-semi-space-size`). V8 reads it when a thread starts, so bin/pressroom.js
  * starts those commands again with it; the value is written there too, before any TypeScript loads
@@ -55,15 +63,15 @@ const operatorSet = (execArgv: readonly string[]) =>
   execArgv.some((arg) => /^--heap[-_]growing[-_]percent\b/.test(arg));
 
 /**
- * Lowers the growth to `percent` (30 %, as a worker's) until the answer is called, which sets back
- * what was set before, V8's own factor when nothing was. For a build while none of its render threads
- * runs: its main thread alone then holds every route (before they start, and after they end while it
- * parses every stub for the listings), and a 100 % growth let a 100,000-page build's heap reach twice
- * what it kept (docs/decisions/003-heap-growth.md). Nothing when the command line set the growth or
- * a lower one is set already.
+ * Lowers the growth to `percent` (`BUILD_ALONE_GROWING_PERCENT`) until the answer is called, which
+ * sets back what was set before, V8's own factor when nothing was. For a build while none of its
+ * render threads runs: its main thread alone then holds every route (before they start, and after
+ * they end while it parses every stub for the listings), and a 100 % growth let a 100,000-page
+ * build's heap reach twice what it kept (docs/decisions/003-heap-growth.md). Nothing when the
+ * command line set the growth or a lower one is set already.
  */
 export function lowerHeapGrowth(
-  percent = HEAP_GROWING_PERCENT,
+  percent = BUILD_ALONE_GROWING_PERCENT,
   execArgv: readonly string[] = process.execArgv,
 ): () => void {
   if (operatorSet(execArgv) || (growing !== undefined && growing <= percent)) return () => {};

@@ -209,7 +209,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
   const threads = options.renderThreads ?? defaultRenderThreads();
   let starting: StartingRenderPool | undefined;
   let begun: Promise<RenderPool> | undefined;
-  // Until render threads start, the heap grows by 30 % at most (heap-growth.ts): a rebuild that
+  // Until render threads start, the heap grows by 10 % at most (heap-growth.ts): a rebuild that
   // renders nothing holds every route's records on this thread alone. The threads render with the
   // process's growth, which costs them less CPU.
   let raise: (() => void) | undefined = lowerHeapGrowth();
