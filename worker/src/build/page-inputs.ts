@@ -228,7 +228,7 @@ export class EntryLog {
 
   /** `json`: the entry's JSON (of `PageInputs` or `DocumentRecord`). */
   add(name: string, json: string): void {
-    // Each entry on a line of its own (JSON allows it; no string holds a raw newline): readPageInputs
+    // Each entry on a line of its own (JSON allows it; no string holds a raw newline): openPageInputs
     // reads them one at a time.
     this.text += `${this.empty ? "" : ","}\n${JSON.stringify(name)}:${json}`;
     this.empty = false;
