@@ -194,8 +194,11 @@ export interface BuildOutcome {
   summary: BuildSummary;
   /** What was written last to `.pressroom/manifest.json`, with each route's dependencies. */
   manifest: BuiltManifest;
-  /** Every document at the ref, without its data: what the dependency index keeps of them. */
-  documents: PrismicDocument[];
+  /**
+   * Every document at the ref, without its data: what the dependency index keeps of them. Read
+   * again a chunk at a time each time it is iterated; the caller closes it.
+   */
+  documents: BuiltDocuments;
   /** `documentHash` of each document (with its data), by id. */
   hashes: Map<string, string>;
   /** Routes whose stored object the build wrote or deleted, assets aside: what the edge purges. */
@@ -203,6 +206,18 @@ export interface BuildOutcome {
   /** The site's version the build rendered with (render-code.ts `siteVersion`), its frame and modules. */
   site: { version: string; frame: string; modules: BundleModules };
 }
+
+/**
+ * A build's documents (stubs), held by the caller until it closes them: the shared documents and the
+ * redirects in memory, every other one in the build's temporary file (listed-stubs.ts), parsed a
+ * chunk at a time when iterated: never every stub as an object at once, beside every route's entry
+ * (docs/benchmarks.md, the worker's diff build at start).
+ */
+export interface BuiltDocuments extends Iterable<PrismicDocument> {
+  close(): void;
+}
+
+const NO_DOCUMENTS: BuiltDocuments = { [Symbol.iterator]: () => [][Symbol.iterator](), close: () => {} };
 
 /** fullBuild, also handing back the manifest and the documents (the worker rebuilds its index from them). */
 export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
@@ -392,11 +407,27 @@ async function buildAll(current: Build, start: PoolStart, started: number): Prom
   return {
     summary,
     manifest: current.manifest,
-    // Redirect documents whole: the index keeps their rule (diff-build.ts, `indexed`).
-    documents: feedsIndex(options) ? [...inputs.shared.map(stub), ...pages, ...inputs.redirectDocs] : [],
+    documents: feedsIndex(options) ? handOver(current, pages) : NO_DOCUMENTS,
     hashes,
     changedRoutes,
     site,
+  };
+}
+
+/**
+ * The build's documents for its caller's index: the stubs' file outlives the build (it is no longer
+ * closed at its end), and the caller closes it.
+ */
+function handOver(current: Build, pages: ListedStubs): BuiltDocuments {
+  current.atEnd = current.atEnd.filter((held) => held !== pages);
+  // Redirect documents whole: the index keeps their rule (diff-build.ts, `indexed`).
+  const held = [...current.inputs.shared.map(stub), ...current.inputs.redirectDocs];
+  return {
+    *[Symbol.iterator]() {
+      yield* held;
+      yield* pages;
+    },
+    close: () => pages.close(),
   };
 }
 
@@ -646,7 +677,7 @@ function keepWholeSite(
   return {
     summary: summarize(current, started, start.started()),
     manifest: current.manifest,
-    documents: [],
+    documents: NO_DOCUMENTS,
     hashes: new Map(),
     changedRoutes: [],
     site,

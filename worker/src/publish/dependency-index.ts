@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { seesDependency } from "#content/dependencies.ts";
 import { redisKeys } from "#jobs/catalog.ts";
-import { chunksOf } from "#jobs/chunks.ts";
+import { ARGS_CHUNK, chunksOf } from "#jobs/chunks.ts";
 import { website } from "#website";
 import type { RedirectRule } from "#website/contract.ts";
 import type { BuiltRoute } from "../build/full-build.ts";
@@ -514,11 +514,15 @@ export class DependencyIndex {
     return { version: site, frame, modules: JSON.parse(modules) as BundleModules };
   }
 
-  /** Replaces the whole index (after a full or diff build), built with the code `site`. */
+  /**
+   * Replaces the whole index (after a full or diff build), built with the code `site`. `documents`
+   * is read once, as the commands are sent (a build's are read back from its temporary file a chunk
+   * at a time: diff-build.ts).
+   */
   async replace(
     ref: string,
     routes: ReadonlyMap<string, IndexedRoute>,
-    documents: ReadonlyMap<string, IndexedDocument>,
+    documents: Iterable<[id: string, doc: IndexedDocument]>,
     site: BuiltWith,
     guard?: TransactionGuard,
   ): Promise<void> {
@@ -534,7 +538,7 @@ export class DependencyIndex {
   private *replaceCommands(
     ref: string,
     routes: ReadonlyMap<string, IndexedRoute>,
-    documents: ReadonlyMap<string, IndexedDocument>,
+    documents: Iterable<[id: string, doc: IndexedDocument]>,
     site: BuiltWith,
     stale: readonly string[],
   ): Generator<RedisCommand> {
@@ -545,24 +549,23 @@ export class DependencyIndex {
       this.key("routes"),
       mapEntries(routes, (entry) => JSON.stringify(entry)),
     );
-    const reverse = new Map<string, string[]>();
+    // Each dependency's routes, ARGS_CHUNK routes at a time (SADD adds to what the set holds): at
+    // 100,000 routes of ~30 dependencies each, the whole reverse map held 3 million references.
+    let reverse = new Map<string, string[]>();
+    let held = 0;
     for (const [route, entry] of routes) {
       for (const dependency of entry.dependencies) {
         const list = reverse.get(dependency);
         if (list) list.push(route);
         else reverse.set(dependency, [route]);
       }
+      if (++held < ARGS_CHUNK) continue;
+      for (const [dependency, list] of reverse) yield ["sadd", this.key(`dep:${dependency}`), ...list];
+      reverse = new Map();
+      held = 0;
     }
-    for (const [dependency, list] of reverse)
-      for (const chunk of chunksOf(list)) yield ["sadd", this.key(`dep:${dependency}`), ...chunk];
-    yield* hsetInGroups(
-      this.key("docs"),
-      mapEntries(documents, (doc) => JSON.stringify(doc)),
-    );
-    yield* hsetInGroups(
-      this.key("redirects"),
-      mapEntries(documents, (doc) => (doc.redirect ? JSON.stringify(doc.redirect) : undefined)),
-    );
+    for (const [dependency, list] of reverse) yield ["sadd", this.key(`dep:${dependency}`), ...list];
+    yield* hsetsInGroups(this.documentFields(documents));
     yield [
       "hset",
       this.key("meta"),
@@ -575,9 +578,22 @@ export class DependencyIndex {
       "frame",
       site.frame,
     ];
-    yield* this.frameCommands(documents);
     // The build wrote every unsettled route again (diff-build.ts): storage and index agree.
     yield ["del", redisKeys(this.prefix).unsettledRoutes];
+  }
+
+  /** Each document's fields in one pass: its entry, its redirect rule, its id when of a frame type. */
+  private *documentFields(
+    documents: Iterable<[id: string, doc: IndexedDocument]>,
+  ): Generator<[key: string, field: string, value: string]> {
+    const docsKey = this.key("docs");
+    const redirectsKey = this.key("redirects");
+    const metaKey = this.key("meta");
+    for (const [id, doc] of documents) {
+      yield [docsKey, id, JSON.stringify(doc)];
+      if (doc.redirect) yield [redirectsKey, id, JSON.stringify(doc.redirect)];
+      if (website.frame.includes(doc.type)) yield [metaKey, frameField(doc.type), id];
+    }
   }
 }
 
@@ -596,6 +612,22 @@ function* hsetInGroups(key: string, fields: Iterable<[string, string | undefined
     }
   }
   if (group.length > 0) yield ["hset", key, ...group];
+}
+
+/** HSETs of fields of several hashes, each hash's in groups of GROUP, made as the fields arrive. */
+function* hsetsInGroups(
+  fields: Iterable<[key: string, field: string, value: string]>,
+): Generator<RedisCommand> {
+  const groups = new Map<string, string[]>();
+  for (const [key, field, value] of fields) {
+    const group = groups.get(key) ?? [];
+    if (group.length === 0) groups.set(key, group);
+    group.push(field, value);
+    if (group.length < GROUP * 2) continue;
+    yield ["hset", key, ...group];
+    group.length = 0;
+  }
+  for (const [key, group] of groups) if (group.length > 0) yield ["hset", key, ...group];
 }
 
 /** The entries of `map`, each value turned into a string when the generator reaches it. */

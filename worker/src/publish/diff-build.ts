@@ -67,22 +67,28 @@ export async function rebuild(
   });
   const routes = new Map<string, IndexedRoute>(Object.entries(outcome.manifest.routes));
   const { failed } = outcome.summary;
-  if (failed.length > 0) {
-    // A failed route stays in the index with what it depended on before (where the index still
-    // knows it), so a change to any of those renders it again.
-    for (const [route, before] of await index.routes(failed.map((f) => f.route))) {
-      const kept = routes.get(route); // in the manifest only if it had a page before
-      if (!kept || !Array.isArray(before.dependencies)) continue;
-      routes.set(route, {
-        ...kept,
-        dependencies: [...new Set([...before.dependencies, ...kept.dependencies])],
-      });
+  try {
+    if (failed.length > 0) {
+      // A failed route stays in the index with what it depended on before (where the index still
+      // knows it), so a change to any of those renders it again.
+      for (const [route, before] of await index.routes(failed.map((f) => f.route))) {
+        const kept = routes.get(route); // in the manifest only if it had a page before
+        if (!kept || !Array.isArray(before.dependencies)) continue;
+        routes.set(route, {
+          ...kept,
+          dependencies: [...new Set([...before.dependencies, ...kept.dependencies])],
+        });
+      }
     }
+    // Each document made what the index keeps as the commands are sent, never all at once.
+    const documents = mapIterable(outcome.documents, (doc): [string, IndexedDocument] => [
+      doc.id,
+      indexed(doc, outcome.hashes.get(doc.id)),
+    ]);
+    await index.replace(ref, routes, documents, outcome.site, generationGuard(ctx.queuePrefix, mine));
+  } finally {
+    outcome.documents.close();
   }
-  const documents = new Map(
-    outcome.documents.map((doc) => [doc.id, indexed(doc, outcome.hashes.get(doc.id))]),
-  );
-  await index.replace(ref, routes, documents, outcome.site, generationGuard(ctx.queuePrefix, mine));
   // A delivery announcing this ref with no ids (pending-refs.ts) now needs no diff build of its own.
   await ctx.redis.multi(builtRefsCommands(ctx.queuePrefix, [ref])).exec();
   // This build's failures recorded (attempts counted on), every other recorded failure forgotten.
@@ -222,6 +228,11 @@ async function knownDependencies(index: DependencyIndex): Promise<ReadonlyMap<st
     if (Array.isArray(entry.dependencies) && entry.inputs)
       known.set(route, { dependencies: pooled(entry).dependencies, inputs: entry.inputs });
   return known;
+}
+
+/** `items` each made into `make(item)` as it is read (once). */
+function* mapIterable<T, U>(items: Iterable<T>, make: (item: T) => U): Generator<U> {
+  for (const item of items) yield make(item);
 }
 
 /** What the index keeps of a document: its route, type, uid, dates and content hash (a redirect's rule). */
