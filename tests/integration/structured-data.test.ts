@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ContentSource, createMemorySource } from "#content/source.ts";
 import { buildSiteAssets, type SiteAssets } from "#web/assets.ts";
 import { website } from "#web/website.ts";
+import { stub } from "#worker/build/document-hash.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
 import { nodesOf, problemsOf } from "../support/structured-data-rules.ts";
@@ -418,10 +419,20 @@ describe("the page's SEO fields: noindex and a canonical URL override", () => {
       tags: [],
       isBroken: false,
     };
-    const listed = async (canonical_url: unknown) =>
-      (await render("/sitemap.xml", sourceWith(withData({ canonical_url })))).html.includes(
-        `<loc>${SITE_URL}/about</loc>`,
+    // A build's sitemap reads the page's stub (its SEO facts in `website.seo.stubData`'s shape): it
+    // decides as the whole document does.
+    const listed = async (canonical_url: unknown) => {
+      const page = withData({ canonical_url });
+      const [whole, asStub] = await Promise.all(
+        [page, stub(page as PrismicDocument)].map(async (listedDoc) =>
+          (await render("/sitemap.xml", sourceWith(listedDoc as Doc))).html.includes(
+            `<loc>${SITE_URL}/about</loc>`,
+          ),
+        ),
       );
+      expect(asStub, `the stub of ${JSON.stringify(canonical_url)}`).toBe(whole);
+      return whole;
+    };
     expect(await listed(toFaq)).toBe(false);
     expect(await listed({ link_type: "Web", url: "https://partner.example/about-us" })).toBe(false);
     // Canonical to itself, or an override the page ignores (broken, unsafe): listed.

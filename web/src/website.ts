@@ -13,7 +13,7 @@ import { typedSource } from "./content/typed-source.ts";
 import { contentRoutes } from "./content-routes.ts";
 import { islandsIn } from "./islands-in.ts";
 import { createJavaScriptMeter } from "./js-budget.ts";
-import { canonicalTargetOf, noindexOf } from "./lib/page-seo.ts";
+import { canonicalStub, canonicalTargetOf, noindexOf } from "./lib/page-seo.ts";
 import { sitemapDate } from "./lib/sitemap-date.ts";
 import { REDIRECT_TYPE, redirectRuleOf } from "./redirects/redirect-rules.ts";
 import { renderRoute } from "./render.ts";
@@ -80,7 +80,7 @@ export const website: Website = {
     lastmodOf: (doc) => sitemapDate(doc.last_publication_date),
     stubData: ({ noindex, canonical }) => ({
       ...(noindex ? { noindex: true } : {}),
-      ...(canonical === undefined ? {} : { canonical_url: canonical }),
+      ...(canonical === undefined ? {} : { canonical_url: canonicalStub(canonical) }),
     }),
   },
   content: { notices: documentNotices, describeNotice },

@@ -34,6 +34,23 @@ export function canonicalOverrideOf(page: PageDocument, siteUrl: string): string
  */
 export type CanonicalTarget = { document: string } | { web: string };
 
+/**
+ * What the sitemap reads of a canonical override (`canonicalTargetOf`, `canonicalOverrideOf`): the
+ * link's type, its target's id and route, whether it is broken. A listing's stub of a page holds
+ * this, not the link as the API sent it (the target's type, uid, slug, tags and dates besides): a
+ * build holds every stub at once while its listings render.
+ */
+export function canonicalStub(link: unknown): unknown {
+  if (typeof link !== "object" || link === null) return link;
+  const { link_type, id, url, isBroken } = link as Record<string, unknown>;
+  return {
+    link_type,
+    ...(id === undefined ? {} : { id }),
+    ...(url === undefined ? {} : { url }),
+    ...(isBroken === undefined ? {} : { isBroken }),
+  };
+}
+
 export function canonicalTargetOf(doc: PrismicDocument): CanonicalTarget | undefined {
   if (doc.type !== "page") return undefined;
   const field = (doc.data as { canonical_url?: unknown } | undefined)?.canonical_url;
