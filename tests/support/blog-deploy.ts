@@ -185,7 +185,7 @@ export const BLOG_EDITS: readonly SourceEdit[] = [
   edit(
     SITEMAP,
     "  for (const doc of priceLists) add(doc);",
-    "  for (const doc of priceLists) add(doc);\n  for (const doc of posts) add(doc);\n  entries.set(BLOG_INDEX_ROUTE, newest(posts.map((doc) => sitemapDate(doc.last_publication_date))));",
+    "  for (const doc of priceLists) add(doc);\n  for (const doc of posts) add(doc);\n  entries.set(BLOG_INDEX_ROUTE, newest(Array.from(posts, (doc) => sitemapDate(doc.last_publication_date))));",
   ),
   edit(SITEMAP, "import { PRICE_LIST_INDEX_ROUTE,", "import { BLOG_INDEX_ROUTE, PRICE_LIST_INDEX_ROUTE,"),
 ];

@@ -64,7 +64,7 @@ describe("layeredSource: the fetched documents first, of whatever type", () => {
     expect((await source.getByUID("post", "hello"))?.id).toBe("p");
     expect((await source.getByUID("post", "other"))?.id).toBe("q");
     expect(await source.getByID("gone")).toBeUndefined();
-    expect((await source.getAllByType("post")).map((d) => d.id)).toEqual(["p-old", "q"]);
+    expect(Array.from(await source.getAllByType("post"), (d) => d.id)).toEqual(["p-old", "q"]);
   });
 
   it("answers a listing of a type from the stubs it was given", async () => {

@@ -23,7 +23,11 @@ export interface ContentSource {
   getPageByUID(uid: string): Promise<PageDocument | undefined>;
   getPriceListByUID(uid: string): Promise<PriceListDocument | undefined>;
   getByID(id: string): Promise<AllDocumentTypes | undefined>;
-  getAllByType<T extends ListedType>(type: T): Promise<readonly DocumentOfType<T>[]>;
+  /**
+   * Every document of a type, to iterate once per use: a build reads a routed type's stubs again
+   * from its temporary file each time (the engine's `getAllByType`). Keep what is shown, not them.
+   */
+  getAllByType<T extends ListedType>(type: T): Promise<Iterable<DocumentOfType<T>>>;
 }
 
 /** There is no settings document: every page's layout needs one, so nothing can render. */

@@ -81,9 +81,21 @@ export function recordingSource(source: ContentSource, options: RecordingOptions
       getAllByType: async (type) => {
         const documents = await source.getAllByType(type);
         types.add(`${routesOnly ? "routes" : "type"}:${type}`);
-        for (const doc of documents) links(doc);
-        // The sitemap reads routes and dates only (its listings hold stubs without data).
-        return routesOnly ? documents : documents.map(normalizeDocument);
+        // The sitemap reads routes and dates only (its listings hold stubs without data), each
+        // document as it is read: a build's are read from its temporary file, never held at once.
+        if (routesOnly)
+          return {
+            *[Symbol.iterator]() {
+              for (const doc of documents) {
+                links(doc);
+                yield doc;
+              }
+            },
+          };
+        return Array.from(documents, (doc) => {
+          links(doc);
+          return normalizeDocument(doc);
+        });
       },
     },
     dependencies: () =>

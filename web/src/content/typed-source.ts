@@ -26,6 +26,6 @@ export function typedSource(source: EngineSource): ContentSource {
       (await source.getByUID("price_list", uid)) as PriceListDocument | undefined,
     getByID: async (id) => (await source.getByID(id)) as AllDocumentTypes | undefined,
     getAllByType: async <T extends ListedType>(type: T) =>
-      (await source.getAllByType(type)) as readonly DocumentOfType<T>[],
+      (await source.getAllByType(type)) as Iterable<DocumentOfType<T>>,
   };
 }

@@ -56,7 +56,7 @@ export async function renderPriceListIndex(ctx: RenderContext): Promise<RenderRe
   ]);
   const html = renderHtml(
     <PriceListIndexView
-      priceLists={priceLists}
+      priceLists={[...priceLists]}
       settings={settings}
       siteUrl={ctx.siteUrl}
       assets={ctx.assets}

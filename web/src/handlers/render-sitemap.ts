@@ -66,7 +66,7 @@ async function render(ctx: RenderContext, part?: number): Promise<RenderResult |
   for (const doc of priceLists) add(doc);
   entries.set(
     PRICE_LIST_INDEX_ROUTE,
-    newest(priceLists.map((doc) => sitemapDate(doc.last_publication_date))),
+    newest(Array.from(priceLists, (doc) => sitemapDate(doc.last_publication_date))),
   );
 
   const all: SitemapEntry[] = [...entries.keys()].sort().map((path) => ({

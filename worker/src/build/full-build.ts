@@ -707,18 +707,22 @@ async function renderPages(
 
 /**
  * Renders the listings (which need every page's route and dates, not its content) and the sitemap's
- * parts, on this thread once the render threads have ended: all of them from one parse of the stubs,
- * let go of as soon as they are rendered. Kept as stored when what they read is unchanged.
+ * parts, on this thread once the render threads have ended, from the shared documents in memory and
+ * the stubs read again from the build's temporary file whenever a listing iterates them: never all
+ * of them as objects at once (at 100,000 pages, the most a build held). Kept as stored when what
+ * they read is unchanged.
  */
 async function renderListings(current: Build, shared: SharedContent, stubs: ListedStubs): Promise<void> {
   const listed = inputsOf(current, `listings ${stubs.digest()}`);
   const kept = keepAll(current, [...website.routes.listings, ...previousParts(current)], listed);
   releasePrevious(current);
   if (kept) return;
-  // A sitemap above the URL limit is an index: its parts, from the same parse; a part no longer
-  // needed is an orphan (deleteOrphans).
-  const listings = await renderBatch(shared, stubs.documents(), website.routes.listings, current.log, {
+  // A sitemap above the URL limit is an index: its parts too; a part no longer needed is an orphan
+  // (deleteOrphans).
+  const streamed = { types: new Set(streamedTypes()), [Symbol.iterator]: () => stubs[Symbol.iterator]() };
+  const listings = await renderBatch(shared, [], website.routes.listings, current.log, {
     parts: true,
+    streamed,
   });
   await commit(current, withInputs(listings, listed));
 }

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import type { PrismicDocument } from "@prismicio/client";
-import { compactStubs } from "./document-hash.ts";
 import { documentsOfAnswers } from "./search-answers.ts";
 import { SpillFile } from "./spill-file.ts";
 
@@ -11,8 +10,9 @@ const utf8 = new TextEncoder();
 
 /**
  * Every document a build listed, as listings read it (document-hash.ts `stub`), held until the
- * listings render: as UTF-8 JSON in a search answer's shape (`{"results":[…]}`), 100 stubs a chunk,
- * in a temporary file (spill-file.ts), read back a chunk at a time. A rebuild holds the documents of
+ * build ends (or its caller's index is written: full-build.ts `BuiltDocuments`): as UTF-8 JSON in a
+ * search answer's shape (`{"results":[…]}`), 100 stubs a chunk, in a temporary file (spill-file.ts),
+ * read back a chunk at a time by each listing that iterates them. A rebuild holds the documents of
  * its versions' listing so too, until every version is known. Nothing is held in memory per stub
  * but its hash (with `digest`); as objects, 100,000 stubs held ~100 MB of heap. `close` lets go of
  * the file (reading the stubs to the end with `drain` does too).
@@ -86,17 +86,6 @@ export class ListedStubs {
     if (this.taken) throw new Error("the stubs were read once (drain) or closed");
     this.seal();
     for (const chunk of this.chunks()) yield* documentsOfAnswers([chunk]);
-  }
-
-  /**
-   * Every stub, parsed a chunk at a time, as listings read them from memory (`createMemorySource`),
-   * made smaller (document-hash.ts `compactStubs`): 100,000 stubs are parsed at once.
-   */
-  documents(): PrismicDocument[] {
-    const compact = compactStubs();
-    const documents: PrismicDocument[] = [];
-    for (const doc of this) documents.push(compact(doc));
-    return documents;
   }
 
   /** Lets go of the temporary file (a build that fails never reads the stubs to the end). */

@@ -1,5 +1,5 @@
 import type { PrismicDocument } from "@prismicio/client";
-import { type ContentSource, createMemorySource } from "#content/source.ts";
+import { type ContentSource, createMemorySource, type StreamedDocuments } from "#content/source.ts";
 import { sha256 } from "#storage/content-hash.ts";
 import { type ContentNotice, type RenderLogger, type RenderResult, type SiteAssets, website } from "#website";
 import { type DocumentLink, documentHash, stub } from "./document-hash.ts";
@@ -254,9 +254,11 @@ function sharedInputsOf(shared: SharedContent): string {
 export interface BatchOptions {
   /**
    * Render the parts a route names too (a sitemap index's, `RenderedRoute.parts`), from the same
-   * documents: parsed once for the sitemap and all its parts.
+   * documents.
    */
   parts?: boolean;
+  /** Documents besides `documents`, read again from where they are kept whenever a render asks (a build's stubs). */
+  streamed?: StreamedDocuments;
 }
 
 /**
@@ -274,7 +276,7 @@ export async function renderBatch(
   options: BatchOptions = {},
 ): Promise<BatchResult> {
   const all = [...shared.documents, ...documents];
-  const source = createMemorySource(all);
+  const source = createMemorySource(all, options.streamed);
   const results: RenderedRoute[] = [];
   const failed: FailedRender[] = [];
   const queue = [...routes];

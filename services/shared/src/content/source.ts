@@ -12,18 +12,36 @@ export interface ContentSource {
   getSingle(type: string): Promise<PrismicDocument | undefined>;
   getByUID(type: string, uid: string): Promise<PrismicDocument | undefined>;
   getByID(id: string): Promise<PrismicDocument | undefined>;
-  /** Every document of a type (a listing). */
-  getAllByType(type: string): Promise<readonly PrismicDocument[]>;
+  /**
+   * Every document of a type (a listing), to iterate: a build reads the stubs of its routed types
+   * again from its temporary file each time they are iterated, so that no listing holds every one
+   * of them at once (100,000 at 100,000 pages). Keep what the listing shows, not the documents.
+   */
+  getAllByType(type: string): Promise<Iterable<PrismicDocument>>;
 }
 
 const EMPTY: readonly PrismicDocument[] = Object.freeze([]);
 
 /**
+ * Documents kept elsewhere than in memory, read again each time they are asked for (a build's
+ * stubs of its routed types, in its temporary file: worker/src/build/listed-stubs.ts).
+ */
+export interface StreamedDocuments extends Iterable<PrismicDocument> {
+  /** The types they are of: a listing of any other type never reads them. */
+  readonly types: ReadonlySet<string>;
+}
+
+/**
  * Documents already fetched at one ref (a full build lists them all once): every lookup is a Map
  * read, so a render does no I/O. The documents are indexed, not copied; they must carry `url`
- * (fetched with the route resolver).
+ * (fetched with the route resolver). `streamed`: more documents at the same ref, never held whole:
+ * a listing of their types iterates them as they are read, and a lookup by id or uid that the
+ * documents in memory do not answer reads them until one matches.
  */
-export function createMemorySource(documents: readonly PrismicDocument[]): ContentSource {
+export function createMemorySource(
+  documents: readonly PrismicDocument[],
+  streamed?: StreamedDocuments,
+): ContentSource {
   const byId = new Map<string, PrismicDocument>();
   const byTypeUid = new Map<string, PrismicDocument>();
   const byType = new Map<string, PrismicDocument[]>();
@@ -36,11 +54,41 @@ export function createMemorySource(documents: readonly PrismicDocument[]): Conte
     if (list) list.push(doc);
     else byType.set(doc.type, [doc]);
   }
-  return {
+  const inMemory: ContentSource = {
     getSingle: async (type) => byType.get(type)?.[0],
     getByUID: async (type, uid) => byTypeUid.get(`${type}:${uid}`),
     getByID: async (id) => byId.get(id),
     getAllByType: async (type) => byType.get(type) ?? EMPTY,
+  };
+  return streamed ? withStreamed(inMemory, streamed) : inMemory;
+}
+
+/** `source`, answering from `streamed` too: read again for every listing and every lookup it must answer. */
+function withStreamed(source: ContentSource, streamed: StreamedDocuments): ContentSource {
+  const first = (type: string, match: (doc: PrismicDocument) => boolean) => {
+    if (streamed.types.has(type)) for (const doc of streamed) if (doc.type === type && match(doc)) return doc;
+    return undefined;
+  };
+  return {
+    getSingle: async (type) => (await source.getSingle(type)) ?? first(type, () => true),
+    getByUID: async (type, uid) =>
+      (await source.getByUID(type, uid)) ?? first(type, (doc) => doc.uid === uid),
+    getByID: async (id) => {
+      const found = await source.getByID(id);
+      if (found) return found;
+      for (const doc of streamed) if (doc.id === id) return doc;
+      return undefined;
+    },
+    getAllByType: async (type) => {
+      const held = await source.getAllByType(type);
+      if (!streamed.types.has(type)) return held;
+      return {
+        *[Symbol.iterator]() {
+          yield* held;
+          for (const doc of streamed) if (doc.type === type) yield doc;
+        },
+      };
+    },
   };
 }
 

@@ -68,9 +68,10 @@ export interface WebsiteRoutes {
   key(route: string): string;
   /**
    * Routes that show no document of their own: listings, the sitemap, robots.txt, the error pages.
-   * A build renders them from the shared documents and every other document's stub, nothing else,
-   * and keeps them as stored while those and the code are unchanged. Their dependencies are
-   * recorded when they render.
+   * A build renders them from the shared documents and every other document's stub, nothing else
+   * (the stubs read again at each pass of `getAllByType`: iterate them, keep what is shown), and
+   * keeps them as stored while those and the code are unchanged. Their dependencies are recorded
+   * when they render.
    */
   readonly listings: readonly string[];
   /** Whether a route is a listing, or one of the sitemap's parts (`/sitemap-2.xml`). */

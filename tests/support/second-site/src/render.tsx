@@ -116,7 +116,7 @@ async function renderListing(
     read.source.getSingle(CONFIG_TYPE),
     read.source.getAllByType(POST_TYPE),
   ]);
-  const shown = newestFirst(posts).slice(0, limit);
+  const shown = newestFirst([...posts]).slice(0, limit);
   return page(
     200,
     <Layout config={(config?.data ?? {}) as Config} title={route === HOME ? "Home" : "All posts"} ctx={ctx}>
@@ -157,7 +157,7 @@ const xmlEscape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charC
 /** Every post's route with its last publication day; depends on `routes:post` only. */
 async function renderSitemap(ctx: RenderContext): Promise<RenderResult> {
   const read = recording(ctx.source, { routesOnly: true });
-  const posts = await read.source.getAllByType(POST_TYPE);
+  const posts = [...(await read.source.getAllByType(POST_TYPE))];
   const base = ctx.siteUrl.replace(/\/+$/, "");
   const entries = [HOME, BLOG, ...posts.flatMap((doc) => routeOf(doc) ?? [])].sort();
   const day = new Map(posts.map((doc) => [routeOf(doc), lastmod(doc)]));

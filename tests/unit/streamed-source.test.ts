@@ -1,0 +1,112 @@
+/**
+ * A memory source with streamed documents, as a build's listings read its stubs: read again from
+ * where they are kept at every listing of their types, never for another type, and the sitemap
+ * rendered from them equal to the one rendered from the same documents in memory. Passes over the
+ * streamed documents are counted (a build's each parse 100,000 stubs at 100,000 pages).
+ */
+import type { PrismicDocument } from "@prismicio/client";
+import { describe, expect, it } from "vitest";
+import { createMemorySource, type StreamedDocuments } from "#content/source.ts";
+import type { SiteAssets } from "#web/assets.ts";
+import { typedSource } from "#web/content/index.ts";
+import { renderSitemap, renderSitemapPart } from "#web/handlers/render-sitemap.ts";
+import type { RenderContext } from "#web/render-context.ts";
+
+const SITE_URL = "https://www.example.com";
+
+function doc(
+  id: string,
+  type: string,
+  uid: string | null,
+  data: Record<string, unknown> = {},
+): PrismicDocument {
+  return {
+    id,
+    uid,
+    type,
+    lang: "en-us",
+    tags: [],
+    href: "",
+    url: uid === null ? null : type === "page" ? `/${uid}` : `/price-list/${uid}`,
+    slugs: [],
+    first_publication_date: "2026-01-05T10:00:00+0000",
+    last_publication_date: `2026-01-${String((id.length % 27) + 1).padStart(2, "0")}T10:00:00+0000`,
+    linked_documents: [],
+    alternate_languages: [],
+    data,
+  } as unknown as PrismicDocument;
+}
+
+const settings = doc("settings", "settings", null, { site_name: "Northwind" });
+const priceList = doc("prices", "price_list", "prices");
+/** Pages, one canonical to another page (left out of the sitemap, its target linked) and one hidden. */
+const pages = [
+  ...Array.from({ length: 7 }, (_, i) => doc(`page${i}`, "page", `p${i}`)),
+  doc("pointing", "page", "pointing", {
+    canonical_url: { link_type: "Document", id: "page1", url: "/p1", isBroken: false },
+  }),
+  doc("hidden", "page", "hidden", { noindex: true }),
+];
+
+/** `documents` as a build streams them, counting each pass over them. */
+function streamed(documents: readonly PrismicDocument[]): StreamedDocuments & { passes: number } {
+  const kept = documents.map((d) => JSON.stringify(d));
+  return {
+    types: new Set(documents.map((d) => d.type)),
+    passes: 0,
+    *[Symbol.iterator]() {
+      this.passes++;
+      for (const json of kept) yield JSON.parse(json) as PrismicDocument;
+    },
+  };
+}
+
+describe("createMemorySource with streamed documents", () => {
+  it("lists their type from memory and stream, reading them again at each pass, and never for another type", async () => {
+    const stream = streamed(pages);
+    const source = createMemorySource([settings, priceList], stream);
+    const listing = await source.getAllByType("page");
+    expect(stream.passes).toBe(0);
+    expect(Array.from(listing, (d) => d.id)).toEqual(pages.map((d) => d.id));
+    expect(Array.from(listing, (d) => d.id)).toEqual(pages.map((d) => d.id));
+    expect(stream.passes).toBe(2);
+    expect(Array.from(await source.getAllByType("price_list"), (d) => d.id)).toEqual(["prices"]);
+    expect(stream.passes).toBe(2);
+  });
+
+  it("answers a lookup by id or uid from memory first, then from the stream", async () => {
+    const stream = streamed(pages);
+    const source = createMemorySource([settings, priceList], stream);
+    expect((await source.getSingle("settings"))?.id).toBe("settings");
+    expect((await source.getByID("prices"))?.id).toBe("prices");
+    expect(stream.passes).toBe(0);
+    expect((await source.getByID("page3"))?.uid).toBe("p3");
+    expect((await source.getByUID("page", "p5"))?.id).toBe("page5");
+    expect(await source.getByUID("page", "nobody")).toBeUndefined();
+    expect(await source.getByID("gone")).toBeUndefined();
+  });
+});
+
+describe("the sitemap from streamed pages", () => {
+  const context = (source: ReturnType<typeof createMemorySource>): RenderContext => ({
+    source: typedSource(source),
+    siteUrl: SITE_URL,
+    assets: {} as SiteAssets,
+    mode: "production",
+    sitemapUrlLimit: 4,
+  });
+
+  it("is the sitemap of the same pages in memory, index and parts, with the same dependencies; one pass each", async () => {
+    const inMemory = context(createMemorySource([settings, priceList, ...pages]));
+    const stream = streamed(pages);
+    const fromStream = context(createMemorySource([settings, priceList], stream));
+    const index = await renderSitemap(fromStream);
+    expect(index).toEqual(await renderSitemap(inMemory));
+    // 7 pages listed (one canonical elsewhere, one hidden), a price list and its index: 9 URLs.
+    expect(index.parts).toEqual(["/sitemap-1.xml", "/sitemap-2.xml", "/sitemap-3.xml"]);
+    expect(index.dependencies).toContain("url:page1");
+    for (const part of [1, 2, 3])
+      expect(await renderSitemapPart(fromStream, part)).toEqual(await renderSitemapPart(inMemory, part));
+    expect(stream.passes).toBe(4);
+  });
+});
