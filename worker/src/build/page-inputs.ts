@@ -112,13 +112,10 @@ export async function openPageInputs(store: SiteStore): Promise<StoredRecords | 
 function headerOf(line: Buffer): RecordsHeader | undefined {
   const parsed = JSON.parse(`${line.toString()}}}`) as Record<string, unknown>;
   if (parsed.version !== VERSION || !isRecord(parsed.pages)) return undefined;
-  return {
-    ...(typeof parsed.code === "string" ? { code: parsed.code } : {}),
-    ...(typeof parsed.shared === "string" ? { shared: parsed.shared } : {}),
-    ...(typeof parsed.newest === "string" ? { newest: parsed.newest } : {}),
-    ...(typeof parsed.ref === "string" ? { ref: parsed.ref } : {}),
-    ...(typeof parsed.failed === "number" ? { failed: parsed.failed } : {}),
-  };
+  const header: Record<string, unknown> = {};
+  for (const [field, type] of Object.entries(HEADER_FIELDS))
+    if (typeof parsed[field] === type) header[field] = parsed[field];
+  return header as RecordsHeader;
 }
 
 /**
@@ -211,8 +208,17 @@ export function versionInRecord(json: string | undefined): string | undefined {
   return parseEntry<DocumentRecord>(json)?.v;
 }
 
+/** The first line's fields and their JSON types: what the writer writes and the reader keeps. */
+const HEADER_FIELDS = {
+  code: "string",
+  shared: "string",
+  newest: "string",
+  ref: "string",
+  failed: "number",
+} as const;
+
 /** What a build writes beside its pages and documents (BuildRecords without them). */
-export type RecordsHeader = Pick<BuildRecords, "code" | "shared" | "newest" | "ref" | "failed">;
+export type RecordsHeader = Pick<BuildRecords, keyof typeof HEADER_FIELDS>;
 
 /**
  * A build's entries (route → page inputs, id → record) as the file's lines, appended as they come,
@@ -279,7 +285,7 @@ export async function writePageInputs(
   site: string,
 ): Promise<void> {
   let head = `{"version":${VERSION},"site":${JSON.stringify(site)}`;
-  for (const field of ["code", "shared", "newest", "ref", "failed"] as const)
+  for (const field of Object.keys(HEADER_FIELDS) as (keyof RecordsHeader)[])
     if (header[field] !== undefined) head += `,${JSON.stringify(field)}:${JSON.stringify(header[field])}`;
   function* parts(): Generator<Buffer> {
     yield Buffer.from(`${head},"pages":{`);
