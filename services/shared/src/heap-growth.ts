@@ -17,9 +17,9 @@ export const BUILD_HEAP_GROWING_PERCENT = 100;
 
 /**
  * The same for a build's main thread while none of its render threads runs (`lowerHeapGrowth`): it
- * then holds every route's manifest entry, the last build's, and at its end every stub for the
- * listings, and a rebuild after one publish of 100,000 pages peaked at 293 MB at 10 % against 312 MB
- * at 30 %, for no more CPU (docs/decisions/003-heap-growth.md).
+ * then holds every route's manifest entry and the last build's, and renders the listings at its end;
+ * a rebuild after one publish of 100,000 pages peaked at 293 MB at 10 % against 312 MB at 30 %, for
+ * no more CPU (docs/decisions/003-heap-growth.md).
  */
 export const BUILD_ALONE_GROWING_PERCENT = 10;
 
@@ -66,7 +66,7 @@ const operatorSet = (execArgv: readonly string[]) =>
  * Lowers the growth to `percent` (`BUILD_ALONE_GROWING_PERCENT`) until the answer is called, which
  * sets back what was set before, V8's own factor when nothing was. For a build while none of its
  * render threads runs: its main thread alone then holds every route (before they start, and after
- * they end while it parses every stub for the listings), and a 100 % growth let a 100,000-page
+ * they end while it renders the listings), and a 100 % growth let a 100,000-page
  * build's heap reach twice what it kept (docs/decisions/003-heap-growth.md). Nothing when the
  * command line set the growth or a lower one is set already.
  */
