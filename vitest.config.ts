@@ -11,7 +11,9 @@ const BROWSER = "tests/e2e/**/*.test.ts";
  * process at a chosen moment, or holds a wall-clock bound (a takeover within 15 s, a 503 within a
  * second, a 300 ms cache window). A second file on the other core would make such a test slower
  * or its fault land elsewhere, not the product wrong. Every other file runs two at a time: it
- * counts work, waits with `until()`, and uses its own queue prefix, folders and free ports.
+ * counts work, waits with `until()`, and uses its own queue prefix, folders and free ports; but
+ * unconfigured-commands holds the content service's default port (4100) and runs commands on the
+ * servers' default ports (4100-4104), which no other file listens on.
  */
 const ONE_AT_A_TIME = [
   BROWSER, // Chromium
@@ -32,7 +34,6 @@ const ONE_AT_A_TIME = [
   "tests/unit/idle-render-pool.test.ts", // 50 ms idle time against 120 ms waits
   "tests/integration/redis-down-logs.test.ts", // its redis-server killed; the lines of a 6 s outage counted
   "tests/integration/site-readiness-redis.test.ts", // its redis-server SIGKILLed and restarted
-  "tests/integration/unconfigured-commands.test.ts", // holds the default ports readme-commands' `npm start` takes
 ];
 
 export default defineConfig({
