@@ -8,15 +8,17 @@ const BROWSER = "tests/e2e/**/*.test.ts";
 
 /**
  * Files that run one at a time, after all the others: each starts Chromium, kills or freezes a
- * process at a chosen moment, or holds a wall-clock bound (a takeover within 15 s, a 503 within a
+ * process at a chosen moment, or holds a wall-clock bound (a takeover within 9 s, a 503 within a
  * second, a 300 ms cache window). A second file on the other core would make such a test slower
  * or its fault land elsewhere, not the product wrong. Every other file runs two at a time: it
- * counts work, waits with `until()`, and uses its own queue prefix, folders and free ports.
+ * counts work, waits with `until()`, and uses its own queue prefix, folders and free ports; but
+ * unconfigured-commands holds the content service's default port (4100) and runs commands on the
+ * servers' default ports (4100-4104), which no other file listens on.
  */
 const ONE_AT_A_TIME = [
   BROWSER, // Chromium
   "tests/integration/topology.test.ts", // OS processes, a worker SIGKILLed mid fan-out
-  "tests/integration/paused-worker-takeover.test.ts", // SIGSTOP; taken over within 15 s
+  "tests/integration/paused-worker-takeover.test.ts", // SIGSTOP; taken over within 9 s
   "tests/integration/content-api-wait.test.ts", // SIGTERM timed to the exit; retry time ±2 s
   "tests/integration/worker-killed.test.ts", // SIGKILL at a moment a 5 ms poll catches
   "tests/integration/redis-lost.test.ts", // its redis-server SIGKILLed mid fan-out
@@ -32,7 +34,6 @@ const ONE_AT_A_TIME = [
   "tests/unit/idle-render-pool.test.ts", // 50 ms idle time against 120 ms waits
   "tests/integration/redis-down-logs.test.ts", // its redis-server killed; the lines of a 6 s outage counted
   "tests/integration/site-readiness-redis.test.ts", // its redis-server SIGKILLed and restarted
-  "tests/integration/unconfigured-commands.test.ts", // holds the default ports readme-commands' `npm start` takes
 ];
 
 export default defineConfig({

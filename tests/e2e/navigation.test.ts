@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Page, Route } from "playwright-core";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { hasChromium } from "./support/browser.ts";
 import { type SiteFixture, siteInBrowser } from "./support/site.ts";
 
@@ -105,8 +105,10 @@ describe.skipIf(!hasChromium)("enhanced navigation in the browser", () => {
   siteInBrowser({}, (fixture) => {
     ({ site, browser } = fixture);
   });
-  afterAll(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
+  // Each test's pages go with it: a page left open (the home page's carousel autoplaying) would go
+  // on using the shared Chromium's time through every later test.
+  afterEach(async () => {
+    for (const context of contexts.splice(0)) await context.close().catch(() => undefined);
   });
 
   it("a nav link swaps the page in place: content, title, URL, aria-current, focus, announcement", async () => {
