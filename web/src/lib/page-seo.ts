@@ -34,21 +34,23 @@ export function canonicalOverrideOf(page: PageDocument, siteUrl: string): string
  */
 export type CanonicalTarget = { document: string } | { web: string };
 
+/** The fields of a canonical override's link that a listing's stub keeps (`canonicalStub`). */
+const CANONICAL_STUB_FIELDS = ["link_type", "id", "type", "uid", "lang", "url", "isBroken"] as const;
+
 /**
- * What the sitemap reads of a canonical override (`canonicalTargetOf`, `canonicalOverrideOf`): the
- * link's type, its target's id and route, whether it is broken. A listing's stub of a page holds
- * this, not the link as the API sent it (the target's type, uid, slug, tags and dates besides): a
- * build holds every stub at once while its listings render.
+ * What the sitemap reads of a canonical override: the link's type, its target's id and route
+ * (`canonicalTargetOf`, `canonicalOverrideOf`), whether it is broken, and the target's type and uid,
+ * which say where the link pointed (the `sees:` dependency the recording source makes of it). A
+ * listing's stub of a page holds this, as a publish makes it from the index, not the link as the
+ * API sent it (the target's slug, tags and dates besides): a build writes every stub's data in its
+ * page inputs.
  */
 export function canonicalStub(link: unknown): unknown {
   if (typeof link !== "object" || link === null) return link;
-  const { link_type, id, url, isBroken } = link as Record<string, unknown>;
-  return {
-    link_type,
-    ...(id === undefined ? {} : { id }),
-    ...(url === undefined ? {} : { url }),
-    ...(isBroken === undefined ? {} : { isBroken }),
-  };
+  const fields = link as Record<string, unknown>;
+  const kept: Record<string, unknown> = {};
+  for (const field of CANONICAL_STUB_FIELDS) if (fields[field] !== undefined) kept[field] = fields[field];
+  return kept;
 }
 
 export function canonicalTargetOf(doc: PrismicDocument): CanonicalTarget | undefined {
