@@ -415,8 +415,8 @@ async function buildAll(current: Build, start: PoolStart, started: number): Prom
 }
 
 /**
- * The build's documents for its caller's index: the stubs' file outlives the build (it is no longer
- * closed at its end), and the caller closes it.
+ * The build's documents for its caller's index: the stubs' file outlives the build (it is taken off
+ * what the build closes at its end), and the caller closes it.
  */
 function handOver(current: Build, pages: ListedStubs): BuiltDocuments {
   current.atEnd = current.atEnd.filter((held) => held !== pages);
@@ -709,8 +709,8 @@ async function renderPages(
  * Renders the listings (which need every page's route and dates, not its content) and the sitemap's
  * parts, on this thread once the render threads have ended, from the shared documents in memory and
  * the stubs read again from the build's temporary file whenever a listing iterates them: never all
- * of them as objects at once (at 100,000 pages, the most a build held). Kept as stored when what
- * they read is unchanged.
+ * of them as objects at once (100,000 at 100,000 pages). Kept as stored when what they read is
+ * unchanged.
  */
 async function renderListings(current: Build, shared: SharedContent, stubs: ListedStubs): Promise<void> {
   const listed = inputsOf(current, `listings ${stubs.digest()}`);

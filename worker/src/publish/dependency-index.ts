@@ -550,7 +550,7 @@ export class DependencyIndex {
       mapEntries(routes, (entry) => JSON.stringify(entry)),
     );
     // Each dependency's routes, ARGS_CHUNK routes at a time (SADD adds to what the set holds): at
-    // 100,000 routes of ~30 dependencies each, the whole reverse map held 3 million references.
+    // 100,000 routes of ~30 dependencies each, a reverse map of every route holds 3 million references.
     let reverse = new Map<string, string[]>();
     let held = 0;
     for (const [route, entry] of routes) {
@@ -600,18 +600,12 @@ export class DependencyIndex {
 /** Fields per HSET (and keys per DEL): fewer, larger commands, each still small. */
 const GROUP = 100;
 
-/** HSETs of `fields` in groups of GROUP; a field whose value is undefined is skipped. */
+/** HSETs of `fields` of the hash `key` in groups of GROUP; a field whose value is undefined is skipped. */
 function* hsetInGroups(key: string, fields: Iterable<[string, string | undefined]>): Generator<RedisCommand> {
-  let group: string[] = [];
-  for (const [field, value] of fields) {
-    if (value === undefined) continue;
-    group.push(field, value);
-    if (group.length >= GROUP * 2) {
-      yield ["hset", key, ...group];
-      group = [];
-    }
+  function* ofKey(): Generator<[string, string, string]> {
+    for (const [field, value] of fields) if (value !== undefined) yield [key, field, value];
   }
-  if (group.length > 0) yield ["hset", key, ...group];
+  yield* hsetsInGroups(ofKey());
 }
 
 /** HSETs of fields of several hashes, each hash's in groups of GROUP, made as the fields arrive. */

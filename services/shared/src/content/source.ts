@@ -65,20 +65,17 @@ export function createMemorySource(
 
 /** `source`, answering from `streamed` too: read again for every listing and every lookup it must answer. */
 function withStreamed(source: ContentSource, streamed: StreamedDocuments): ContentSource {
-  const first = (type: string, match: (doc: PrismicDocument) => boolean) => {
-    if (streamed.types.has(type)) for (const doc of streamed) if (doc.type === type && match(doc)) return doc;
+  const find = (match: (doc: PrismicDocument) => boolean) => {
+    for (const doc of streamed) if (match(doc)) return doc;
     return undefined;
   };
+  const firstOf = (type: string, match: (doc: PrismicDocument) => boolean) =>
+    streamed.types.has(type) ? find((doc) => doc.type === type && match(doc)) : undefined;
   return {
-    getSingle: async (type) => (await source.getSingle(type)) ?? first(type, () => true),
+    getSingle: async (type) => (await source.getSingle(type)) ?? firstOf(type, () => true),
     getByUID: async (type, uid) =>
-      (await source.getByUID(type, uid)) ?? first(type, (doc) => doc.uid === uid),
-    getByID: async (id) => {
-      const found = await source.getByID(id);
-      if (found) return found;
-      for (const doc of streamed) if (doc.id === id) return doc;
-      return undefined;
-    },
+      (await source.getByUID(type, uid)) ?? firstOf(type, (doc) => doc.uid === uid),
+    getByID: async (id) => (await source.getByID(id)) ?? find((doc) => doc.id === id),
     getAllByType: async (type) => {
       const held = await source.getAllByType(type);
       if (!streamed.types.has(type)) return held;
