@@ -1,7 +1,9 @@
 /**
  * A writer killed between writing its temp file and renaming it into place
  * leaves `.pressroom-tmp-*` behind for good. The worker removes those older than 10 minutes at
- * start and in every reconcile round, and leaves younger ones (another process's write in flight).
+ * start and from reconcile rounds (at most once an hour), and leaves younger ones (another process's
+ * write in flight). The walk reads every folder of the site, so it runs beside publishing: never
+ * under the publish lock.
  */
 import { existsSync } from "node:fs";
 import { mkdir, utimes, writeFile } from "node:fs/promises";
@@ -10,6 +12,7 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublisherConfig } from "#config";
+import { redisKeys } from "#jobs/catalog.ts";
 import { type RunningWorker, startWorker } from "#worker/worker.ts";
 import { contentConfig } from "../support/content-client.ts";
 import { type LocalPrismic, startLocalPrismic } from "../support/local-prismic.ts";
@@ -58,17 +61,31 @@ afterAll(async () => {
 });
 
 describe("temp files left by a killed writer", () => {
-  it("are removed at worker start and by reconcile, younger ones kept", async () => {
+  it("are removed at worker start and from reconcile, younger ones kept, while a publish holds the lock", async () => {
     const hour = 3_600_000;
     const old = await leftover(join(site.path, "about", ".pressroom-tmp-1b2c"), hour);
     const fresh = await leftover(join(site.path, ".pressroom-tmp-in-flight"), 0);
-    worker = await startWorker(config, logger, { rootDir: ROOT, reconcileEveryMs: 3_600_000 });
-    expect(existsSync(old)).toBe(false);
+    worker = await startWorker(config, logger, {
+      rootDir: ROOT,
+      reconcileEveryMs: 3_600_000,
+      tempSweepEveryMs: 0,
+    });
+    // The walk at start runs beside the worker's start, not before it.
+    await expect.poll(() => existsSync(old), { timeout: 10_000 }).toBe(false);
     expect(existsSync(fresh)).toBe(true);
 
+    // Another process's publish holds the lock (once the worker's first round let go of it): a
+    // reconcile round waits for it, its walk does not.
+    const lock = redisKeys(PREFIX).publishLock;
+    await expect
+      .poll(() => redis.set(lock, "another publish", "PX", 60_000, "NX"), { timeout: 30_000 })
+      .toBe("OK");
     const later = await leftover(join(site.path, "price-list", ".pressroom-tmp-9f8e"), hour);
-    await worker.reconcileNow();
-    expect(existsSync(later)).toBe(false);
+    const round = worker.reconcileNow();
+    await expect.poll(() => existsSync(later), { timeout: 10_000 }).toBe(false);
+    expect(await redis.get(lock)).toBe("another publish");
     expect(existsSync(fresh)).toBe(true);
+    await redis.del(lock);
+    expect((await round).action).not.toBe(undefined);
   }, 90_000);
 });

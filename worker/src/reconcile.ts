@@ -40,7 +40,6 @@ export async function reconcile(
   assetKeys: readonly string[],
   options: { sampleSize?: number } = {},
 ): Promise<ReconcileOutcome> {
-  await removeStaleTemp(ctx);
   await resendOwedPurges(ctx);
   const outcome = await reconcileRefs(ctx, assetKeys);
   // Nothing else to do, so the index describes the master ref: check that storage holds what the
@@ -69,16 +68,6 @@ async function resendOwedPurges(ctx: PublishContext): Promise<void> {
   } catch (error) {
     ctx.logger.warn({ err: error }, "reconcile: could not send the purges the edge owes");
   }
-}
-
-/** A temp file older than this is no write in flight: its writer was killed (folder storage). */
-export const STALE_TEMP_MS = 10 * 60_000;
-
-/** Removes the `.pressroom-tmp-*` files killed writers left (at worker start and every round). */
-export async function removeStaleTemp(ctx: Pick<PublishContext, "store" | "logger">): Promise<number> {
-  const removed = (await ctx.store.removeStaleTemp?.(STALE_TEMP_MS)) ?? 0;
-  if (removed > 0) ctx.logger.info({ removed }, "removed temp files left by a killed writer");
-  return removed;
 }
 
 async function reconcileRefs(ctx: PublishContext, assetKeys: readonly string[]): Promise<ReconcileOutcome> {

@@ -30,13 +30,15 @@ import { siteVersionOf } from "./publish/diff-build.ts";
 import { fetchAnswersByUid } from "./publish/fetch-documents.ts";
 import { DEFAULT_LOCK_MS } from "./publish/lock.ts";
 import type { ReconcileOutcome } from "./reconcile.ts";
-import { removeStaleTemp } from "./reconcile.ts";
 import { watchForRedisLoss } from "./redis-loss.ts";
+import { tempSweeper } from "./temp-sweep.ts";
 
 export interface WorkerOptions {
   rootDir: string;
   /** How often reconcile runs (it also runs at start). */
   reconcileEveryMs?: number;
+  /** How often, at most, a reconcile round starts a walk of folder storage for stale temp files (temp-sweep.ts). */
+  tempSweepEveryMs?: number;
   fanOutThreshold?: number;
   /** Routes per child job of a fan-out (default 100). */
   fanOutBatch?: number;
@@ -88,6 +90,14 @@ export async function startWorker(
     ...{ shutdown: shutdown.signal, lockMs: lock.ttlMs },
   };
   const { context, renderPool, assetKeys } = await publishContext(plumbing, options);
+  // What killed writers left in folder storage: swept now and by reconcile rounds, beside publishing
+  // (a walk reads every folder of the site), never under the publish lock.
+  const sweeper = tempSweeper(context, { everyMs: options.tempSweepEveryMs, signal: shutdown.signal });
+  sweeper.due();
+  const reconcileRound = (ctx: PublishContext) => {
+    sweeper.due();
+    return reconcileJob(ctx, assetKeys, lock);
+  };
   const renderQueue = await startRenderQueue({
     ...plumbing,
     context,
@@ -99,7 +109,7 @@ export async function startWorker(
   const queues = startJobQueues(plumbing, {
     publish: (job, log) => publishJob({ ...context, logger: log }, job, lock),
     build: (_job, log) => buildJob({ ...context, logger: log }, lock),
-    reconcile: (_job, log) => reconcileJob({ ...context, logger: log }, assetKeys, lock),
+    reconcile: (_job, log) => reconcileRound({ ...context, logger: log }),
     contact: (job, log) => deliverContactJob({ config, redis: connection, store: context.store }, job, log),
   });
   const lossWatch = await keepSchedules(plumbing, options, context, queues.queues);
@@ -121,7 +131,7 @@ export async function startWorker(
     worker: queues.workers[0] as Worker,
     workers: queues.workers,
     context,
-    reconcileNow: () => reconcileJob(context, assetKeys, lock),
+    reconcileNow: () => reconcileRound(context),
     close: async () => {
       shutdown.abort(new ShuttingDownError("the worker"));
       lossWatch.stop();
@@ -139,7 +149,7 @@ export async function startWorker(
 
 /**
  * What every publish of this process reads (PublishContext): the content client (its API probed),
- * the store (stale temp files removed), the site's assets, the edge, and the render threads that
+ * the store, the site's assets, the edge, and the render threads that
  * child jobs and diff builds share, started on first use.
  */
 async function publishContext({ config, connection, logger, shutdown }: Plumbing, options: WorkerOptions) {
@@ -152,9 +162,6 @@ async function publishContext({ config, connection, logger, shutdown }: Plumbing
   });
   await client.probe();
   const store = createSiteStore(config.storage, { logger });
-  await removeStaleTemp({ store, logger }).catch((error: unknown) =>
-    logger.warn({ err: error }, "could not remove stale temp files"),
-  );
   const built = await website.assets.build();
   const renderThreads = options.renderThreads ?? config.renderThreads ?? defaultRenderThreads();
   const renderPool = idleRenderPool(() =>

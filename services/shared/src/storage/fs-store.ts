@@ -214,6 +214,6 @@ export function createFsStore(root: string, options: { logger?: Logger } = {}): 
 
     async close() {},
 
-    removeStaleTemp: (olderThanMs) => removeStaleTempFiles(root, olderThanMs),
+    removeStaleTemp: (olderThanMs, signal) => removeStaleTempFiles(root, olderThanMs, Date.now(), signal),
   };
 }

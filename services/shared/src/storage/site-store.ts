@@ -60,8 +60,9 @@ export interface SiteStore {
   /**
    * Folder stores only: removes temp files older than `olderThanMs` that a killed writer left
    * behind (`.pressroom-tmp-*`); returns how many. Object stores have none (an upload is atomic).
+   * It reads every folder: `signal` stops it between two (it answers what it removed so far).
    */
-  removeStaleTemp?(olderThanMs: number): Promise<number>;
+  removeStaleTemp?(olderThanMs: number, signal?: AbortSignal): Promise<number>;
 }
 
 export interface SiteStoreOptions {
