@@ -1,26 +1,39 @@
 import type { PrismicDocument } from "@prismicio/client";
 import { type CanonicalTarget, website } from "#website";
 import { compactStubs, stub } from "../build/document-hash.ts";
+import { ListedStubs } from "../build/listed-stubs.ts";
 import type { DependencyIndex, IndexedDocument } from "./dependency-index.ts";
+
+/** What a publish's listings read of the index: each type's stubs, and the file they wait in. */
+export interface IndexListings {
+  /**
+   * Every type the site publishes, each with its stubs, empty or not: no listing of the sitemap
+   * reads through to the content API. Each pass reads them again from a temporary file.
+   */
+  readonly byType: ReadonlyMap<string, Iterable<PrismicDocument>>;
+  /** Lets go of the temporary files. */
+  close(): void;
+}
 
 /**
  * Document-shaped stubs of what the index knows, by type, with a publish's overlay laid over it
- * (null: gone), for listings (the sitemap reads routes and dates only). Every type the site publishes
- * has its list, empty or not: no listing of the sitemap reads through to the content API. Made as
- * the index is read, 1,000 documents at a time: 100,000 indexed documents are never held at once
- * beside their stubs (37 MB of them at 100,000). In the index's order, an overlaid document in its
- * place, a new one after.
+ * (null: gone), for listings (the sitemap reads routes and dates only). Made as the index is read,
+ * 1,000 documents at a time, and written to a temporary file per type (listed-stubs.ts), as a build
+ * keeps its stubs: a listing reads them back a chunk at a time at each pass, so no stub is held
+ * whole (100,000 of them as objects held ~60 MB of a worker's heap while the sitemap rendered). A
+ * stub whose canonical override names a document is held until the targets are read (one request
+ * for all of them after the pass), then comes after the others of its type.
  */
 export async function indexStubs(
   index: DependencyIndex,
   overlay: ReadonlyMap<string, IndexedDocument | null>,
-): Promise<Map<string, PrismicDocument[]>> {
-  const byType = new Map<string, PrismicDocument[]>(website.types.map((type) => [type, []]));
+): Promise<IndexListings> {
+  const files = new Map<string, ListedStubs>(website.types.map((type) => [type, new ListedStubs()]));
+  const pointing = new Map<string, PrismicDocument[]>();
   const compact = compactStubs();
-  // A stub holds what a canonical link to its document shows: its route, type, uid and language.
-  const byId = new Map<string, PrismicDocument>();
-  // Stubs whose canonical override names a document: their data once every stub is known.
-  const pointing: [PrismicDocument, CanonicalTarget, boolean][] = [];
+  const held: [PrismicDocument, Extract<CanonicalTarget, { document: string }>, boolean][] = [];
+  // The overlay's documents the index holds: the others are new, added after the index's.
+  const overlaid = new Set<string>();
   const add = (id: string, doc: IndexedDocument) => {
     const named = doc.canonical && "document" in doc.canonical ? doc.canonical : undefined;
     const made = compact(
@@ -38,35 +51,88 @@ export async function indexStubs(
         lang: doc.lang,
         alternate_languages: [],
         // What the sitemap reads beyond routes and dates: whether the page is listed at all.
-        data: stubData(doc.noindex === true, named ? undefined : doc.canonical, byId),
+        data: named ? {} : stubData(doc.noindex === true, doc.canonical, undefined),
       } as PrismicDocument),
     );
-    if (named) pointing.push([made, named, doc.noindex === true]);
-    byId.set(id, made);
-    const stubs = byType.get(made.type) ?? [];
-    byType.set(made.type, stubs);
-    stubs.push(made);
+    if (named) {
+      held.push([made, named, doc.noindex === true]);
+      const same = pointing.get(made.type);
+      if (same) same.push(made);
+      else pointing.set(made.type, [made]);
+      return;
+    }
+    let file = files.get(made.type);
+    if (!file) {
+      file = new ListedStubs();
+      files.set(made.type, file);
+    }
+    file.add(made);
   };
-  await index.eachDocument((id, doc) => {
+  try {
+    await index.eachDocument((id, doc) => {
+      const over = overlay.get(id);
+      if (over === undefined) add(id, doc);
+      else {
+        overlaid.add(id);
+        if (over) add(id, over);
+      }
+    });
+    for (const [id, doc] of overlay) if (doc && !overlaid.has(id)) add(id, doc);
+    const targets = await targetsOf(
+      index,
+      overlay,
+      held.map(([, target]) => target.document),
+    );
+    for (const [made, target, noindex] of held)
+      made.data = stubData(noindex, target, targets) as PrismicDocument["data"];
+  } catch (error) {
+    for (const file of files.values()) file.close();
+    throw error;
+  }
+  const byType = new Map<string, Iterable<PrismicDocument>>();
+  for (const [type, file] of files) {
+    const alsoHeld = pointing.get(type) ?? [];
+    byType.set(type, {
+      *[Symbol.iterator]() {
+        yield* file;
+        yield* alsoHeld;
+      },
+    });
+  }
+  for (const [type, stubs] of pointing) if (!byType.has(type)) byType.set(type, stubs);
+  return {
+    byType,
+    close: () => {
+      for (const file of files.values()) file.close();
+    },
+  };
+}
+
+/** The documents canonical overrides name, at this state of the index (the overlay first; absent: gone). */
+async function targetsOf(
+  index: DependencyIndex,
+  overlay: ReadonlyMap<string, IndexedDocument | null>,
+  ids: readonly string[],
+): Promise<ReadonlyMap<string, IndexedDocument>> {
+  const found = new Map<string, IndexedDocument>();
+  const unknown: string[] = [];
+  for (const id of new Set(ids)) {
     const over = overlay.get(id);
-    if (over !== undefined) {
-      if (over) add(id, over);
-    } else add(id, doc);
-  });
-  for (const [id, doc] of overlay) if (doc && !byId.has(id)) add(id, doc);
-  for (const [made, target, noindex] of pointing)
-    made.data = stubData(noindex, target, byId) as PrismicDocument["data"];
-  return byType;
+    if (over === undefined) unknown.push(id);
+    else if (over) found.set(id, over);
+  }
+  for (const [id, doc] of await index.documents(unknown)) found.set(id, doc);
+  return found;
 }
 
 function stubData(
   noindex: boolean,
   canonical: CanonicalTarget | undefined,
-  stubs: ReadonlyMap<string, PrismicDocument>,
+  targets: ReadonlyMap<string, IndexedDocument> | undefined,
 ): Record<string, unknown> {
   return website.seo.stubData({
     noindex,
-    ...(canonical ? { canonical: canonicalLink(canonical, stubs) } : {}),
+    ...(canonical ? { canonical: canonicalLink(canonical, targets) } : {}),
   });
 }
 
@@ -75,17 +141,20 @@ function stubData(
  * document carries the target's route now (broken when it is gone or has none), so the sitemap
  * decides as a full build reading the API does.
  */
-function canonicalLink(target: CanonicalTarget, stubs: ReadonlyMap<string, PrismicDocument>): unknown {
+function canonicalLink(
+  target: CanonicalTarget,
+  targets: ReadonlyMap<string, IndexedDocument> | undefined,
+): unknown {
   if ("web" in target) return { link_type: "Web", url: target.web };
-  const doc = stubs.get(target.document);
-  if (!doc?.url) return { link_type: "Document", id: target.document, isBroken: true };
+  const doc = targets?.get(target.document);
+  if (!doc?.route) return { link_type: "Document", id: target.document, isBroken: true };
   return {
     link_type: "Document",
     id: target.document,
     type: doc.type,
     uid: doc.uid,
     lang: doc.lang,
-    url: doc.url,
+    url: doc.route,
     isBroken: false,
   };
 }

@@ -11,7 +11,7 @@ export function layeredSource(
   fetched: readonly PrismicDocument[],
   gone: ReadonlySet<string>,
   fallback: ContentSource,
-  listings?: ReadonlyMap<string, readonly PrismicDocument[]>,
+  listings?: ReadonlyMap<string, Iterable<PrismicDocument>>,
 ): ContentSource {
   const first = createMemorySource(fetched);
   const fetchedTypes = new Set(fetched.map((doc) => doc.type));

@@ -45,14 +45,14 @@ export interface RoutesJob {
  */
 export async function renderRoutes(ctx: PublishContext, job: RoutesJob): Promise<BatchOutcome> {
   const outcome = emptyOutcome();
-  const listingSource = lazyListingSources(job);
+  const listings = lazyListingSources(job);
   // The sitemap as an index names its parts: the ones not planned (new parts) are rendered after.
   const parts = new Set<string>();
   // Markup the site's pages share (its frame), rendered once for the routes of this publish.
   const fragments = website.assets.fragmentCache();
   const renderOne = async (route: string) => {
     const started = performance.now();
-    const source = website.routes.isListing(route) ? await listingSource(route) : job.source;
+    const source = website.routes.isListing(route) ? await listings.source(route) : job.source;
     const result = await renderOrFail(ctx, job, outcome, route, { source, fragments });
     if (!result) return;
     addTime(job, "render", started);
@@ -66,13 +66,17 @@ export async function renderRoutes(ctx: PublishContext, job: RoutesJob): Promise
     }
     await storeRendered(ctx, job, outcome, route, result);
   };
-  await mapLimit(job.routes, 4, renderOne);
-  const planned = new Set(job.routes);
-  await mapLimit(
-    [...parts].filter((part) => !planned.has(part)),
-    4,
-    renderOne,
-  );
+  try {
+    await mapLimit(job.routes, 4, renderOne);
+    const planned = new Set(job.routes);
+    await mapLimit(
+      [...parts].filter((part) => !planned.has(part)),
+      4,
+      renderOne,
+    );
+  } finally {
+    await listings.close();
+  }
   return outcome;
 }
 
@@ -83,26 +87,38 @@ function addTime(job: RoutesJob, step: "render" | "write", since: number): void 
 /**
  * What a listing reads, as a full build gives it (full-build.ts): documents of the streamed types
  * (neither frame nor `shared`) as stubs of the index (route, dates, SEO facts: no content), with the
- * publish's overlay laid over it, and no redirect document; the sitemap gets stubs of every type. The rest reads through the
- * job's source. The index is read once, and only if a listing is rendered.
+ * publish's overlay laid over it, and no redirect document; the sitemap gets stubs of every type. The
+ * rest reads through the job's source. The index is read once, and only if a listing is rendered;
+ * its stubs wait in temporary files until `close`.
  */
-function lazyListingSources(job: RoutesJob): (route: string) => Promise<ContentSource> {
-  let read: Promise<{ sitemap: ContentSource; listing: ContentSource }> | undefined;
-  return async (route) => {
-    read ??= (async () => {
-      const stubs = await indexStubs(job.index, job.overlay);
-      const streamed = new Map(
-        [...stubs].filter(([type]) => !website.frame.includes(type) && !website.shared.includes(type)),
-      );
-      // A build hands listings no redirect document (no page shows one).
-      if (website.redirects) streamed.set(website.redirects.type, []);
-      return {
-        sitemap: layeredSource([], new Set(), job.source, stubs),
-        listing: layeredSource([], new Set(), job.source, streamed),
-      };
-    })();
-    const sources = await read;
-    return website.routes.isSitemap(route) ? sources.sitemap : sources.listing;
+function lazyListingSources(job: RoutesJob): {
+  source: (route: string) => Promise<ContentSource>;
+  close: () => Promise<void>;
+} {
+  let read: Promise<{ sitemap: ContentSource; listing: ContentSource; close: () => void }> | undefined;
+  return {
+    source: async (route) => {
+      read ??= (async () => {
+        const stubs = await indexStubs(job.index, job.overlay);
+        const streamed = new Map(
+          [...stubs.byType].filter(
+            ([type]) => !website.frame.includes(type) && !website.shared.includes(type),
+          ),
+        );
+        // A build hands listings no redirect document (no page shows one).
+        if (website.redirects) streamed.set(website.redirects.type, []);
+        return {
+          sitemap: layeredSource([], new Set(), job.source, stubs.byType),
+          listing: layeredSource([], new Set(), job.source, streamed),
+          close: stubs.close,
+        };
+      })();
+      const sources = await read;
+      return website.routes.isSitemap(route) ? sources.sitemap : sources.listing;
+    },
+    close: async () => {
+      if (read) (await read.catch(() => undefined))?.close();
+    },
   };
 }
 

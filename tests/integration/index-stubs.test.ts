@@ -1,0 +1,154 @@
+/**
+ * What a publish's listings (the sitemap, the price list index) read of the dependency index: a stub
+ * per document the index holds, with the publish's overlay laid over it (changed, gone, new), each
+ * canonical override resolved against the index at the publish's state, and nothing held between
+ * passes: every pass reads the stubs again from their temporary file. Real Redis; the index is
+ * written by `DependencyIndex.replace`, as a diff build writes it.
+ */
+import type { PrismicDocument } from "@prismicio/client";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { website } from "#website";
+import { DependencyIndex, type IndexedDocument } from "#worker/publish/dependency-index.ts";
+import { indexStubs } from "#worker/publish/index-stubs.ts";
+import { removeKeysUnder } from "../support/redis-keys.ts";
+
+const PREFIX = `test-index-stubs-${process.pid}-${Date.now()}`;
+/** More than one HSCAN answer (1,000) and many chunks of the temporary file (100). */
+const PAGES = 2_400;
+const pageId = (i: number) => `Page${String(i).padStart(6, "0")}`;
+
+let redis: Redis;
+let index: DependencyIndex;
+
+function doc(type: string, route: string | null, extra: Partial<IndexedDocument> = {}): IndexedDocument {
+  return {
+    route,
+    type,
+    uid: route?.slice(1) ?? null,
+    lang: "en-us",
+    first_publication_date: "2026-11-01T10:00:00+0000",
+    last_publication_date: "2026-11-02T10:00:00+0000",
+    hash: `h-${route}`,
+    ...extra,
+  };
+}
+
+function* documents(): Generator<[string, IndexedDocument]> {
+  yield ["Settings000001", doc("settings", null)];
+  yield ["PriceList00001", doc("price_list", "/pricing/basic")];
+  for (let i = 0; i < PAGES; i++) {
+    const extra: Partial<IndexedDocument> =
+      i === 1
+        ? { canonical: { document: pageId(2) } }
+        : i === 3
+          ? { canonical: { document: pageId(8) } }
+          : i === 5
+            ? { canonical: { web: "https://elsewhere.example/page" } }
+            : i === 6
+              ? { noindex: true }
+              : {};
+    yield [pageId(i), doc("page", `/page-${i}`, extra)];
+  }
+}
+
+/** The publish's overlay: page 7 republished, page 8 gone, page 2 moved, one new page. */
+const overlay = new Map<string, IndexedDocument | null>([
+  [pageId(7), doc("page", "/page-7", { last_publication_date: "2026-11-29T09:00:00+0000" })],
+  [pageId(8), null],
+  [pageId(2), doc("page", "/page-2-moved")],
+  ["NewPage000001", doc("page", "/brand-new")],
+]);
+
+beforeAll(async () => {
+  redis = new Redis({ maxRetriesPerRequest: null });
+  index = new DependencyIndex(redis, PREFIX);
+  await index.replace("ref-1", new Map(), documents(), {
+    version: "v1",
+    frame: "f1",
+    modules: { hashes: {}, imports: {} },
+  });
+});
+
+afterAll(async () => {
+  await removeKeysUnder(redis, PREFIX);
+  await redis.quit();
+});
+
+const byId = (stubs: Iterable<PrismicDocument>) => new Map([...stubs].map((stub) => [stub.id, stub]));
+
+describe("a publish's listing stubs", () => {
+  it("are the index's documents with the overlay laid over them, every type listed", async () => {
+    const listings = await indexStubs(index, overlay);
+    try {
+      expect([...listings.byType.keys()].sort()).toEqual([...website.types].sort());
+      const pages = byId(listings.byType.get("page") ?? []);
+      // Every page once: page 8 gone, the new one added.
+      expect(pages.size).toBe(PAGES);
+      expect(pages.has(pageId(8))).toBe(false);
+      expect(pages.get("NewPage000001")?.url).toBe("/brand-new");
+      expect(pages.get(pageId(7))?.last_publication_date).toBe("2026-11-29T09:00:00+0000");
+      expect(pages.get(pageId(2))?.url).toBe("/page-2-moved");
+      expect(pages.get(pageId(6))?.data).toEqual(website.seo.stubData({ noindex: true }));
+      expect(pages.get(pageId(9))?.data).toEqual(website.seo.stubData({ noindex: false }));
+      expect([...(listings.byType.get("price_list") ?? [])].map((stub) => stub.url)).toEqual([
+        "/pricing/basic",
+      ]);
+      expect([...(listings.byType.get("settings") ?? [])]).toHaveLength(1);
+    } finally {
+      listings.close();
+    }
+  });
+
+  it("resolve canonical overrides against the index at the publish's state", async () => {
+    const listings = await indexStubs(index, overlay);
+    try {
+      const pages = byId(listings.byType.get("page") ?? []);
+      // To a document the publish moved: its new route, as the content API would fill the link.
+      expect(pages.get(pageId(1))?.data).toEqual(
+        website.seo.stubData({
+          noindex: false,
+          canonical: {
+            link_type: "Document",
+            id: pageId(2),
+            type: "page",
+            uid: "page-2-moved",
+            lang: "en-us",
+            url: "/page-2-moved",
+            isBroken: false,
+          },
+        }),
+      );
+      // To a document the publish removed: a broken link.
+      expect(pages.get(pageId(3))?.data).toEqual(
+        website.seo.stubData({
+          noindex: false,
+          canonical: { link_type: "Document", id: pageId(8), isBroken: true },
+        }),
+      );
+      expect(pages.get(pageId(5))?.data).toEqual(
+        website.seo.stubData({
+          noindex: false,
+          canonical: { link_type: "Web", url: "https://elsewhere.example/page" },
+        }),
+      );
+    } finally {
+      listings.close();
+    }
+  });
+
+  it("are read again at each pass, none held between them, and gone once closed", async () => {
+    const listings = await indexStubs(index, overlay);
+    const pages = listings.byType.get("page") ?? [];
+    const first = [...pages];
+    const second = [...pages];
+    expect(second).toEqual(first);
+    // New objects each pass: a pass's stubs die with it instead of living as long as the listing.
+    const firstById = byId(first);
+    const kept = second.filter((stub) => firstById.get(stub.id) === stub);
+    // Only the few whose canonical override names a document wait in memory for their target.
+    expect(kept.map((stub) => stub.id).sort()).toEqual([pageId(1), pageId(3)]);
+    listings.close();
+    expect(() => [...pages]).toThrow(/closed/);
+  });
+});
