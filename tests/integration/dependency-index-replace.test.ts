@@ -12,6 +12,7 @@ import {
   type IndexedDocument,
   type IndexedRoute,
 } from "#worker/publish/dependency-index.ts";
+import { indexedDocument, TEST_BUILT_WITH } from "../support/indexed-documents.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 
 const PREFIX = `test-index-replace-${process.pid}-${Date.now()}`;
@@ -23,25 +24,13 @@ let redis: Redis;
 let index: DependencyIndex;
 let documentsRead = 0;
 
-function indexedDocument(type: string, routeOf: string | null, hash: string): IndexedDocument {
-  return {
-    route: routeOf,
-    type,
-    uid: routeOf?.slice(1) ?? null,
-    lang: "en-us",
-    first_publication_date: "2026-11-01T10:00:00+0000",
-    last_publication_date: "2026-11-02T10:00:00+0000",
-    hash,
-  };
-}
-
 /** The documents once, as a build hands them: a generator, counted as it is read. */
 function* documents(): Generator<[string, IndexedDocument]> {
-  yield ["Settings000001", indexedDocument("settings", null, "s")];
+  yield ["Settings000001", indexedDocument("settings", null, { hash: "s" })];
   yield [
     "Redirect000001",
     {
-      ...indexedDocument("redirect", null, "r"),
+      ...indexedDocument("redirect", null, { hash: "r" }),
       redirect: {
         id: "Redirect000001",
         from: "/spring-sale",
@@ -53,7 +42,7 @@ function* documents(): Generator<[string, IndexedDocument]> {
   ];
   for (let i = 0; i < ROUTES; i++) {
     documentsRead++;
-    yield [pageId(i), indexedDocument("page", route(i), `h${i}`)];
+    yield [pageId(i), indexedDocument("page", route(i), { hash: `h${i}` })];
   }
 }
 
@@ -69,11 +58,7 @@ beforeAll(async () => {
       documentId: pageId(i),
       dependencies: ["doc:Settings000001", `doc:${pageId(i)}`, `url:${pageId((i + 1) % ROUTES)}`],
     });
-  await index.replace("ref-1", routes, documents(), {
-    version: "v1",
-    frame: "f1",
-    modules: { hashes: {}, imports: {} },
-  });
+  await index.replace("ref-1", routes, documents(), TEST_BUILT_WITH);
 });
 
 afterAll(async () => {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { website } from "#website";
 import { DependencyIndex, type IndexedDocument } from "#worker/publish/dependency-index.ts";
 import { indexStubs } from "#worker/publish/index-stubs.ts";
+import { indexedDocument, TEST_BUILT_WITH } from "../support/indexed-documents.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 
 const PREFIX = `test-index-stubs-${process.pid}-${Date.now()}`;
@@ -21,22 +22,9 @@ const pageId = (i: number) => `Page${String(i).padStart(6, "0")}`;
 let redis: Redis;
 let index: DependencyIndex;
 
-function doc(type: string, route: string | null, extra: Partial<IndexedDocument> = {}): IndexedDocument {
-  return {
-    route,
-    type,
-    uid: route?.slice(1) ?? null,
-    lang: "en-us",
-    first_publication_date: "2026-11-01T10:00:00+0000",
-    last_publication_date: "2026-11-02T10:00:00+0000",
-    hash: `h-${route}`,
-    ...extra,
-  };
-}
-
 function* documents(): Generator<[string, IndexedDocument]> {
-  yield ["Settings000001", doc("settings", null)];
-  yield ["PriceList00001", doc("price_list", "/pricing/basic")];
+  yield ["Settings000001", indexedDocument("settings", null)];
+  yield ["PriceList00001", indexedDocument("price_list", "/pricing/basic")];
   for (let i = 0; i < PAGES; i++) {
     const extra: Partial<IndexedDocument> =
       i === 1
@@ -48,26 +36,22 @@ function* documents(): Generator<[string, IndexedDocument]> {
             : i === 6
               ? { noindex: true }
               : {};
-    yield [pageId(i), doc("page", `/page-${i}`, extra)];
+    yield [pageId(i), indexedDocument("page", `/page-${i}`, extra)];
   }
 }
 
 /** The publish's overlay: page 7 republished, page 8 gone, page 2 moved, one new page. */
 const overlay = new Map<string, IndexedDocument | null>([
-  [pageId(7), doc("page", "/page-7", { last_publication_date: "2026-11-29T09:00:00+0000" })],
+  [pageId(7), indexedDocument("page", "/page-7", { last_publication_date: "2026-11-29T09:00:00+0000" })],
   [pageId(8), null],
-  [pageId(2), doc("page", "/page-2-moved")],
-  ["NewPage000001", doc("page", "/brand-new")],
+  [pageId(2), indexedDocument("page", "/page-2-moved")],
+  ["NewPage000001", indexedDocument("page", "/brand-new")],
 ]);
 
 beforeAll(async () => {
   redis = new Redis({ maxRetriesPerRequest: null });
   index = new DependencyIndex(redis, PREFIX);
-  await index.replace("ref-1", new Map(), documents(), {
-    version: "v1",
-    frame: "f1",
-    modules: { hashes: {}, imports: {} },
-  });
+  await index.replace("ref-1", new Map(), documents(), TEST_BUILT_WITH);
 });
 
 afterAll(async () => {
