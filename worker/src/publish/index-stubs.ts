@@ -29,13 +29,21 @@ export async function indexStubs(
   overlay: ReadonlyMap<string, IndexedDocument | null>,
 ): Promise<IndexListings> {
   const files = new Map<string, ListedStubs>(website.types.map((type) => [type, new ListedStubs()]));
-  const pointing = new Map<string, PrismicDocument[]>();
+  const fileOf = (type: string) => {
+    let file = files.get(type);
+    if (!file) {
+      file = new ListedStubs();
+      files.set(type, file);
+    }
+    return file;
+  };
   const compact = compactStubs();
   const held: [PrismicDocument, Extract<CanonicalTarget, { document: string }>, boolean][] = [];
   // The overlay's documents the index holds: the others are new, added after the index's.
   const overlaid = new Set<string>();
   const add = (id: string, doc: IndexedDocument) => {
     const named = doc.canonical && "document" in doc.canonical ? doc.canonical : undefined;
+    const file = fileOf(doc.type);
     const made = compact(
       stub({
         id,
@@ -54,19 +62,8 @@ export async function indexStubs(
         data: named ? {} : stubData(doc.noindex === true, doc.canonical, undefined),
       } as PrismicDocument),
     );
-    if (named) {
-      held.push([made, named, doc.noindex === true]);
-      const same = pointing.get(made.type);
-      if (same) same.push(made);
-      else pointing.set(made.type, [made]);
-      return;
-    }
-    let file = files.get(made.type);
-    if (!file) {
-      file = new ListedStubs();
-      files.set(made.type, file);
-    }
-    file.add(made);
+    if (named) held.push([made, named, doc.noindex === true]);
+    else file.add(made);
   };
   try {
     await index.eachDocument((id, doc) => {
@@ -91,7 +88,7 @@ export async function indexStubs(
   }
   const byType = new Map<string, Iterable<PrismicDocument>>();
   for (const [type, file] of files) {
-    const alsoHeld = pointing.get(type) ?? [];
+    const alsoHeld = held.flatMap(([made]) => (made.type === type ? [made] : []));
     byType.set(type, {
       *[Symbol.iterator]() {
         yield* file;
@@ -99,7 +96,6 @@ export async function indexStubs(
       },
     });
   }
-  for (const [type, stubs] of pointing) if (!byType.has(type)) byType.set(type, stubs);
   return {
     byType,
     close: () => {
