@@ -86,6 +86,7 @@ describe("temp files left by a killed writer", () => {
     expect(await redis.get(lock)).toBe("another publish");
     expect(existsSync(fresh)).toBe(true);
     await redis.del(lock);
-    expect((await round).action).not.toBe(undefined);
+    // Once the lock is free the round goes on: the site is as the first round left it.
+    expect(await round).toMatchObject({ action: "none" });
   }, 90_000);
 });
