@@ -7,16 +7,23 @@
  */
 import type { PrismicDocument } from "@prismicio/client";
 import { Redis } from "ioredis";
+import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMemorySource } from "#content/source.ts";
+import { buildSiteAssets } from "#web/assets.ts";
+import { SITEMAP_ROUTE } from "#web/routes.ts";
 import { website } from "#website";
+import { createRenderPool } from "#worker/build/render-pool.ts";
 import { DependencyIndex, type IndexedDocument } from "#worker/publish/dependency-index.ts";
 import { indexStubs } from "#worker/publish/index-stubs.ts";
+import { layeredSource } from "#worker/publish/layered-source.ts";
 import { indexedDocument, TEST_BUILT_WITH } from "../support/indexed-documents.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 
 const PREFIX = `test-index-stubs-${process.pid}-${Date.now()}`;
 /** More than one HSCAN answer (1,000) and many chunks of the temporary file (100). */
 const PAGES = 2_400;
+const SITE_URL = "https://www.example.com";
 const pageId = (i: number) => `Page${String(i).padStart(6, "0")}`;
 
 let redis: Redis;
@@ -135,4 +142,34 @@ describe("a publish's listing stubs", () => {
     listings.close();
     expect(() => [...pages]).toThrow(/closed/);
   });
+
+  it("render the same sitemap on a render thread, read from their files there, as on the main thread", async () => {
+    const { assets } = await buildSiteAssets();
+    const logger = pino({ level: "silent" });
+    const pool = await createRenderPool({ siteUrl: SITE_URL, assets, documents: [] }, logger, 1);
+    const listings = await indexStubs(index, overlay);
+    try {
+      const here = await website.render(SITEMAP_ROUTE, {
+        source: layeredSource([], new Set(), createMemorySource([]), listings.byType),
+        siteUrl: SITE_URL,
+        assets,
+        mode: "production",
+      });
+      const { rendered, failed } = await pool.renderFromStubs([SITEMAP_ROUTE], listings.forThread());
+      expect(failed).toEqual([]);
+      expect(rendered.map((result) => result.route)).toEqual([SITEMAP_ROUTE]);
+      const [there] = rendered as [(typeof rendered)[number]];
+      expect(new TextDecoder().decode(there.body)).toBe(here.html);
+      expect([...there.dependencies].sort()).toEqual([...here.dependencies].sort());
+      // What the stubs say, as listed: the overlay's new page in, the gone one out, and page 1
+      // canonical to the moved page 2 (so not listed), page 3 canonical to the gone page 8 (listed).
+      expect(here.html).toContain(`${SITE_URL}/brand-new<`);
+      expect(here.html).not.toContain(`${SITE_URL}/page-8<`);
+      expect(here.html).not.toContain(`${SITE_URL}/page-1<`);
+      expect(here.html).toContain(`${SITE_URL}/page-3<`);
+    } finally {
+      listings.close();
+      await pool.close();
+    }
+  }, 60_000);
 });

@@ -16,6 +16,7 @@ function countingPools() {
           release = () => resolve({ rendered: [], failed: [] });
         }),
       renderOwn: async () => ({ rendered: [], failed: [] }),
+      renderFromStubs: async () => ({ rendered: [], failed: [] }),
       close: async () => {
         counts.closed++;
       },
@@ -61,7 +62,13 @@ describe("a worker's render threads", () => {
       attempts++;
       if (attempts === 1) throw new Error("could not bundle the render thread");
       const nothing = async () => ({ rendered: [], failed: [] });
-      return { threads: 1, render: nothing, renderOwn: nothing, close: async () => {} };
+      return {
+        threads: 1,
+        render: nothing,
+        renderOwn: nothing,
+        renderFromStubs: nothing,
+        close: async () => {},
+      };
     }, 50);
     await expect(pool.get()).rejects.toThrow("could not bundle");
     await expect(pool.get()).resolves.toMatchObject({ threads: 1 });

@@ -250,6 +250,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
         threads,
         render: async (documents, routes, answers) => (await ready()).render(documents, routes, answers),
         renderOwn: async (answers) => (await ready()).renderOwn(answers),
+        renderFromStubs: async (routes, stubs) => (await ready()).renderFromStubs(routes, stubs),
         here: inThreadPool(shared, options.logger),
         close: async () => {
           if (begun) await (await begun).close();

@@ -88,6 +88,16 @@ export class ListedStubs {
     for (const chunk of this.chunks()) yield* documentsOfAnswers([chunk]);
   }
 
+  /**
+   * Where the stubs are, for a render thread of this process to read them itself (stub-files.ts):
+   * the file's descriptor and each chunk's offset and length. Valid until `close`.
+   */
+  where(): { fd: number; spans: readonly (readonly [number, number])[] } {
+    if (this.taken) throw new Error("the stubs were read once (drain) or closed");
+    this.seal();
+    return { fd: this.file.descriptor, spans: this.spans };
+  }
+
   /** Lets go of the temporary file (a build that fails never reads the stubs to the end). */
   close(): void {
     this.file.close();

@@ -6,6 +6,7 @@ import { type DocumentLink, documentHash, stub } from "./document-hash.ts";
 import { alternateIds, versionOf } from "./document-records.ts";
 import { routeInputs, sharedInputs } from "./render-inputs.ts";
 import type { BatchDocuments } from "./search-answers.ts";
+import { type StubFiles, stubsByType } from "./stub-files.ts";
 
 /** What every render of a build shares: sent once to each render thread. */
 export interface SharedContent {
@@ -276,17 +277,65 @@ export async function renderBatch(
   options: BatchOptions = {},
 ): Promise<BatchResult> {
   const all = [...shared.documents, ...documents];
-  const source = createMemorySource(all, options.streamed);
+  return renderEach(shared, createMemorySource(all, options.streamed), routes, logger, {
+    parts: options.parts === true,
+    documentOf: (route) => all.find((doc) => website.routes.ofDocument(doc) === route)?.id,
+  });
+}
+
+/**
+ * A publish's sitemap routes (and the parts a sitemap index names), rendered from the index's stubs
+ * where the publish left them (stub-files.ts): on a render thread, so that rendering every
+ * document's route and date (100,000 at 100,000 pages) does not run on the worker's main thread,
+ * whose next publish renders its page more slowly after such work (docs/benchmarks.md). A sitemap
+ * reads listings only; anything else it asked for would fail its render, loudly.
+ */
+export async function renderFromStubs(
+  shared: SharedContent,
+  stubs: StubFiles,
+  routes: readonly string[],
+  logger?: RenderLogger,
+): Promise<BatchResult> {
+  const byType = stubsByType(stubs);
+  const listingsOnly = async (): Promise<never> => {
+    throw new Error("a sitemap rendered from the index's stubs reads listings (getAllByType) only");
+  };
+  const source: ContentSource = {
+    getAllByType: async (type) => byType.get(type) ?? [],
+    getSingle: listingsOnly,
+    getByUID: listingsOnly,
+    getByID: listingsOnly,
+  };
+  return renderEach(shared, source, routes, logger, { parts: true, documentOf: () => undefined });
+}
+
+/**
+ * Renders `routes` one after the other from `source`; with `parts`, the parts a route names too
+ * (each once). A route whose render throws is answered as failed, with its document when known.
+ */
+async function renderEach(
+  shared: SharedContent,
+  source: ContentSource,
+  routes: readonly string[],
+  logger: RenderLogger | undefined,
+  options: { parts: boolean; documentOf: (route: string) => string | undefined },
+): Promise<BatchResult> {
   const results: RenderedRoute[] = [];
   const failed: FailedRender[] = [];
   const queue = [...routes];
+  const queued = new Set(routes);
   for (let route = queue.shift(); route !== undefined; route = queue.shift()) {
     const outcome = await renderOne(shared, source, route, logger);
     if (!("error" in outcome)) {
       results.push(outcome);
-      if (options.parts && outcome.parts) queue.push(...outcome.parts);
+      if (options.parts)
+        for (const part of outcome.parts ?? [])
+          if (!queued.has(part)) {
+            queued.add(part);
+            queue.push(part);
+          }
     } else {
-      const documentId = all.find((doc) => website.routes.ofDocument(doc) === route)?.id;
+      const documentId = options.documentOf(route);
       failed.push({ route, ...(documentId ? { documentId } : {}), error: outcome.error });
     }
   }

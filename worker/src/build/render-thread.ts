@@ -5,8 +5,9 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { pino } from "pino";
 import { routeStrayOutput } from "#ops/stray-output.ts";
-import { renderBatch, renderOwnRoutes, type SharedContent } from "./render-batch.ts";
+import { renderBatch, renderFromStubs, renderOwnRoutes, type SharedContent } from "./render-batch.ts";
 import { batchOfAnswers, documentsOfAnswers } from "./search-answers.ts";
+import type { StubFiles } from "./stub-files.ts";
 
 export interface BatchRequest {
   id: number;
@@ -16,6 +17,8 @@ export interface BatchRequest {
   answers?: ArrayBuffer[];
   /** Render the documents' own routes (`routes` is empty) and list the documents (renderOwnRoutes). */
   own?: boolean;
+  /** Render `routes` (a publish's sitemap) from these stubs, read from the process's files (renderFromStubs). */
+  stubs?: StubFiles;
 }
 
 const { logLevel } = workerData as { logLevel: string };
@@ -35,7 +38,9 @@ parentPort?.on("message", async (message: BatchRequest | { shared: SharedContent
     if (!shared) throw new Error("a batch came before the content every batch shares");
     const { rendered, failed, listed, reused, renewed } = request.own
       ? await renderOwnRoutes(shared, batchOfAnswers(request.answers ?? []), logger)
-      : await renderBatch(shared, parsed(request), request.routes, logger);
+      : request.stubs
+        ? await renderFromStubs(shared, request.stubs, request.routes, logger)
+        : await renderBatch(shared, parsed(request), request.routes, logger);
     // The pages' bytes move to the main thread (transferred, not copied).
     parentPort?.postMessage(
       { id: request.id, results: rendered, failed, listed, reused, renewed },

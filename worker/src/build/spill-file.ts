@@ -24,6 +24,14 @@ export class SpillFile {
     return this.end;
   }
 
+  /**
+   * The open file's descriptor: a thread of this process reads the bytes through it
+   * (stub-files.ts), while this object stays open.
+   */
+  get descriptor(): number {
+    return this.open();
+  }
+
   /** Appends `bytes`; answers the offset they start at. */
   append(bytes: Uint8Array): number {
     const fd = this.open();

@@ -2,6 +2,7 @@ import type { PrismicDocument } from "@prismicio/client";
 import { type CanonicalTarget, website } from "#website";
 import { compactStubs, stub } from "../build/document-hash.ts";
 import { ListedStubs } from "../build/listed-stubs.ts";
+import type { StubFiles } from "../build/stub-files.ts";
 import type { DependencyIndex, IndexedDocument } from "./dependency-index.ts";
 
 /** What a publish's listings read of the index: each type's stubs, and the file they wait in. */
@@ -11,6 +12,8 @@ export interface IndexListings {
    * reads through to the content API. Each pass reads them again from a temporary file.
    */
   readonly byType: ReadonlyMap<string, Iterable<PrismicDocument>>;
+  /** The same stubs where a render thread of this process reads them itself (stub-files.ts), until `close`. */
+  forThread(): StubFiles;
   /** Lets go of the temporary files. */
   close(): void;
 }
@@ -86,9 +89,10 @@ export async function indexStubs(
     for (const file of files.values()) file.close();
     throw error;
   }
+  const heldOf = (type: string) => held.flatMap(([made]) => (made.type === type ? [made] : []));
   const byType = new Map<string, Iterable<PrismicDocument>>();
   for (const [type, file] of files) {
-    const alsoHeld = held.flatMap(([made]) => (made.type === type ? [made] : []));
+    const alsoHeld = heldOf(type);
     byType.set(type, {
       *[Symbol.iterator]() {
         yield* file;
@@ -98,6 +102,9 @@ export async function indexStubs(
   }
   return {
     byType,
+    forThread: () => ({
+      types: [...files].map(([type, file]) => ({ type, ...file.where(), held: heldOf(type) })),
+    }),
     close: () => {
       for (const file of files.values()) file.close();
     },

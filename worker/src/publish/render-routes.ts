@@ -7,6 +7,8 @@ import { sha256 } from "#storage";
 import { type FragmentCache, type RenderResult, website } from "#website";
 import { asBuffer } from "../build/full-build.ts";
 import { mapLimit } from "../build/map-limit.ts";
+import type { BatchResult } from "../build/render-batch.ts";
+import type { RenderPool } from "../build/render-pool.ts";
 import { fetchBatchContent } from "./batch-content.ts";
 import type { BatchOutcome, PublishContext, ThreadedRendering } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
@@ -34,6 +36,11 @@ export interface RoutesJob {
   rewrite?: ReadonlySet<string>;
   /** Adds the time spent rendering and writing to the steps `render` and `write` (summed over routes). */
   timings?: { render: string; write: string; timer: StepTimer };
+  /**
+   * Render the sitemap's routes on a render thread of the process (`ctx.threads`), from the index's
+   * stubs in their temporary files (renderSitemapOnThread).
+   */
+  sitemapOnThread?: boolean;
 }
 
 /**
@@ -45,6 +52,11 @@ export interface RoutesJob {
  */
 export async function renderRoutes(ctx: PublishContext, job: RoutesJob): Promise<BatchOutcome> {
   const outcome = emptyOutcome();
+  // The protocol's URL limit is the render threads' (worker.ts); a lowered one renders here.
+  const threads = job.sitemapOnThread && !ctx.sitemapUrlLimit ? ctx.threads : undefined;
+  const onThread = threads ? job.routes.filter((route) => website.routes.isSitemap(route)) : [];
+  const here =
+    onThread.length > 0 ? job.routes.filter((route) => !website.routes.isSitemap(route)) : job.routes;
   const listings = lazyListingSources(job);
   // The sitemap as an index names its parts: the ones not planned (new parts) are rendered after.
   const parts = new Set<string>();
@@ -67,7 +79,7 @@ export async function renderRoutes(ctx: PublishContext, job: RoutesJob): Promise
     await storeRendered(ctx, job, outcome, route, result);
   };
   try {
-    await mapLimit(job.routes, 4, renderOne);
+    await mapLimit(here, 4, renderOne);
     const planned = new Set(job.routes);
     await mapLimit(
       [...parts].filter((part) => !planned.has(part)),
@@ -77,7 +89,33 @@ export async function renderRoutes(ctx: PublishContext, job: RoutesJob): Promise
   } finally {
     await listings.close();
   }
+  if (threads && onThread.length > 0) await renderSitemapOnThread(ctx, threads, job, outcome, onThread);
   return outcome;
+}
+
+/**
+ * The sitemap's routes (and the parts an index names, each once), rendered on a render thread from
+ * the index's stubs (index-stubs.ts), which the thread reads from their temporary files itself: the
+ * main thread reads the index and writes the stubs, but never renders every document's route and
+ * date. Rendering them here made the worker's next publish render its own page about twice as
+ * slowly at 100,000 pages (the sitemap's functions and the page's share the main thread's compiled
+ * code: docs/benchmarks.md); on the thread the next page renders as fast as on a small site.
+ */
+async function renderSitemapOnThread(
+  ctx: PublishContext,
+  threads: ThreadedRendering,
+  job: RoutesJob,
+  outcome: BatchOutcome,
+  routes: readonly string[],
+): Promise<void> {
+  const stubs = await indexStubs(job.index, job.overlay);
+  let answer: Awaited<ReturnType<RenderPool["renderFromStubs"]>>;
+  try {
+    answer = await (await threads.pool()).renderFromStubs(routes, stubs.forThread());
+  } finally {
+    stubs.close();
+  }
+  await storeThreaded(ctx, job, outcome, answer);
 }
 
 function addTime(job: RoutesJob, step: "render" | "write", since: number): void {
@@ -328,14 +366,33 @@ async function renderOnThreads(
     threads.sharedDocuments(job.ref),
     threads.pageAnswers(job.ref, documentsByUid(job.routes)),
   ]);
-  const { rendered, failed } = await pool.render(shared, job.routes, answers);
+  await storeThreaded(ctx, job, outcome, await pool.render(shared, job.routes, answers));
+  return outcome;
+}
+
+/**
+ * What a render thread answered, recorded in `outcome`: failures logged, each route's entry, and the
+ * bytes that changed (or that storage may not hold: `rewrite`) written once their writes are claimed
+ * for the job's generation, in one round trip.
+ */
+async function storeThreaded(
+  ctx: PublishContext,
+  job: {
+    log: Logger;
+    previous: ReadonlyMap<string, IndexedRoute>;
+    generation?: number | undefined;
+    rewrite?: ReadonlySet<string> | undefined;
+  },
+  outcome: BatchOutcome,
+  { rendered, failed }: BatchResult,
+): Promise<void> {
   for (const failure of failed) {
     job.log.error(
       { route: failure.route, documentId: failure.documentId, err: failure.error },
       "render failed: the route keeps its last good page",
     );
   }
-  if (failed.length > 0) outcome.failed = failed;
+  if (failed.length > 0) outcome.failed = [...(outcome.failed ?? []), ...failed];
   const changed: typeof rendered = [];
   for (const result of rendered) {
     observeRenderMs("worker", result.renderMs);
@@ -355,20 +412,23 @@ async function renderOnThreads(
       },
     ]);
     const before = job.previous.get(result.route);
-    if (before?.hash === result.hash && before.key === result.key && !job.rewrite.has(result.route))
+    if (before?.hash === result.hash && before.key === result.key && !job.rewrite?.has(result.route))
       outcome.unchanged++;
     else changed.push(result);
   }
   // A newer publish started or already wrote a route: older bytes must never replace it.
-  const granted = await claimWrites(
-    ctx.redis,
-    ctx.queuePrefix,
-    changed.map((result) => result.route),
-    job.generation,
-  );
+  const granted =
+    job.generation === undefined
+      ? new Set(changed.map((result) => result.route))
+      : await claimWrites(
+          ctx.redis,
+          ctx.queuePrefix,
+          changed.map((result) => result.route),
+          job.generation,
+        );
   const refused = changed.length - granted.size;
   if (refused > 0) {
-    outcome.refused = refused;
+    outcome.refused = (outcome.refused ?? 0) + refused;
     job.log.warn(
       { refused, generation: job.generation },
       "writes refused: a newer publish owns these routes",
@@ -386,7 +446,6 @@ async function renderOnThreads(
       outcome.changed++;
     },
   );
-  return outcome;
 }
 
 /** The id of the document this publish changed whose route is `route`, if any. */
