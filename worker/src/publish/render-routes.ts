@@ -97,9 +97,9 @@ export async function renderRoutes(ctx: PublishContext, job: RoutesJob): Promise
  * The sitemap's routes (and the parts an index names, each once), rendered on a render thread from
  * the index's stubs (index-stubs.ts), which the thread reads from their temporary files itself: the
  * main thread reads the index and writes the stubs, but never renders every document's route and
- * date. Rendering them here made the worker's next publish render its own page about twice as
- * slowly at 100,000 pages (the sitemap's functions and the page's share the main thread's compiled
- * code: docs/benchmarks.md); on the thread the next page renders as fast as on a small site.
+ * date. Rendered here, that pass left this thread slower at the next publish's own page: about
+ * twice as slow at 100,000 pages; on the thread, within about a millisecond of a small site's
+ * (docs/benchmarks.md).
  */
 async function renderSitemapOnThread(
   ctx: PublishContext,
