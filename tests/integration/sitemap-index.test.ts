@@ -4,8 +4,9 @@
  * publishes that add and remove pages across the limit turn it into an index of `/sitemap-N.xml`
  * parts, add parts, drop surplus parts, and turn it back; after every step storage holds byte for
  * byte what a fresh full build with the same limit writes, every file is valid sitemap XML, the
- * site server serves the parts as XML and robots.txt still names /sitemap.xml. A full build over
- * storage holding parts it no longer needs deletes them.
+ * site server serves the parts as XML and robots.txt still names /sitemap.xml. A publish renders
+ * the sitemap and its parts on a render thread, as a worker with render threads does, from the
+ * index's stubs read there. A full build over storage holding parts it no longer needs deletes them.
  */
 import { readFileSync } from "node:fs";
 import type { FastifyInstance } from "fastify";
@@ -19,8 +20,11 @@ import { createSiteStore, type SiteStore } from "#storage";
 import { buildSiteAssets } from "#web/assets.ts";
 import { website } from "#website";
 import { fullBuild } from "#worker/build/full-build.ts";
+import { sharedDocumentsCache } from "#worker/build/list-documents.ts";
+import { createRenderPool, type RenderPool } from "#worker/build/render-pool.ts";
 import type { PublishContext } from "#worker/publish/context.ts";
 import { diffBuild } from "#worker/publish/diff-build.ts";
+import { fetchAnswersByUid } from "#worker/publish/fetch-documents.ts";
 import { publish } from "#worker/publish/publish.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { expectEqualsFullBuild, siteObjects } from "../support/full-build-reference.ts";
@@ -53,6 +57,9 @@ let content: LocalPrismic;
 let redis: Redis;
 let store: SiteStore;
 let ctx: PublishContext;
+let pool: RenderPool;
+/** The routes each publish asked the render thread to render from the index's stubs. */
+const onThread: string[][] = [];
 let site: FastifyInstance;
 /** The demo's sitemap URLs, from a build without a lowered limit: the limit of this test. */
 let limit: number;
@@ -71,6 +78,19 @@ beforeAll(async () => {
     assets: (await buildSiteAssets()).assets,
     logger,
   };
+  pool = await createRenderPool({ siteUrl: SITE_URL, assets: ctx.assets, documents: [] }, logger, 1);
+  const client = ctx.client;
+  ctx.threads = {
+    pool: async () => ({
+      ...pool,
+      renderFromStubs: (routes, stubs, sitemapUrlLimit) => {
+        onThread.push([...routes]);
+        return pool.renderFromStubs(routes, stubs, sitemapUrlLimit);
+      },
+    }),
+    sharedDocuments: sharedDocumentsCache(client),
+    pageAnswers: (ref, documents) => fetchAnswersByUid(client, ref, documents),
+  };
   await diffBuild(ctx, await ctx.client.fetchMasterRef());
   demoUrls = locs(await text("sitemap.xml"));
   limit = demoUrls.length;
@@ -82,6 +102,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await site?.close();
   await store?.close();
+  await pool?.close();
   await removeKeysUnder(redis, PREFIX);
   await redis?.quit();
   await content?.stop();
@@ -95,8 +116,11 @@ async function delivered(edit: { upsert?: Doc[]; remove?: string[] }) {
   await content.store.publish(edit);
   const ids = [...(edit.upsert ?? []).map((doc) => doc.id), ...(edit.remove ?? [])];
   await redis.sadd(redisKeys(PREFIX).pendingIds, ...ids);
+  onThread.length = 0;
   const summary = await publish(ctx);
   expect(summary.mode).toBe("incremental");
+  // The sitemap was rendered on the render thread, not beside the publish's pages.
+  expect(onThread).toEqual([expect.arrayContaining(["/sitemap.xml"])]);
   return summary;
 }
 /** Pages made from the FAQ page, uids `extra-<from>` … (sorted after every demo route but /workshops). */

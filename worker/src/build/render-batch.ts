@@ -295,6 +295,8 @@ export async function renderFromStubs(
   stubs: StubFiles,
   routes: readonly string[],
   logger?: RenderLogger,
+  /** URLs per sitemap file, when the publish's is not the thread's (tests lower it). */
+  sitemapUrlLimit?: number,
 ): Promise<BatchResult> {
   const byType = stubsByType(stubs);
   const listingsOnly = async (): Promise<never> => {
@@ -306,7 +308,8 @@ export async function renderFromStubs(
     getByUID: listingsOnly,
     getByID: listingsOnly,
   };
-  return renderEach(shared, source, routes, logger, { parts: true, documentOf: () => undefined });
+  const limited = sitemapUrlLimit ? { ...shared, sitemapUrlLimit } : shared;
+  return renderEach(limited, source, routes, logger, { parts: true, documentOf: () => undefined });
 }
 
 /**

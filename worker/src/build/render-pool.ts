@@ -34,9 +34,14 @@ export interface RenderPool {
   renderOwn(answers: readonly ArrayBuffer[]): Promise<BatchResult>;
   /**
    * A publish's sitemap routes (and the parts an index names), rendered from the index's stubs in
-   * the process's temporary files (stub-files.ts), which must stay open until it answers.
+   * the process's temporary files (stub-files.ts), which must stay open until it answers;
+   * `sitemapUrlLimit`: URLs per sitemap file, when not the pool's.
    */
-  renderFromStubs(routes: readonly string[], stubs: StubFiles): Promise<BatchResult>;
+  renderFromStubs(
+    routes: readonly string[],
+    stubs: StubFiles,
+    sitemapUrlLimit?: number,
+  ): Promise<BatchResult>;
   /**
    * A render thread has died (out of memory, a crash): every later batch fails at once instead of
    * waiting for it. A long-lived owner (a worker's pool) replaces the pool.
@@ -136,8 +141,8 @@ export function inThreadPool(shared: SharedContent, logger: Logger): RenderPool 
     render: async (documents, routes, answers = []) =>
       (await rendering).renderBatch(shared, [...documents, ...documentsOfAnswers(answers)], routes, logger),
     renderOwn: async (answers) => (await rendering).renderOwnRoutes(shared, batchOfAnswers(answers), logger),
-    renderFromStubs: async (routes, stubs) =>
-      (await rendering).renderFromStubs(shared, stubs, routes, logger),
+    renderFromStubs: async (routes, stubs, sitemapUrlLimit) =>
+      (await rendering).renderFromStubs(shared, stubs, routes, logger, sitemapUrlLimit),
     close: async () => {},
   };
 }
@@ -164,7 +169,8 @@ function threadPool(workers: Worker[], dead: ReadonlyMap<Worker, string>): Rende
     },
     render: (documents, routes, answers = []) => send({ documents, routes }, answers),
     renderOwn: (answers) => send({ documents: [], routes: [], own: true }, answers),
-    renderFromStubs: (routes, stubs) => send({ documents: [], routes, stubs }, []),
+    renderFromStubs: (routes, stubs, sitemapUrlLimit) =>
+      send({ documents: [], routes, stubs, ...(sitemapUrlLimit ? { sitemapUrlLimit } : {}) }, []),
     async close() {
       await Promise.all(workers.map((worker) => worker.terminate()));
     },
@@ -176,6 +182,7 @@ function threadPool(workers: Worker[], dead: ReadonlyMap<Worker, string>): Rende
       routes: readonly string[];
       own?: boolean;
       stubs?: StubFiles;
+      sitemapUrlLimit?: number;
     },
     answers: readonly ArrayBuffer[],
   ): Promise<BatchResult> {

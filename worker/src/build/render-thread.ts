@@ -19,6 +19,8 @@ export interface BatchRequest {
   own?: boolean;
   /** Render `routes` (a publish's sitemap) from these stubs, read from the process's files (renderFromStubs). */
   stubs?: StubFiles;
+  /** With `stubs`: URLs per sitemap file, when not the pool's. */
+  sitemapUrlLimit?: number;
 }
 
 const { logLevel } = workerData as { logLevel: string };
@@ -39,7 +41,7 @@ parentPort?.on("message", async (message: BatchRequest | { shared: SharedContent
     const { rendered, failed, listed, reused, renewed } = request.own
       ? await renderOwnRoutes(shared, batchOfAnswers(request.answers ?? []), logger)
       : request.stubs
-        ? await renderFromStubs(shared, request.stubs, request.routes, logger)
+        ? await renderFromStubs(shared, request.stubs, request.routes, logger, request.sitemapUrlLimit)
         : await renderBatch(shared, parsed(request), request.routes, logger);
     // The pages' bytes move to the main thread (transferred, not copied).
     parentPort?.postMessage(

@@ -52,8 +52,7 @@ export interface RoutesJob {
  */
 export async function renderRoutes(ctx: PublishContext, job: RoutesJob): Promise<BatchOutcome> {
   const outcome = emptyOutcome();
-  // The protocol's URL limit is the render threads' (worker.ts); a lowered one renders here.
-  const threads = job.sitemapOnThread && !ctx.sitemapUrlLimit ? ctx.threads : undefined;
+  const threads = job.sitemapOnThread ? ctx.threads : undefined;
   const onThread = threads ? job.routes.filter((route) => website.routes.isSitemap(route)) : [];
   const here =
     onThread.length > 0 ? job.routes.filter((route) => !website.routes.isSitemap(route)) : job.routes;
@@ -94,12 +93,14 @@ export async function renderRoutes(ctx: PublishContext, job: RoutesJob): Promise
 }
 
 /**
- * The sitemap's routes (and the parts an index names, each once), rendered on a render thread from
- * the index's stubs (index-stubs.ts), which the thread reads from their temporary files itself: the
- * main thread reads the index and writes the stubs, but never renders every document's route and
- * date. Rendered here, that pass left this thread slower at the next publish's own page: about
- * twice as slow at 100,000 pages; on the thread, within about a millisecond of a small site's
- * (docs/benchmarks.md).
+ * The sitemap (and the parts it names as an index), rendered on a render thread from the index's
+ * stubs (index-stubs.ts), which the thread reads from their temporary files itself: the main thread
+ * reads the index and writes the stubs, but never renders every document's route and date. Rendered
+ * here, that pass left this thread slower at the next publish's own page: about twice as slow at
+ * 100,000 pages; on the thread, within about a millisecond of a small site's (docs/benchmarks.md).
+ * The thread renders the sitemap's own routes (`website.routes.listings`), which name the parts it
+ * has now; a planned part it no longer names is gone, as its render here answers 404 (the thread
+ * renders no error page: it reads listings only). Nothing is gone when the sitemap failed.
  */
 async function renderSitemapOnThread(
   ctx: PublishContext,
@@ -108,14 +109,18 @@ async function renderSitemapOnThread(
   outcome: BatchOutcome,
   routes: readonly string[],
 ): Promise<void> {
+  const roots = website.routes.listings.filter((route) => website.routes.isSitemap(route));
   const stubs = await indexStubs(job.index, job.overlay);
   let answer: Awaited<ReturnType<RenderPool["renderFromStubs"]>>;
   try {
-    answer = await (await threads.pool()).renderFromStubs(routes, stubs.forThread());
+    answer = await (await threads.pool()).renderFromStubs(roots, stubs.forThread(), ctx.sitemapUrlLimit);
   } finally {
     stubs.close();
   }
   await storeThreaded(ctx, job, outcome, answer);
+  if (answer.failed.length > 0) return;
+  const named = new Set(answer.rendered.map((result) => result.route));
+  for (const route of routes) if (!named.has(route)) outcome.gone.push(route);
 }
 
 function addTime(job: RoutesJob, step: "render" | "write", since: number): void {
