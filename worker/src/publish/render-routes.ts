@@ -8,14 +8,13 @@ import { type FragmentCache, type RenderResult, website } from "#website";
 import { asBuffer } from "../build/full-build.ts";
 import { mapLimit } from "../build/map-limit.ts";
 import type { BatchResult } from "../build/render-batch.ts";
-import type { RenderPool } from "../build/render-pool.ts";
 import { fetchBatchContent } from "./batch-content.ts";
 import type { BatchOutcome, PublishContext, ThreadedRendering } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
 import { stageEntries } from "./fan-out-entries.ts";
 import { documentsByUid } from "./fetch-documents.ts";
 import { claimWrite, claimWrites, isCurrent } from "./generation.ts";
-import { indexStubs } from "./index-stubs.ts";
+import { type IndexListings, indexStubs } from "./index-stubs.ts";
 import { layeredSource } from "./layered-source.ts";
 import { isTransient } from "./route-failures.ts";
 import type { StepTimer } from "./step-timer.ts";
@@ -85,16 +84,18 @@ export async function renderRoutes(ctx: PublishContext, job: RoutesJob): Promise
       4,
       renderOne,
     );
+    if (threads && onThread.length > 0)
+      await renderSitemapOnThread(ctx, threads, job, outcome, onThread, await listings.stubs());
   } finally {
     await listings.close();
   }
-  if (threads && onThread.length > 0) await renderSitemapOnThread(ctx, threads, job, outcome, onThread);
   return outcome;
 }
 
 /**
  * The sitemap (and the parts it names as an index), rendered on a render thread from the index's
- * stubs (index-stubs.ts), which the thread reads from their temporary files itself: the main thread
+ * stubs (index-stubs.ts; the same read as the other listings'), which the thread reads from their
+ * temporary files itself (they stay open until the renders end): the main thread
  * reads the index and writes the stubs, but never renders every document's route and date. Rendered
  * here, that pass left this thread slower at the next publish's own page: about twice as slow at
  * 100,000 pages; on the thread, within about a millisecond of a small site's (docs/benchmarks.md).
@@ -108,15 +109,11 @@ async function renderSitemapOnThread(
   job: RoutesJob,
   outcome: BatchOutcome,
   routes: readonly string[],
+  stubs: IndexListings,
 ): Promise<void> {
   const roots = website.routes.listings.filter((route) => website.routes.isSitemap(route));
-  const stubs = await indexStubs(job.index, job.overlay);
-  let answer: Awaited<ReturnType<RenderPool["renderFromStubs"]>>;
-  try {
-    answer = await (await threads.pool()).renderFromStubs(roots, stubs.forThread(), ctx.sitemapUrlLimit);
-  } finally {
-    stubs.close();
-  }
+  const pool = await threads.pool();
+  const answer = await pool.renderFromStubs(roots, stubs.forThread(), ctx.sitemapUrlLimit);
   await storeThreaded(ctx, job, outcome, answer);
   if (answer.failed.length > 0) return;
   const named = new Set(answer.rendered.map((result) => result.route));
@@ -136,31 +133,35 @@ function addTime(job: RoutesJob, step: "render" | "write", since: number): void 
  */
 function lazyListingSources(job: RoutesJob): {
   source: (route: string) => Promise<ContentSource>;
+  /** The index's stubs themselves (the same read), for the sitemap's render thread. */
+  stubs: () => Promise<IndexListings>;
   close: () => Promise<void>;
 } {
-  let read: Promise<{ sitemap: ContentSource; listing: ContentSource; close: () => void }> | undefined;
+  let read: Promise<{ stubs: IndexListings; sitemap: ContentSource; listing: ContentSource }> | undefined;
+  const sources = () => {
+    read ??= (async () => {
+      const stubs = await indexStubs(job.index, job.overlay);
+      const streamed = new Map(
+        [...stubs.byType].filter(([type]) => !website.frame.includes(type) && !website.shared.includes(type)),
+      );
+      // A build hands listings no redirect document (no page shows one).
+      if (website.redirects) streamed.set(website.redirects.type, []);
+      return {
+        stubs,
+        sitemap: layeredSource([], new Set(), job.source, stubs.byType),
+        listing: layeredSource([], new Set(), job.source, streamed),
+      };
+    })();
+    return read;
+  };
   return {
     source: async (route) => {
-      read ??= (async () => {
-        const stubs = await indexStubs(job.index, job.overlay);
-        const streamed = new Map(
-          [...stubs.byType].filter(
-            ([type]) => !website.frame.includes(type) && !website.shared.includes(type),
-          ),
-        );
-        // A build hands listings no redirect document (no page shows one).
-        if (website.redirects) streamed.set(website.redirects.type, []);
-        return {
-          sitemap: layeredSource([], new Set(), job.source, stubs.byType),
-          listing: layeredSource([], new Set(), job.source, streamed),
-          close: stubs.close,
-        };
-      })();
-      const sources = await read;
-      return website.routes.isSitemap(route) ? sources.sitemap : sources.listing;
+      const read = await sources();
+      return website.routes.isSitemap(route) ? read.sitemap : read.listing;
     },
+    stubs: async () => (await sources()).stubs,
     close: async () => {
-      if (read) (await read.catch(() => undefined))?.close();
+      if (read) (await read.catch(() => undefined))?.stubs.close();
     },
   };
 }
