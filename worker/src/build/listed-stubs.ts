@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { PrismicDocument } from "@prismicio/client";
-import { documentsOfAnswers } from "./search-answers.ts";
 import { SpillFile } from "./spill-file.ts";
+import { stubsAt } from "./stub-files.ts";
 
 const PER_CHUNK = 100;
 /** Bytes of each stub's hash that `digest` combines. */
@@ -85,7 +85,7 @@ export class ListedStubs {
   *[Symbol.iterator](): IterableIterator<PrismicDocument> {
     if (this.taken) throw new Error("the stubs were read once (drain) or closed");
     this.seal();
-    for (const chunk of this.chunks()) yield* documentsOfAnswers([chunk]);
+    yield* stubsAt(this.spans, (offset, length, target) => this.file.readInto(offset, length, target));
   }
 
   /**
@@ -102,15 +102,6 @@ export class ListedStubs {
   close(): void {
     this.file.close();
     this.taken = true;
-  }
-
-  /** Each chunk read back from the file, one at a time. */
-  private *chunks(): IterableIterator<ArrayBuffer> {
-    for (const [offset, length] of this.spans) {
-      const chunk = new ArrayBuffer(length);
-      this.file.readInto(offset, length, new Uint8Array(chunk));
-      yield chunk;
-    }
   }
 
   private seal(): void {

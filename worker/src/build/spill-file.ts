@@ -44,12 +44,7 @@ export class SpillFile {
 
   /** Reads `length` bytes from `offset` into `target` at `into`. */
   readInto(offset: number, length: number, target: Uint8Array, into = 0): void {
-    const fd = this.open();
-    for (let read = 0; read < length; ) {
-      const got = readSync(fd, target, into + read, length - read, offset + read);
-      if (got === 0) throw new Error("a build's temporary file was cut short");
-      read += got;
-    }
+    readAt(this.open(), offset, length, target, into);
   }
 
   /** Lets go of the file and its space; reading or appending after throws. */
@@ -61,5 +56,17 @@ export class SpillFile {
   private open(): number {
     if (this.fd === undefined) throw new Error("a build's temporary file was read after it was closed");
     return this.fd;
+  }
+}
+
+/**
+ * Reads `length` bytes at `offset` of the open file `fd` into `target` at `into`: a `SpillFile`'s,
+ * or one a render thread of the same process reads by its descriptor (stub-files.ts).
+ */
+export function readAt(fd: number, offset: number, length: number, target: Uint8Array, into = 0): void {
+  for (let read = 0; read < length; ) {
+    const got = readSync(fd, target, into + read, length - read, offset + read);
+    if (got === 0) throw new Error("a build's temporary file was cut short");
+    read += got;
   }
 }

@@ -1,6 +1,6 @@
-import { readSync } from "node:fs";
 import type { PrismicDocument } from "@prismicio/client";
 import { documentsOfAnswers } from "./search-answers.ts";
+import { readAt } from "./spill-file.ts";
 
 /**
  * A publish's listing stubs where a render thread of the same process reads them (index-stubs.ts
@@ -28,7 +28,7 @@ export function stubsByType(files: StubFiles): Map<string, Iterable<PrismicDocum
       type,
       {
         *[Symbol.iterator]() {
-          for (const [offset, length] of spans) yield* documentsOfAnswers([readChunk(fd, offset, length)]);
+          yield* stubsAt(spans, (offset, length, target) => readAt(fd, offset, length, target));
           yield* held;
         },
       },
@@ -36,12 +36,19 @@ export function stubsByType(files: StubFiles): Map<string, Iterable<PrismicDocum
   );
 }
 
-function readChunk(fd: number, offset: number, length: number): ArrayBuffer {
-  const chunk = new Uint8Array(length);
-  for (let read = 0; read < length; ) {
-    const got = readSync(fd, chunk, read, length - read, offset + read);
-    if (got === 0) throw new Error("a publish's temporary file of stubs was cut short");
-    read += got;
+/**
+ * The stubs of the chunks at `spans` (offset, length: each a search answer's bytes), each read with
+ * `read` and parsed in turn, each chunk let go once its stubs are read: what `ListedStubs` iterates
+ * on the thread that wrote them (through its file, which refuses a read once closed), and a render
+ * thread through the file's descriptor.
+ */
+export function* stubsAt(
+  spans: readonly (readonly [number, number])[],
+  read: (offset: number, length: number, target: Uint8Array) => void,
+): IterableIterator<PrismicDocument> {
+  for (const [offset, length] of spans) {
+    const chunk = new Uint8Array(length);
+    read(offset, length, chunk);
+    yield* documentsOfAnswers([chunk.buffer]);
   }
-  return chunk.buffer;
 }
