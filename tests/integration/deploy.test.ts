@@ -334,6 +334,7 @@ describe("a deploy is a publish", () => {
     const MARK = SLICE_MARK;
     const before = await stored();
     const pages = Object.values((await manifest()).routes).filter((entry) => entry.documentId).length;
+    const indexedBefore = await redis.hgetall(`${PREFIX}:index:routes`);
 
     running = await deploy("slice", [NO_PRICE_LIST_PAGES, FAQ_MARKED], running);
 
@@ -347,6 +348,20 @@ describe("a deploy is a publish", () => {
     // Every page without the slice was kept, not rendered: only the slice's pages (and the price
     // lists and listings, which a build always renders) were.
     expect(builtBy(running)?.reused).toBe(pages - showing.length);
+    // A kept page keeps what it depends on in the index (read from the index the deploy replaced):
+    // a later publish of anything it shows still renders it.
+    const indexedAfter = await redis.hgetall(`${PREFIX}:index:routes`);
+    const kept = Object.entries((await manifest()).routes).filter(
+      ([, entry]) => entry.documentId && !showing.includes(entry.key),
+    );
+    expect(kept.length).toBe(pages - showing.length);
+    for (const [route] of kept) {
+      const [was, is] = [indexedBefore[route], indexedAfter[route]].map(
+        (json) => JSON.parse(json ?? "{}") as { dependencies?: string[] },
+      );
+      expect(is?.dependencies?.length, route).toBeGreaterThan(0);
+      expect(is?.dependencies, route).toEqual(was?.dependencies);
+    }
   }, 60_000);
 
   it("a routed type added with its listing: the listing is live at the deploy, a document of it published then is live with its page, in the listing and in the sitemap", async () => {

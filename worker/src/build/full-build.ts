@@ -14,7 +14,6 @@ import { type SiteStore, sha256 } from "#storage";
 import { website } from "#website";
 import type { BuiltAssets, JavaScriptMeter, JavaScriptReport } from "#website/contract.ts";
 import { reportContentNotices, reportNotices } from "../content-notices.ts";
-import { dependencyPool } from "../publish/dependency-pool.ts";
 import { routesOfKeys } from "../publish/purge-plan.ts";
 import { reportRedirectNotices } from "../publish/redirect-notices.ts";
 import { keyOrUndefined, setServed } from "../publish/redirect-objects.ts";
@@ -62,6 +61,7 @@ import {
   startRenderPool,
 } from "./render-pool.ts";
 import { type BundleModules, renderThreadBundle, renderThreadModules } from "./render-thread-bundle.ts";
+import { type KnownRoute, RouteEntries } from "./route-entries.ts";
 
 export interface BuildOptions {
   /** The content client (`createContentClient`): its `fetchMasterRef` bypasses every cache. */
@@ -106,14 +106,13 @@ export interface BuildOptions {
   };
   /**
    * Keep a stored page without rendering it when what it is rendered from is unchanged since the
-   * build that rendered it (render-inputs.ts). `true`: routes come back without their dependencies,
-   * rendered or kept (`fullBuild` and `pressroom build` feed no index: a 100,000-page build would
-   * hold them to no end); a map (route → what the worker's index
-   * recorded of it): only routes whose indexed render is the one the page inputs describe (the same
-   * `inputs`) are reused, with the dependencies that render recorded. Default: `true` for
-   * `fullBuild`, off for `buildSite`.
+   * build that rendered it (render-inputs.ts). `true`: no route's dependencies are kept, rendered
+   * or kept (`fullBuild` and `pressroom build` feed no index); a map (route → the inputs of its
+   * render the worker's index recorded): only routes whose indexed render is the one the page
+   * inputs describe (the same inputs) are reused, with the dependencies that render recorded
+   * (`BuildOutcome.routes`). Default: `true` for `fullBuild`, off for `buildSite`.
    */
-  reuse?: boolean | ReadonlyMap<string, KnownRoute>;
+  reuse?: boolean | ReadonlyMap<string, string>;
   /**
    * After a deploy that changed only some slices' code (diff-build.ts): the earlier code's
    * `renderCode` and those slice types. A page showing none of them is reused when its inputs under
@@ -180,20 +179,18 @@ export interface BuiltRoute extends ManifestRoute {
   inputs?: string;
 }
 
-/** What a diff build knows of a route from the index: the dependencies and inputs of its last render. */
-export interface KnownRoute {
-  dependencies: readonly string[];
-  inputs?: string | undefined;
-}
-
-export interface BuiltManifest extends BuildManifest {
-  routes: Record<string, BuiltRoute>;
-}
+export type { KnownRoute };
 
 export interface BuildOutcome {
   summary: BuildSummary;
-  /** What was written last to `.pressroom/manifest.json`, with each route's dependencies. */
-  manifest: BuiltManifest;
+  /** What was written last to `.pressroom/manifest.json`. */
+  manifest: BuildManifest;
+  /**
+   * Each route of the manifest with what its render read and was rendered from, for the worker's
+   * index: read again a chunk at a time from the build's temporary file; none when the build feeds
+   * no index. The caller closes it.
+   */
+  routes: BuiltRoutes;
   /**
    * Every document at the ref, without its data: what the dependency index keeps of them. Read
    * again a chunk at a time each time it is iterated; the caller closes it.
@@ -218,6 +215,17 @@ export interface BuiltDocuments extends Iterable<PrismicDocument> {
 }
 
 const NO_DOCUMENTS: BuiltDocuments = { [Symbol.iterator]: () => [][Symbol.iterator](), close: () => {} };
+
+/**
+ * A build's routes for the worker's index (`BuildOutcome.routes`): each with its manifest entry and
+ * what its render recorded (a page kept as stored: only its inputs, its dependencies being those
+ * the index recorded). A route the build recorded twice comes twice.
+ */
+export interface BuiltRoutes extends Iterable<[route: string, entry: ManifestRoute, known: KnownRoute]> {
+  close(): void;
+}
+
+const NO_ROUTES: BuiltRoutes = { [Symbol.iterator]: () => [][Symbol.iterator](), close: () => {} };
 
 /** fullBuild, also handing back the manifest and the documents (the worker rebuilds its index from them). */
 export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
@@ -315,7 +323,7 @@ interface Build {
   options: BuildOptions;
   inputs: BuildInputs;
   log: Logger;
-  manifest: BuiltManifest;
+  manifest: BuildManifest;
   counts: { rendered: number; reused: number; written: number; unchanged: number; deleted: number };
   /** Each stage's milliseconds, as the summary gives them (`lap`), and when the last one ended. */
   stages: Record<string, number>;
@@ -337,21 +345,18 @@ interface Build {
   /** Route → the inputs its stored page was rendered from, for each page that may be kept. */
   reusable: Record<string, string>;
   /**
-   * Each page's dependencies come from a render thread as strings of their own: the manifest keeps
-   * one copy of each (every page names the navigation's targets and the frame's documents).
+   * Each route's dependencies and inputs, when the build feeds an index (`feedsIndex`): in a
+   * temporary file until the caller writes the index, not beside the manifest's entries.
    */
-  pooled: ReturnType<typeof dependencyPool>;
+  known: RouteEntries | undefined;
 }
 
 /**
  * Whether the caller rebuilds a dependency index from the outcome (the worker's diff build): only
- * then does it get every document and its hash back. `reuse: true` feeds none (fullBuild,
- * `pressroom build`), and a 100,000-page build would hold them to no end.
+ * then does it get every route's dependencies, every document and its hash back. `reuse: true`
+ * feeds none (fullBuild, `pressroom build`), and a 100,000-page build would hold them to no end.
  */
 const feedsIndex = (options: BuildOptions) => options.reuse !== true;
-
-/** A route's dependencies when the build feeds no index: one empty list for every route. */
-const NO_DEPENDENCIES: string[] = [];
 
 async function build(options: BuildOptions, start: PoolStart): Promise<BuildOutcome> {
   const started = performance.now();
@@ -409,10 +414,31 @@ async function buildAll(current: Build, start: PoolStart, started: number): Prom
   return {
     summary,
     manifest: current.manifest,
+    routes: handOverRoutes(current),
     documents: feedsIndex(options) ? handOver(current, pages) : NO_DOCUMENTS,
     hashes,
     changedRoutes,
     site,
+  };
+}
+
+/**
+ * The build's routes for its caller's index: each manifest entry with the dependencies and inputs
+ * its render recorded. Their file outlives the build (it is taken off what the build closes at its
+ * end), and the caller closes it.
+ */
+function handOverRoutes(current: Build): BuiltRoutes {
+  const { known, manifest } = current;
+  if (!known) return NO_ROUTES;
+  current.atEnd = current.atEnd.filter((held) => held !== known);
+  return {
+    *[Symbol.iterator]() {
+      for (const [route, recorded] of known) {
+        const entry = manifest.routes[route];
+        if (entry) yield [route, entry, recorded];
+      }
+    },
+    close: () => known.close(),
   };
 }
 
@@ -485,6 +511,7 @@ function startBuild(options: BuildOptions, inputs: BuildInputs, started: number)
   const now = performance.now();
   const pageInputs = new EntryLog();
   const records = new EntryLog();
+  const known = feedsIndex(options) ? new RouteEntries() : undefined;
   return {
     options,
     inputs,
@@ -504,9 +531,9 @@ function startBuild(options: BuildOptions, inputs: BuildInputs, started: number)
     failed: [],
     pageInputs,
     records,
-    atEnd: [pageInputs, records],
+    atEnd: known ? [pageInputs, records, known] : [pageInputs, records],
     reusable: {},
-    pooled: dependencyPool(),
+    known,
   };
 }
 
@@ -599,7 +626,7 @@ function reusablePages({ options, inputs }: Build): Record<string, string> {
     if (
       last?.hash === shortHash(entry.hash) &&
       inputs.isStored(entry.key, entry.hash) &&
-      (reuse === true || reuse.get(route)?.inputs === last.inputs)
+      (reuse === true || reuse.get(route) === last.inputs)
     )
       reusable[route] = last.inputs;
   }
@@ -652,9 +679,7 @@ function keepWholeSite(
 ): BuildOutcome {
   const { inputs, log } = current;
   const previous = inputs.previous as BuildManifest;
-  const routes: Record<string, BuiltRoute> = {};
-  for (const [route, entry] of Object.entries(previous.routes)) {
-    routes[route] = Object.assign(entry, { dependencies: NO_DEPENDENCIES });
+  for (const route of Object.keys(previous.routes)) {
     const json = inputs.previousInputs.get(route) as string;
     if (json.includes('"islands"')) {
       const islands = parseEntry<PageInputs>(json)?.islands;
@@ -672,13 +697,14 @@ function keepWholeSite(
     if (record.r !== undefined)
       log.error({ documentId: id }, `document ${id} gets no page: ${record.r} (see pressroom status)`);
   }
-  current.manifest = { ...previous, routes };
+  current.manifest = previous;
   releasePrevious(current);
   lap(current, "kept");
   log.info({ builtAt: previous.builtAt }, "nothing changed since the last build: every page kept as stored");
   return {
     summary: summarize(current, started, start.started()),
     manifest: current.manifest,
+    routes: NO_ROUTES,
     documents: NO_DOCUMENTS,
     hashes: new Map(),
     changedRoutes: [],
@@ -1012,16 +1038,8 @@ async function commit(current: Build, batch: BatchResult, progress?: Progress): 
   const granted = guard ? await guard.claim(batch.rendered.map((r) => r.route)) : undefined;
   await mapLimit(batch.rendered, UPLOADS_IN_FLIGHT, async (result) => {
     const { route, body, contentType, islands, inputs } = result;
-    const dependencies = feedsIndex(current.options)
-      ? current.pooled({ dependencies: result.dependencies }).dependencies
-      : NO_DEPENDENCIES;
-    current.manifest.routes[route] = builtRoute(
-      current,
-      result,
-      dependencies,
-      inputs,
-      current.inputs.previous?.routes[route],
-    );
+    current.manifest.routes[route] = manifestEntry(result, current.inputs.previous?.routes[route]);
+    current.known?.add(route, { dependencies: result.dependencies, inputs });
     if (inputs)
       keepInputs(current, route, { hash: shortHash(result.hash), inputs, ...(islands ? { islands } : {}) });
     current.counts.rendered++;
@@ -1040,18 +1058,15 @@ function keepReused(
   progress?: Progress,
 ): void {
   const { inputs } = current;
-  const reuse = current.options.reuse ?? false;
   for (const route of reused) {
-    const before = inputs.previous?.routes[route] as ManifestRoute;
-    const dependencies = reuse instanceof Map ? [...(reuse.get(route)?.dependencies ?? [])] : NO_DEPENDENCIES;
+    // The last manifest's entry is this one (no other holds it on).
+    current.manifest.routes[route] = inputs.previous?.routes[route] as ManifestRoute;
     // Kept under the earlier code: recorded with its inputs under this code, for the next build.
     const json = inputs.previousInputs.get(route) as string;
     const last = parseEntry<PageInputs>(json) as PageInputs;
     const kept = renewed[route] ? { ...last, inputs: renewed[route] } : last;
-    // Without an index to feed, the last manifest's entry is this one (no other holds it on).
-    current.manifest.routes[route] = feedsIndex(current.options)
-      ? builtRoute(current, before, dependencies, kept.inputs)
-      : Object.assign(before, { dependencies });
+    // Its render is the one the index recorded (`reusablePages`): so are its dependencies.
+    current.known?.add(route, { inputs: kept.inputs });
     // Unchanged, its entry is the last build's bytes as they were read.
     if (kept === last) current.pageInputs.add(route, json);
     else keepInputs(current, route, kept);
@@ -1064,27 +1079,16 @@ function keepReused(
 
 /**
  * A manifest entry, always built field by field: an entry spread from a render thread's answer got
- * a hidden class of its own (~250 bytes a route). Without an index to feed, the page inputs file
- * alone keeps what the page was rendered from. Its key and document id are the last manifest's
+ * a hidden class of its own (~250 bytes a route). Its key and document id are the last manifest's
  * strings when equal (`before`): the last manifest is held while pages render, and a render
- * thread's answer brings copies of its own (7 MB at 100,000 routes).
+ * thread's answer brings copies of its own (7 MB at 100,000 routes). What the page was rendered
+ * from and what it read are not kept here: the page inputs file and, for an index, `known`.
  */
-function builtRoute(
-  current: Build,
-  entry: ManifestRoute,
-  dependencies: string[],
-  inputs: string | undefined,
-  before?: ManifestRoute,
-): BuiltRoute {
+function manifestEntry(entry: ManifestRoute, before?: ManifestRoute): ManifestRoute {
   const { hash, status } = entry;
   const key = before?.key === entry.key ? before.key : entry.key;
   const documentId = before?.documentId === entry.documentId ? before?.documentId : entry.documentId;
-  const built: BuiltRoute =
-    documentId === undefined
-      ? { key, hash, status, dependencies }
-      : { key, hash, status, documentId, dependencies };
-  if (inputs !== undefined && feedsIndex(current.options)) built.inputs = inputs;
-  return built;
+  return documentId === undefined ? { key, hash, status } : { key, hash, status, documentId };
 }
 
 /** Records what a page was rendered from, as the JSON the page inputs file holds. */
@@ -1099,7 +1103,10 @@ function keepFailed(current: Build, failure: FailedRender, progress?: Progress):
   // What it depends on is not known without a render: at least its own document (the diff
   // build adds what the dependency index still knew), so it is rendered when that changes.
   const dependencies = failure.documentId ? [`doc:${failure.documentId}`] : [];
-  if (before) current.manifest.routes[failure.route] = builtRoute(current, before, dependencies, undefined);
+  if (before) {
+    current.manifest.routes[failure.route] = before;
+    current.known?.add(failure.route, { dependencies });
+  }
   current.log.error(
     { route: failure.route, documentId: failure.documentId, err: failure.error },
     "render failed: the route keeps its last good page",

@@ -515,13 +515,15 @@ export class DependencyIndex {
   }
 
   /**
-   * Replaces the whole index (after a full or diff build), built with the code `site`. `documents`
-   * is read once, as the commands are sent (a build's are read back from its temporary file a chunk
-   * at a time: diff-build.ts).
+   * Replaces the whole index (after a full or diff build), built with the code `site`. `routes` and
+   * `documents` are read once, as the commands are sent (a build's are read back from its
+   * temporary files a chunk at a time: diff-build.ts).
    */
   async replace(
     ref: string,
-    routes: ReadonlyMap<string, IndexedRoute>,
+    routes:
+      | Iterable<[route: string, entry: IndexedRoute]>
+      | AsyncIterable<[route: string, entry: IndexedRoute]>,
     documents: Iterable<[id: string, doc: IndexedDocument]>,
     site: BuiltWith,
     guard?: TransactionGuard,
@@ -535,36 +537,49 @@ export class DependencyIndex {
     );
   }
 
-  private *replaceCommands(
+  private async *replaceCommands(
     ref: string,
-    routes: ReadonlyMap<string, IndexedRoute>,
+    routes:
+      | Iterable<[route: string, entry: IndexedRoute]>
+      | AsyncIterable<[route: string, entry: IndexedRoute]>,
     documents: Iterable<[id: string, doc: IndexedDocument]>,
     site: BuiltWith,
     stale: readonly string[],
-  ): Generator<RedisCommand> {
+  ): AsyncGenerator<RedisCommand> {
     yield ["del", this.key("routes"), this.key("docs"), this.key("meta"), this.key("redirects")];
     yield ["set", this.key("modules"), JSON.stringify(site.modules)];
     for (let i = 0; i < stale.length; i += GROUP) yield ["del", ...stale.slice(i, i + GROUP)];
-    yield* hsetInGroups(
-      this.key("routes"),
-      mapEntries(routes, (entry) => JSON.stringify(entry)),
-    );
-    // Each dependency's routes, ARGS_CHUNK routes at a time (SADD adds to what the set holds): at
-    // 100,000 routes of ~30 dependencies each, a reverse map of every route holds 3 million references.
+    // One pass over the routes (a build reads them back from its temporary file): their entries,
+    // GROUP a command, and each dependency's routes, ARGS_CHUNK routes at a time (SADD adds to what
+    // the set holds): at 100,000 routes of ~30 dependencies each, a reverse map of every route
+    // holds 3 million references.
+    const routesKey = this.key("routes");
+    let fields: string[] = [];
     let reverse = new Map<string, string[]>();
     let held = 0;
-    for (const [route, entry] of routes) {
+    const members = () => {
+      const commands: RedisCommand[] = [];
+      for (const [dependency, list] of reverse)
+        commands.push(["sadd", this.key(`dep:${dependency}`), ...list]);
+      reverse = new Map();
+      held = 0;
+      return commands;
+    };
+    for await (const [route, entry] of routes) {
+      fields.push(route, JSON.stringify(entry));
+      if (fields.length >= GROUP * 2) {
+        yield ["hset", routesKey, ...fields];
+        fields = [];
+      }
       for (const dependency of entry.dependencies) {
         const list = reverse.get(dependency);
         if (list) list.push(route);
         else reverse.set(dependency, [route]);
       }
-      if (++held < ARGS_CHUNK) continue;
-      for (const [dependency, list] of reverse) yield ["sadd", this.key(`dep:${dependency}`), ...list];
-      reverse = new Map();
-      held = 0;
+      if (++held >= ARGS_CHUNK) yield* members();
     }
-    for (const [dependency, list] of reverse) yield ["sadd", this.key(`dep:${dependency}`), ...list];
+    if (fields.length > 0) yield ["hset", routesKey, ...fields];
+    yield* members();
     yield* hsetsInGroups(this.documentFields(documents));
     yield [
       "hset",

@@ -2,15 +2,16 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { PrismicDocument } from "@prismicio/client";
 import { redisKeys } from "#jobs/catalog.ts";
+import { chunksOf } from "#jobs/chunks.ts";
+import type { ManifestRoute } from "#manifest/manifest.ts";
 import { website } from "#website";
 import type { CanonicalTarget } from "#website/contract.ts";
 import { documentHash } from "../build/document-hash.ts";
-import { buildSite, type KnownRoute } from "../build/full-build.ts";
+import { type BuiltRoutes, buildSite, type KnownRoute } from "../build/full-build.ts";
 import { currentSiteParts, currentSiteVersion, renderCodeOf } from "../build/render-code.ts";
 import { renderThreadModules } from "../build/render-thread-bundle.ts";
 import type { PublishContext } from "./context.ts";
 import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./dependency-index.ts";
-import { dependencyPool } from "./dependency-pool.ts";
 import { purgeRoutes } from "./edge-purge.ts";
 import { buildGuard, generationGuard, nextGeneration } from "./generation.ts";
 import { builtRefsCommands } from "./pending-refs.ts";
@@ -48,7 +49,7 @@ export async function rebuild(
   // Written by a publish that did not commit: the manifest's hashes are not what is stored there.
   const [unsettled, reuse, earlier] = await Promise.all([
     ctx.redis.smembers(redisKeys(ctx.queuePrefix).unsettledRoutes),
-    knownDependencies(index),
+    indexedInputs(index),
     slicesOnly(ctx, index),
   ]);
   const outcome = await buildSite({
@@ -65,34 +66,24 @@ export async function rebuild(
     ...(ctx.sitemapUrlLimit ? { sitemapUrlLimit: ctx.sitemapUrlLimit } : {}),
     ...(ctx.renderThreads === undefined ? {} : { renderThreads: ctx.renderThreads }),
   });
-  const routes = new Map<string, IndexedRoute>(Object.entries(outcome.manifest.routes));
   const { failed } = outcome.summary;
+  const failedRoutes = new Set(failed.map((f) => f.route));
   try {
-    if (failed.length > 0) {
-      // A failed route stays in the index with what it depended on before (where the index still
-      // knows it), so a change to any of those renders it again.
-      for (const [route, before] of await index.routes(failed.map((f) => f.route))) {
-        const kept = routes.get(route); // in the manifest only if it had a page before
-        if (!kept || !Array.isArray(before.dependencies)) continue;
-        routes.set(route, {
-          ...kept,
-          dependencies: [...new Set([...before.dependencies, ...kept.dependencies])],
-        });
-      }
-    }
-    // Each document made what the index keeps as the commands are sent, never all at once.
+    // Each route and each document made what the index keeps as the commands are sent, never all
+    // at once.
+    const routes = indexedRoutes(outcome.routes, index, failedRoutes);
     const documents = mapIterable(outcome.documents, (doc): [string, IndexedDocument] => [
       doc.id,
       indexed(doc, outcome.hashes.get(doc.id)),
     ]);
     await index.replace(ref, routes, documents, outcome.site, generationGuard(ctx.queuePrefix, mine));
   } finally {
+    outcome.routes.close();
     outcome.documents.close();
   }
   // A delivery announcing this ref with no ids (pending-refs.ts) now needs no diff build of its own.
   await ctx.redis.multi(builtRefsCommands(ctx.queuePrefix, [ref])).exec();
   // This build's failures recorded (attempts counted on), every other recorded failure forgotten.
-  const failedRoutes = new Set(failed.map((f) => f.route));
   const recovered = (await routeFailures(ctx.redis, ctx.queuePrefix))
     .map((f) => f.route)
     .filter((route) => !failedRoutes.has(route));
@@ -107,7 +98,7 @@ export async function rebuild(
   const edge = ctx.edge
     ? await purgeRoutes(ctx, outcome.changedRoutes, {
         reference: `${ctx.queuePrefix}-${mine}-build-${Date.now()}`,
-        siteRoutes: routes.size,
+        siteRoutes: outcome.summary.routes,
       })
     : undefined;
   const { summary } = outcome;
@@ -214,20 +205,72 @@ async function slicesOnly(
 }
 
 /**
- * The dependencies the index recorded for every route, with the inputs of the build's render that
- * recorded them, so the build may keep a page whose inputs are those and unchanged (its
- * dependencies are then the same too: a route a publish or another build rendered since has other
- * inputs, or none, and renders); none when the index is missing or of another version (its
- * dependencies may not mean what this version's do): every page renders.
+ * The inputs of each route's last render, where the index recorded them, so the build may keep a page whose inputs are those and unchanged (its dependencies are
+ * then the index's too: `indexedRoutes`; a route a publish or another build rendered since has
+ * other inputs, or none, and renders); none when the index is missing or of another version (its
+ * dependencies may not mean what this version's do): every page renders. Read READ_GROUP routes at
+ * a time: only the inputs are held, not each route's dependencies.
  */
-async function knownDependencies(index: DependencyIndex): Promise<ReadonlyMap<string, KnownRoute> | false> {
+async function indexedInputs(index: DependencyIndex): Promise<ReadonlyMap<string, string> | false> {
   if ((await index.ref()) === undefined) return false;
-  const pooled = dependencyPool(); // one copy of each dependency string (dependency-pool.ts)
-  const known = new Map<string, KnownRoute>();
-  for (const [route, entry] of await index.routes(await index.routeNames()))
-    if (Array.isArray(entry.dependencies) && entry.inputs)
-      known.set(route, { dependencies: pooled(entry).dependencies, inputs: entry.inputs });
+  const known = new Map<string, string>();
+  for (const routes of chunksOf(await index.routeNames(), READ_GROUP))
+    for (const [route, entry] of await index.routes(routes))
+      if (Array.isArray(entry.dependencies) && entry.inputs) known.set(route, entry.inputs);
   return known;
+}
+
+/**
+ * Each built route as the index keeps it (`indexedRoute`). A page kept as stored keeps the
+ * dependencies the index recorded of its render; a failed route keeps them beside its own document,
+ * so that a change to any of them renders it again. Both read from the index being replaced (its
+ * transaction's commands wait for EXEC), READ_GROUP routes at a time.
+ */
+async function* indexedRoutes(
+  routes: BuiltRoutes,
+  index: DependencyIndex,
+  failed: ReadonlySet<string>,
+): AsyncGenerator<[string, IndexedRoute]> {
+  let waiting: [string, ManifestRoute, KnownRoute][] = [];
+  async function* recorded(): AsyncGenerator<[string, IndexedRoute]> {
+    const before = await index.routes(waiting.map(([route]) => route));
+    for (const [route, entry, known] of waiting) {
+      const dependencies = before.get(route)?.dependencies;
+      const earlier = Array.isArray(dependencies) ? dependencies : [];
+      yield [
+        route,
+        indexedRoute(entry, [...new Set([...earlier, ...(known.dependencies ?? [])])], known.inputs),
+      ];
+    }
+    waiting = [];
+  }
+  for (const [route, entry, known] of routes) {
+    if (known.dependencies && !failed.has(route)) {
+      yield [route, indexedRoute(entry, known.dependencies, known.inputs)];
+      continue;
+    }
+    waiting.push([route, entry, known]);
+    if (waiting.length >= READ_GROUP) yield* recorded();
+  }
+  yield* recorded();
+}
+
+/** Routes whose index entries a diff build reads at a time: their JSON, not every route's at once. */
+const READ_GROUP = 500;
+
+/** A route as the index keeps it, built field by field: its manifest entry, what its render read and was rendered from. */
+function indexedRoute(
+  entry: ManifestRoute,
+  dependencies: string[],
+  inputs: string | undefined,
+): IndexedRoute {
+  const { key, hash, status, documentId } = entry;
+  const built: IndexedRoute =
+    documentId === undefined
+      ? { key, hash, status, dependencies }
+      : { key, hash, status, documentId, dependencies };
+  if (inputs !== undefined) built.inputs = inputs;
+  return built;
 }
 
 /** `items` each made into `make(item)` as it is read (once). */
