@@ -92,4 +92,25 @@ describe("DependencyIndex.replace with more routes than one command names", () =
       `doc:${pageId(2100)}`,
     );
   });
+
+  it("replaced again, by routes read as they are sent, keeps no dependency only the last index had", async () => {
+    // Half the routes, each depending on its own document only, handed as a diff build hands them:
+    // an async generator, read once.
+    async function* routes(): AsyncGenerator<[string, IndexedRoute]> {
+      for (let i = 0; i < ROUTES; i += 2)
+        yield [
+          route(i),
+          { key: `page-${i}/index.html`, hash: `n${i}`, status: 200, dependencies: [`doc:${pageId(i)}`] },
+        ];
+    }
+    await index.replace("ref-2", routes(), documents(), TEST_BUILT_WITH);
+    const depKeys = await redis.keys(`${PREFIX}:index:dep:*`);
+    // The first index had ~2 × ROUTES + 1 of them: more than one SCAN page.
+    expect(depKeys.sort()).toEqual(
+      Array.from({ length: ROUTES / 2 }, (_, i) => `${PREFIX}:index:dep:doc:${pageId(i * 2)}`).sort(),
+    );
+    expect((await index.dependents([`doc:${pageId(2)}`])).get(`doc:${pageId(2)}`)).toEqual([route(2)]);
+    expect((await index.routes([route(1)])).size).toBe(0);
+    expect(await index.ref()).toBe("ref-2");
+  });
 });

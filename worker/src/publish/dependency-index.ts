@@ -528,13 +528,7 @@ export class DependencyIndex {
     site: BuiltWith,
     guard?: TransactionGuard,
   ): Promise<void> {
-    const stale = await this.redis.keys(`${this.key("dep:")}*`);
-    await execTransaction(
-      this.redis,
-      this.replaceCommands(ref, routes, documents, site, stale),
-      undefined,
-      guard,
-    );
+    await execTransaction(this.redis, this.replaceCommands(ref, routes, documents, site), undefined, guard);
   }
 
   private async *replaceCommands(
@@ -544,11 +538,20 @@ export class DependencyIndex {
       | AsyncIterable<[route: string, entry: IndexedRoute]>,
     documents: Iterable<[id: string, doc: IndexedDocument]>,
     site: BuiltWith,
-    stale: readonly string[],
   ): AsyncGenerator<RedisCommand> {
     yield ["del", this.key("routes"), this.key("docs"), this.key("meta"), this.key("redirects")];
     yield ["set", this.key("modules"), JSON.stringify(site.modules)];
-    for (let i = 0; i < stale.length; i += GROUP) yield ["del", ...stale.slice(i, i + GROUP)];
+    // Every dependency's set, deleted before the new ones are added: found by SCAN a page at a time
+    // (the transaction's commands wait for EXEC, so it sees the index being replaced), not KEYS: at
+    // 100,000 routes there are hundreds of thousands, and KEYS would hold Redis for the whole
+    // keyspace and this process would hold every name.
+    const stale = this.key("dep:");
+    let cursor = "0";
+    do {
+      const [next, keys] = await this.redis.scan(cursor, "MATCH", `${stale}*`, "COUNT", 1000);
+      cursor = next;
+      for (let i = 0; i < keys.length; i += GROUP) yield ["del", ...keys.slice(i, i + GROUP)];
+    } while (cursor !== "0");
     // One pass over the routes (a build reads them back from its temporary file): their entries,
     // GROUP a command, and each dependency's routes, ARGS_CHUNK routes at a time (SADD adds to what
     // the set holds): at 100,000 routes of ~30 dependencies each, a reverse map of every route
