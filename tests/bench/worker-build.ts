@@ -83,6 +83,7 @@ try {
     },
   );
   const floor = childResult<BuildResult>(stdout);
+  console.log(`floor: ${floor.summary.rendered} rendered, peak RSS ${floor.maxRssMB} MB`);
   rows.push({
     label: "floor: pressroom build, empty folder",
     wallS: (performance.now() - started) / 1000,
@@ -129,7 +130,9 @@ try {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const wallS = (performance.now() - begun) / 1000;
-    rows.push({ label, wallS, cpuS: cpuSeconds(worker), peakRssMB: peakRssMB(worker), detail });
+    const row = { label, wallS, cpuS: cpuSeconds(worker), peakRssMB: peakRssMB(worker), detail };
+    rows.push(row);
+    console.log(`${label}: ${wallS.toFixed(1)} s, peak RSS ${row.peakRssMB} MB (${detail})`);
     await stopProcess(worker.child);
   };
 
