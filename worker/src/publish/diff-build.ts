@@ -205,11 +205,12 @@ async function slicesOnly(
 }
 
 /**
- * The inputs of each route's last render, where the index recorded them, so the build may keep a page whose inputs are those and unchanged (its dependencies are
- * then the index's too: `indexedRoutes`; a route a publish or another build rendered since has
- * other inputs, or none, and renders); none when the index is missing or of another version (its
- * dependencies may not mean what this version's do): every page renders. Read READ_GROUP routes at
- * a time: only the inputs are held, not each route's dependencies.
+ * The inputs of each route's last render, where the index recorded them, so the build may keep a
+ * page whose inputs are those and unchanged (its dependencies are then the index's too:
+ * `indexedRoutes`; a route a publish or another build rendered since has other inputs, or none,
+ * and renders); none when the index is missing or of another version (its dependencies may not
+ * mean what this version's do): every page renders. Read READ_GROUP routes at a time: only the
+ * inputs are held, not each route's dependencies.
  */
 async function indexedInputs(index: DependencyIndex): Promise<ReadonlyMap<string, string> | false> {
   if ((await index.ref()) === undefined) return false;
@@ -258,7 +259,7 @@ async function* indexedRoutes(
 /** Routes whose index entries a diff build reads at a time: their JSON, not every route's at once. */
 const READ_GROUP = 500;
 
-/** A route as the index keeps it, built field by field: its manifest entry, what its render read and was rendered from. */
+/** A route as the index keeps it, built field by field: its manifest entry, what its render read, its inputs. */
 function indexedRoute(
   entry: ManifestRoute,
   dependencies: string[],
