@@ -16,7 +16,7 @@
  * Workers and builds run with MALLOC_ARENA_MAX=2, as infra/Dockerfile sets it, unless the
  * environment sets it. Redis comes from REDIS_URL; the queue prefix is this run's own.
  *
- *   npm run bench:worker-build            (PAGES=100000 npm run bench:worker-build: ~10 minutes)
+ *   npm run bench:worker-build            (PAGES=100000 npm run bench:worker-build: ~12 minutes)
  */
 import { execFile } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
