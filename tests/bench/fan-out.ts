@@ -47,7 +47,9 @@ import {
   BUILD_CHILD_NODE_ARGS,
   type BuildResult,
   childResult,
+  cpuSeconds,
   median,
+  peakRssMB,
   type StartedProcess,
   startPressroom,
   stopAll,
@@ -445,18 +447,6 @@ function cpuMeter(processes: Record<string, number | undefined>): () => Record<s
     );
 }
 
-/** CPU seconds `pid` has used so far: utime + stime of /proc/<pid>/stat, in clock ticks (USER_HZ, 100). */
-function cpuSeconds(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The pid of the Redis server when it runs on this machine (INFO's process_id names a redis-server). */
 async function localRedisPid(redis: Redis): Promise<number | undefined> {
   const match = /process_id:(\d+)/.exec(await redis.info("server"));
@@ -465,16 +455,6 @@ async function localRedisPid(redis: Redis): Promise<number | undefined> {
     return readFileSync(`/proc/${match[1]}/comm`, "utf8").startsWith("redis-server")
       ? Number(match[1])
       : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The peak RSS (VmHWM) of `pid` in MB, read from /proc. */
-function peakRssMB(pid: number): number | undefined {
-  try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return match ? Math.round(Number(match[1]) / 1024) : undefined;
   } catch {
     return undefined;
   }

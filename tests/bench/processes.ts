@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUILD_SEMI_SPACE_MB } from "#heap-growth";
 
@@ -131,4 +132,26 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2
     ? (sorted[middle] as number)
     : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** CPU seconds `pid` has used so far, every thread: utime + stime of /proc/<pid>/stat, in clock ticks (USER_HZ, 100). */
+export function cpuSeconds(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The peak RSS (VmHWM) of `pid` in MB, read from /proc. */
+export function peakRssMB(pid: number): number | undefined {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Math.round(Number(match[1]) / 1024) : undefined;
+  } catch {
+    return undefined;
+  }
 }

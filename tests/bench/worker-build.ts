@@ -19,7 +19,7 @@
  *   npm run bench:worker-build            (PAGES=100000 npm run bench:worker-build: ~12 minutes)
  */
 import { execFile } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Redis } from "ioredis";
@@ -29,7 +29,8 @@ import {
   BUILD_CHILD_NODE_ARGS,
   type BuildResult,
   childResult,
-  type StartedProcess,
+  cpuSeconds,
+  peakRssMB,
   startPressroom,
   stopAll,
   stopProcess,
@@ -130,7 +131,13 @@ try {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const wallS = (performance.now() - begun) / 1000;
-    const row = { label, wallS, cpuS: cpuSeconds(worker), peakRssMB: peakRssMB(worker), detail };
+    const row = {
+      label,
+      wallS,
+      cpuS: cpuSeconds(worker.pid) ?? Number.NaN,
+      peakRssMB: peakRssMB(worker.pid) ?? Number.NaN,
+      detail,
+    };
     rows.push(row);
     console.log(`${label}: ${wallS.toFixed(1)} s, peak RSS ${row.peakRssMB} MB (${detail})`);
     await stopProcess(worker.child);
@@ -173,17 +180,4 @@ try {
   await removeKeysUnder(redis, prefix);
   redis.disconnect();
   for (const dir of [contentDir, siteDir, floorDir]) rmSync(dir, { recursive: true, force: true });
-}
-
-/** Peak RSS (VmHWM) of a running process, in MB. */
-function peakRssMB(worker: StartedProcess): number {
-  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${worker.pid}/status`, "utf8"));
-  return Math.round(Number(match?.[1]) / 1024);
-}
-
-/** CPU seconds a running process has used, every thread: utime + stime of /proc/<pid>/stat (USER_HZ 100). */
-function cpuSeconds(worker: StartedProcess): number {
-  const stat = readFileSync(`/proc/${worker.pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
