@@ -179,8 +179,6 @@ export interface BuiltRoute extends ManifestRoute {
   inputs?: string;
 }
 
-export type { KnownRoute };
-
 export interface BuildOutcome {
   summary: BuildSummary;
   /** What was written last to `.pressroom/manifest.json`. */

@@ -156,8 +156,8 @@ function lazyListingSources(job: RoutesJob): {
   };
   return {
     source: async (route) => {
-      const read = await sources();
-      return website.routes.isSitemap(route) ? read.sitemap : read.listing;
+      const { sitemap, listing } = await sources();
+      return website.routes.isSitemap(route) ? sitemap : listing;
     },
     stubs: async () => (await sources()).stubs,
     close: async () => {
