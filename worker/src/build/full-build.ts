@@ -17,8 +17,7 @@ import { reportContentNotices, reportNotices } from "../content-notices.ts";
 import { routesOfKeys } from "../publish/purge-plan.ts";
 import { reportRedirectNotices } from "../publish/redirect-notices.ts";
 import { keyOrUndefined, setServed } from "../publish/redirect-objects.ts";
-import type { DocumentMove } from "../publish/redirects.ts";
-import { buildRedirects, previousRoutes, redirectHashes } from "../publish/redirects-stage.ts";
+import { buildRedirects, movedSince, redirectHashes } from "../publish/redirects-stage.ts";
 import { documentHash, stub, stubOf } from "./document-hash.ts";
 import { newestDate, olderThan, unchangedSince, versionOf } from "./document-records.ts";
 import {
@@ -110,9 +109,12 @@ export interface BuildOptions {
    * or kept (`fullBuild` and `pressroom build` feed no index); a map (route → the inputs of its
    * render the worker's index recorded): only routes whose indexed render is the one the page
    * inputs describe (the same inputs) are reused, with the dependencies that render recorded
-   * (`BuildOutcome.routes`). Default: `true` for `fullBuild`, off for `buildSite`.
+   * (`BuildOutcome.routes`). The build takes the map over: it keeps in it only the routes that may
+   * be kept (what the pages' renders compare with) and empties it once every page is rendered or
+   * kept, so that 100,000 routes' inputs are held once, and not to the build's end. Default: `true`
+   * for `fullBuild`, off for `buildSite`.
    */
-  reuse?: boolean | ReadonlyMap<string, string>;
+  reuse?: boolean | Map<string, string>;
   /**
    * After a deploy that changed only some slices' code (diff-build.ts): the earlier code's
    * `renderCode` and those slice types. A page showing none of them is reused when its inputs under
@@ -194,8 +196,6 @@ export interface BuildOutcome {
    * again a chunk at a time each time it is iterated; the caller closes it.
    */
   documents: BuiltDocuments;
-  /** `documentHash` of each document (with its data), by id. */
-  hashes: Map<string, string>;
   /** Routes whose stored object the build wrote or deleted, assets aside: what the edge purges. */
   changedRoutes: string[];
   /** The site's version the build rendered with (render-code.ts `siteVersion`), its frame and modules. */
@@ -203,12 +203,13 @@ export interface BuildOutcome {
 }
 
 /**
- * A build's documents (stubs), held by the caller until it closes them: the shared documents and the
- * redirects in memory, every other one in the build's temporary file (listed-stubs.ts), parsed a
- * chunk at a time when iterated: never every stub as an object at once, beside every route's entry
+ * A build's documents (stubs), each with its `documentHash` (made from the whole document), held by
+ * the caller until it closes them: the shared documents and the redirects in memory, every other one
+ * in the build's temporary file (listed-stubs.ts) with its hash beside it, parsed a chunk at a time
+ * when iterated: never every stub as an object at once, beside every route's entry
  * (docs/benchmarks.md, the worker's diff build at start).
  */
-export interface BuiltDocuments extends Iterable<PrismicDocument> {
+export interface BuiltDocuments extends Iterable<[doc: PrismicDocument, hash: string]> {
   close(): void;
 }
 
@@ -340,8 +341,11 @@ interface Build {
   newest?: string;
   /** The code and shared documents this build's page inputs are hashed with, once known. */
   hashedWith?: { code: string; shared: string };
-  /** Route → the inputs its stored page was rendered from, for each page that may be kept. */
-  reusable: Record<string, string>;
+  /**
+   * Route → the inputs its stored page was rendered from, for each page that may be kept: the
+   * caller's map when it gave one (`reuse`), emptied when it is let go (`releasePrevious`).
+   */
+  reusable: Map<string, string>;
   /**
    * Each route's dependencies and inputs, when the build feeds an index (`feedsIndex`): in a
    * temporary file until the caller writes the index, not beside the manifest's entries.
@@ -385,9 +389,8 @@ async function buildAll(current: Build, start: PoolStart, started: number): Prom
   if (asLastBuilt(current)) return keepWholeSite(current, site, start, started);
   const pool = start.pool(shared);
   let pages: ListedStubs;
-  const hashes = new Map<string, string>();
   try {
-    pages = await renderPages(current, pool, hashes);
+    pages = await renderPages(current, pool);
   } finally {
     // Its threads end before the listings parse every stub: their memory is back by then.
     await pool.close();
@@ -397,8 +400,8 @@ async function buildAll(current: Build, start: PoolStart, started: number): Prom
   lap(current, "pages");
   await renderListings(current, shared, pages);
   lap(current, "listings");
-  // Every document's move (100,000 objects at 100,000 routes): let go once the redirects are written.
-  const redirectKeys = await writeRedirects(current, routedDocuments(current, pages));
+  // Every document's route (100,000 at 100,000 routes): let go once the redirects are written.
+  const redirectKeys = await writeRedirects(current, routesNow(current, pages));
   lap(current, "redirects");
   // Only now that every route is written: remove what no route produces any more.
   await deleteOrphans(current, redirectKeys);
@@ -414,7 +417,6 @@ async function buildAll(current: Build, start: PoolStart, started: number): Prom
     manifest: current.manifest,
     routes: handOverRoutes(current),
     documents: feedsIndex(options) ? handOver(current, pages) : NO_DOCUMENTS,
-    hashes,
     changedRoutes,
     site,
   };
@@ -447,11 +449,15 @@ function handOverRoutes(current: Build): BuiltRoutes {
 function handOver(current: Build, pages: ListedStubs): BuiltDocuments {
   current.atEnd = current.atEnd.filter((held) => held !== pages);
   // Redirect documents whole: the index keeps their rule (diff-build.ts, `indexed`).
-  const held = [...current.inputs.shared.map(stub), ...current.inputs.redirectDocs];
+  const { shared, redirectDocs } = current.inputs;
+  const held: [PrismicDocument, string][] = [
+    ...shared.map((doc): [PrismicDocument, string] => [stub(doc), documentHash(doc)]),
+    ...redirectDocs.map((doc): [PrismicDocument, string] => [doc, documentHash(doc)]),
+  ];
   return {
     *[Symbol.iterator]() {
       yield* held;
-      yield* pages;
+      yield* pages.withDocumentHashes();
     },
     close: () => pages.close(),
   };
@@ -530,7 +536,7 @@ function startBuild(options: BuildOptions, inputs: BuildInputs, started: number)
     pageInputs,
     records,
     atEnd: known ? [pageInputs, records, known] : [pageInputs, records],
-    reusable: {},
+    reusable: new Map(),
     known,
   };
 }
@@ -593,6 +599,9 @@ async function sharedContentOf(
     inputs.previousRecords = await stored.read();
     inputs.previousInputs = inputs.previousRecords.pages;
     current.reusable = reusablePages(current);
+  } else if (options.reuse instanceof Map) {
+    // No page can be kept: the index's inputs are let go now, not at the build's end.
+    options.reuse.clear();
   }
   const reuse = options.reuse ?? false;
   const shared: SharedContent = {
@@ -615,20 +624,32 @@ async function sharedContentOf(
  * those whose inputs are unchanged (render-inputs.ts). With the index's routes, only when the
  * index recorded the render those page inputs describe (its dependencies are that render's).
  */
-function reusablePages({ options, inputs }: Build): Record<string, string> {
+function reusablePages({ options, inputs }: Build): Map<string, string> {
   const reuse = options.reuse ?? false;
-  const reusable: Record<string, string> = {};
-  if (reuse === false) return reusable;
-  for (const [route, entry] of Object.entries(inputs.previous?.routes ?? {})) {
+  const previous = inputs.previous?.routes ?? {};
+  /** The inputs the route's stored page was rendered from, if it may be kept (and they are `indexed`). */
+  const mayKeep = (route: string, indexed?: string): string | undefined => {
+    const entry = previous[route];
+    if (!entry) return undefined;
     const last = parseEntry<PageInputs>(inputs.previousInputs.get(route));
-    if (
+    const kept =
       last?.hash === shortHash(entry.hash) &&
       inputs.isStored(entry.key, entry.hash) &&
-      (reuse === true || reuse.get(route) === last.inputs)
-    )
-      reusable[route] = last.inputs;
+      (indexed === undefined || indexed === last.inputs);
+    return kept ? last.inputs : undefined;
+  };
+  if (reuse === false) return new Map();
+  if (reuse === true) {
+    const reusable = new Map<string, string>();
+    for (const route of Object.keys(previous)) {
+      const last = mayKeep(route);
+      if (last !== undefined) reusable.set(route, last);
+    }
+    return reusable;
   }
-  return reusable;
+  // The index's inputs, kept where they are the stored page's: the same strings, no second map.
+  for (const [route, indexed] of reuse) if (mayKeep(route, indexed) === undefined) reuse.delete(route);
+  return reuse;
 }
 
 /**
@@ -652,7 +673,7 @@ function asLastBuilt(current: Build): boolean {
   if (!assets.every((key) => previous.assets[key] === manifest.assets[key])) return false;
   const expected = new Set(assets);
   for (const [route, entry] of Object.entries(previous.routes)) {
-    if (current.reusable[route] === undefined) return false;
+    if (!current.reusable.has(route)) return false;
     expected.add(entry.key);
   }
   for (const [key, hash] of redirectHashes(previous)) {
@@ -704,7 +725,6 @@ function keepWholeSite(
     manifest: current.manifest,
     routes: NO_ROUTES,
     documents: NO_DOCUMENTS,
-    hashes: new Map(),
     changedRoutes: [],
     site,
   };
@@ -714,21 +734,15 @@ function keepWholeSite(
  * Renders the shared types' routes (before the pages that embed and link them), then every other
  * routed document streamed from the content API. Answers their stubs, for the listings.
  */
-async function renderPages(
-  current: Build,
-  pool: BuildPool,
-  hashes: Map<string, string>,
-): Promise<ListedStubs> {
+async function renderPages(current: Build, pool: BuildPool): Promise<ListedStubs> {
   const { inputs, log } = current;
-  if (feedsIndex(current.options))
-    for (const doc of [...inputs.shared, ...inputs.redirectDocs]) hashes.set(doc.id, documentHash(doc));
   // Read whole by every build: only their versions are recorded, for the documents that show them.
   for (const doc of [...inputs.shared, ...inputs.redirectDocs])
     keepRecord(current, doc.id, { v: versionOf(doc) ?? "" });
   const own = sharedTypesRoutes(inputs, log);
   const shown = inputsOf(current, "shared");
   if (!keepAll(current, own, shown)) await commit(current, withInputs(await pool.render([], own), shown));
-  return await renderStreamed(current, pool, hashes);
+  return await renderStreamed(current, pool);
 }
 
 /**
@@ -753,17 +767,12 @@ async function renderListings(current: Build, shared: SharedContent, stubs: List
   await commit(current, withInputs(listings, listed));
 }
 
-/** Every document's route now (`to`) and in the last build (`from`), each stub parsed a chunk at a time. */
-function routedDocuments(current: Build, stubs: ListedStubs): DocumentMove[] {
-  const before = previousRoutes(current.inputs.previous);
-  const documents: DocumentMove[] = [];
+/** Every document's route now, by id, each stub parsed a chunk at a time. */
+function routesNow(current: Build, stubs: ListedStubs): Map<string, string | null> {
+  const routes = new Map<string, string | null>();
   for (const docs of [current.inputs.shared, stubs])
-    for (const doc of docs) {
-      const from = before.get(doc.id);
-      const to = website.routes.ofDocument(doc);
-      documents.push(from === undefined ? { id: doc.id, to } : { id: doc.id, to, from });
-    }
-  return documents;
+    for (const doc of docs) routes.set(doc.id, website.routes.ofDocument(doc));
+  return routes;
 }
 
 /**
@@ -789,7 +798,7 @@ function previousParts(current: Build): string[] {
  * sitemap names its parts. Answers whether they were kept.
  */
 function keepAll(current: Build, routes: readonly string[], inputs: string | undefined): boolean {
-  if (inputs === undefined || !routes.every((route) => current.reusable[route] === inputs)) return false;
+  if (inputs === undefined || !routes.every((route) => current.reusable.get(route) === inputs)) return false;
   keepReused(current, routes, {});
   return true;
 }
@@ -817,7 +826,9 @@ function lap(current: Build, name: string): void {
 function releasePrevious(current: Build): void {
   current.inputs.previousInputs = NO_RECORDS.pages;
   current.inputs.previousRecords = NO_RECORDS;
-  current.reusable = {};
+  // The caller's map too (`reuse`), which its caller may still hold.
+  current.reusable.clear();
+  current.reusable = new Map();
 }
 
 /**
@@ -851,23 +862,18 @@ function streamedTypes(): string[] {
  * Each page of 100 goes to a render thread as the API's bytes: it parses them, renders every
  * document's route and answers what the build keeps of each (stub, hash, refused uid). A rebuild
  * that may keep pages reads only the documents changed since the last build (`renderChanged`).
- * Answers the stubs; `hashes` gets each document's when the build feeds an index.
+ * Answers the stubs, each with its document's hash when the build feeds an index.
  */
-async function renderStreamed(
-  current: Build,
-  pool: BuildPool,
-  hashes: Map<string, string>,
-): Promise<ListedStubs> {
+async function renderStreamed(current: Build, pool: BuildPool): Promise<ListedStubs> {
   const { options, inputs, log } = current;
   const types = streamedTypes();
   // Their digest is the listings' inputs, when pages may be kept (`renderListings`).
-  const stubs = closeAtEnd(current, new ListedStubs({ digest: true }));
+  const stubs = closeAtEnd(current, new ListedStubs({ digest: true, documentHashes: feedsIndex(options) }));
   if (types.length === 0) return stubs;
   const progress = options.progress ? createProgress("building pages", log) : undefined;
   const onListed = (item: ListedDocument) => {
     const { stub: page, hash, refused, notices } = item;
-    stubs.add(page);
-    if (feedsIndex(options)) hashes.set(page.id, hash);
+    stubs.add(page, hash);
     keepRecord(current, page.id, recordOf(item));
     // What editors should fix (content-notices.ts), said once per build, as for every document.
     if (notices) reportNotices(notices, log);
@@ -990,7 +996,7 @@ async function renderChanged(
         ? keptAsRecorded(doc, record)
         : undefined;
     const route = kept && !kept.refused ? website.routes.ofDocument(kept.stub) : null;
-    if (!kept || (route !== null && current.reusable[route] === undefined)) {
+    if (!kept || (route !== null && !current.reusable.has(route))) {
       changed.push(doc.id);
       continue;
     }
@@ -1117,12 +1123,17 @@ function keepFailed(current: Build, failure: FailedRender, progress?: Progress):
  * previous manifest's routes, so an old URL answers 301), and the editors' redirects. Answers the
  * keys of the redirect objects the site keeps.
  */
-async function writeRedirects(current: Build, documents: DocumentMove[]): Promise<Iterable<string>> {
+async function writeRedirects(
+  current: Build,
+  routes: ReadonlyMap<string, string | null>,
+): Promise<Iterable<string>> {
   const { options, inputs, manifest } = current;
   await options.guard?.ensureCurrent();
   const redirects = await buildRedirects(options.store, {
     siteUrl: options.siteUrl,
-    documents,
+    routes,
+    // Renames no publish saw: the last build's manifest has the page at another route.
+    moves: movedSince(inputs.previous, routes),
     rules: website.redirects ? inputs.redirectDocs.map(website.redirects.ruleOf) : [],
     isPage: (route) => Object.hasOwn(manifest.routes, route),
     isStored: (key, hash) => {

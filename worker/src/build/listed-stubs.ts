@@ -6,7 +6,19 @@ import { stubsAt } from "./stub-files.ts";
 const PER_CHUNK = 100;
 /** Bytes of each stub's hash that `digest` combines. */
 const HASH_BYTES = 16;
+/** A document's hash as document-hash.ts makes it: 24 hex digits. */
+const DOCUMENT_HASH_CHARS = 24;
 const utf8 = new TextEncoder();
+
+/** `buffer`, or a copy twice as long (and again) once `bytes` would not fit in it. */
+function room(buffer: Buffer, bytes: number): Buffer {
+  if (bytes <= buffer.length) return buffer;
+  let length = buffer.length * 2;
+  while (length < bytes) length *= 2;
+  const grown = Buffer.alloc(length);
+  buffer.copy(grown);
+  return grown;
+}
 
 /**
  * Every document a build listed, as listings read it (document-hash.ts `stub`), held until the
@@ -14,8 +26,9 @@ const utf8 = new TextEncoder();
  * search answer's shape (`{"results":[…]}`), 100 stubs a chunk, in a temporary file (spill-file.ts),
  * read back a chunk at a time by each listing that iterates them. A rebuild holds the documents of
  * its versions' listing so too, until every version is known. Nothing is held in memory per stub
- * but its hash (with `digest`); as objects, 100,000 stubs held ~100 MB of heap. `close` lets go of
- * the file (reading the stubs to the end with `drain` does too).
+ * but its hash (with `digest`) and its document's (with `documentHashes`, for the index), as bytes
+ * end to end; as objects, 100,000 stubs held ~100 MB of heap, and a map of their documents' hashes
+ * 11 MB. `close` lets go of the file (reading the stubs to the end with `drain` does too).
  */
 export class ListedStubs {
   private readonly file = new SpillFile("stubs");
@@ -26,20 +39,28 @@ export class ListedStubs {
   private taken = false;
   /** Each stub's hash, end to end (`HASH_BYTES` each), when made to answer `digest`. */
   private hashes: Buffer | undefined;
+  /** Each stub's document hash as `add` was given it (`DOCUMENT_HASH_CHARS` ASCII bytes each). */
+  private documentHashes: Buffer | undefined;
 
-  /** `digest`: keep each stub's hash (16 bytes a stub) so that `digest` can answer. */
-  constructor(options: { digest?: boolean } = {}) {
+  /**
+   * `digest`: keep each stub's hash (16 bytes a stub) so that `digest` can answer;
+   * `documentHashes`: keep the document hash each stub is added with, for `withDocumentHashes`.
+   */
+  constructor(options: { digest?: boolean; documentHashes?: boolean } = {}) {
     this.hashes = options.digest ? Buffer.alloc(HASH_BYTES * 1024) : undefined;
+    this.documentHashes = options.documentHashes ? Buffer.alloc(DOCUMENT_HASH_CHARS * 1024) : undefined;
   }
 
   get length(): number {
     return this.count;
   }
 
-  add(stub: PrismicDocument): void {
+  /** `documentHash`: its document's (document-hash.ts), kept when made with `documentHashes`. */
+  add(stub: PrismicDocument, documentHash?: string): void {
     const json = JSON.stringify(stub);
     this.pending.push(json);
     if (this.hashes) this.keepHash(json);
+    if (this.documentHashes) this.keepDocumentHash(documentHash);
     this.count++;
     if (this.pending.length >= PER_CHUNK) this.seal();
   }
@@ -60,16 +81,30 @@ export class ListedStubs {
   }
 
   private keepHash(json: string): void {
-    let hashes = this.hashes as Buffer;
-    if ((this.count + 1) * HASH_BYTES > hashes.length) {
-      const grown = Buffer.alloc(hashes.length * 2);
-      hashes.copy(grown);
-      this.hashes = hashes = grown;
-    }
+    this.hashes = room(this.hashes as Buffer, (this.count + 1) * HASH_BYTES);
     createHash("sha256")
       .update(json)
       .digest()
-      .copy(hashes, this.count * HASH_BYTES, 0, HASH_BYTES);
+      .copy(this.hashes, this.count * HASH_BYTES, 0, HASH_BYTES);
+  }
+
+  private keepDocumentHash(hash: string | undefined): void {
+    if (hash === undefined || hash.length !== DOCUMENT_HASH_CHARS || !/^[0-9a-f]+$/.test(hash))
+      throw new Error(`a stub's document hash must be ${DOCUMENT_HASH_CHARS} hex digits, not ${hash}`);
+    const at = this.count * DOCUMENT_HASH_CHARS;
+    this.documentHashes = room(this.documentHashes as Buffer, at + DOCUMENT_HASH_CHARS);
+    this.documentHashes.write(hash, at, "latin1");
+  }
+
+  /** Each stub (as the iterator reads them) with the document hash it was added with. */
+  *withDocumentHashes(): IterableIterator<[PrismicDocument, string]> {
+    const hashes = this.documentHashes;
+    if (!hashes) throw new Error("ListedStubs made without { documentHashes: true }");
+    let at = 0;
+    for (const stub of this) {
+      yield [stub, hashes.toString("latin1", at, at + DOCUMENT_HASH_CHARS)];
+      at += DOCUMENT_HASH_CHARS;
+    }
   }
 
   /**

@@ -25,7 +25,7 @@ export interface SharedContent {
    */
   inputs?: {
     code: string;
-    previous?: Readonly<Record<string, string>>;
+    previous?: ReadonlyMap<string, string>;
     earlier?: { code: string; unless: readonly string[] };
   };
 }
@@ -147,7 +147,7 @@ export async function renderOwnRoutes(
     });
     const uidKey = doc.uid ? `${doc.type}:${doc.uid}` : undefined;
     if (route !== null) {
-      const previous = shared.inputs?.previous?.[route];
+      const previous = shared.inputs?.previous?.get(route);
       if (now !== undefined && previous === now) reused.push(route);
       else if (
         now !== undefined &&

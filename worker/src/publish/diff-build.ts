@@ -73,9 +73,9 @@ export async function rebuild(
     // Each route and each document made what the index keeps as the commands are sent, never all
     // at once.
     const routes = indexedRoutes(outcome.routes, index, failedRoutes);
-    const documents = mapIterable(outcome.documents, (doc): [string, IndexedDocument] => [
+    const documents = mapIterable(outcome.documents, ([doc, hash]): [string, IndexedDocument] => [
       doc.id,
-      indexed(doc, outcome.hashes.get(doc.id)),
+      indexed(doc, hash),
     ]);
     await index.replace(ref, routes, documents, outcome.site, generationGuard(ctx.queuePrefix, mine));
   } finally {
@@ -213,7 +213,7 @@ async function slicesOnly(
  * mean what this version's do): every page renders. Read READ_GROUP routes at a time: only the
  * inputs are held, not each route's dependencies.
  */
-async function indexedInputs(index: DependencyIndex): Promise<ReadonlyMap<string, string> | false> {
+async function indexedInputs(index: DependencyIndex): Promise<Map<string, string> | false> {
   if ((await index.ref()) === undefined) return false;
   const known = new Map<string, string>();
   for (const routes of chunksOf(await index.routeNames(), READ_GROUP))

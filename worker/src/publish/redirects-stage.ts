@@ -151,18 +151,20 @@ export async function buildRedirects(
   store: SiteStore,
   input: {
     siteUrl: string;
-    /** Every published document: its route now (`to`) and in the last build's manifest (`from`). */
-    documents: readonly DocumentMove[];
+    /** Every published document's route now (null: it has none), by id. */
+    routes: ReadonlyMap<string, string | null>;
+    /** The documents whose route in the last build's manifest (`from`) is not their route now (`to`). */
+    moves: readonly DocumentMove[];
     rules: readonly RedirectRule[];
     isPage: (route: string) => boolean;
     isStored: (key: string, hash: string) => boolean;
   },
 ): Promise<StageOutcome & { keys: string[]; written: number }> {
   const history = await readRedirectHistory(store);
-  const routes = new Map(input.documents.map((doc) => [doc.id, doc.to]));
+  const { routes } = input;
   const plan = planRedirects({
     history,
-    documents: input.documents,
+    documents: input.moves,
     routes,
     complete: true,
     isPage: input.isPage,
@@ -188,12 +190,17 @@ export async function buildRedirects(
 }
 
 /**
- * Where each document's page was when the manifest was written: document id → route.
- * A build compares it with the routes now to see renames no publish saw.
+ * The documents whose page the manifest has at another route than `routes` says (their route now):
+ * renames no publish saw. A document with no route now has no move (its redirects go with it).
  */
-export function previousRoutes(manifest: { routes: Record<string, { documentId?: string }> } | undefined) {
-  const routes = new Map<string, string>();
-  for (const [route, entry] of Object.entries(manifest?.routes ?? {}))
-    if (entry.documentId) routes.set(entry.documentId, route);
-  return routes;
+export function movedSince(
+  manifest: { routes: Record<string, { documentId?: string }> } | undefined,
+  routes: ReadonlyMap<string, string | null>,
+): DocumentMove[] {
+  const moves: DocumentMove[] = [];
+  for (const [from, { documentId: id }] of Object.entries(manifest?.routes ?? {})) {
+    const to = id === undefined ? undefined : routes.get(id);
+    if (id !== undefined && to && to !== from) moves.push({ id, from, to });
+  }
+  return moves;
 }

@@ -1,0 +1,63 @@
+import type { PrismicDocument } from "@prismicio/client";
+import { describe, expect, it } from "vitest";
+import { documentHash, stub } from "#worker/build/document-hash.ts";
+import { ListedStubs } from "#worker/build/listed-stubs.ts";
+
+/** `count` documents as a build lists them, each with a body of its own (their hashes differ). */
+function documents(count: number): PrismicDocument[] {
+  return Array.from(
+    { length: count },
+    (_, i) =>
+      ({
+        id: `Doc${String(i).padStart(6, "0")}`,
+        uid: `page-${i}`,
+        type: "page",
+        lang: "en-us",
+        tags: [],
+        href: "",
+        url: null,
+        slugs: [],
+        linked_documents: [],
+        alternate_languages: [],
+        first_publication_date: "2026-11-01T10:00:00+0000",
+        last_publication_date: "2026-11-02T10:00:00+0000",
+        data: { title: `Page “${i}” ${"é".repeat(i % 4)}` },
+      }) as unknown as PrismicDocument,
+  );
+}
+
+describe("the documents a build listed, held in its temporary file for the index", () => {
+  it("gives back each stub with the document hash it was added with, in order, over many chunks", () => {
+    // More than a chunk (100 stubs) and more than the hashes' first 1,024 places.
+    const docs = documents(2_345);
+    const stubs = new ListedStubs({ digest: true, documentHashes: true });
+    try {
+      for (const doc of docs) stubs.add(stub(doc), documentHash(doc));
+      const read = [...stubs.withDocumentHashes()];
+      expect(read).toHaveLength(docs.length);
+      expect(read.map(([doc]) => doc.id)).toEqual(docs.map((doc) => doc.id));
+      // The hash is the whole document's, not its stub's: the index compares documents by it.
+      expect(read.map(([, hash]) => hash)).toEqual(docs.map((doc) => documentHash(doc)));
+      expect(read[7]?.[1]).not.toBe(documentHash(stub(docs[7] as PrismicDocument)));
+      // The listings read the same stubs, unchanged by the hashes kept beside them.
+      expect([...stubs].map((doc) => doc.id)).toEqual(docs.map((doc) => doc.id));
+    } finally {
+      stubs.close();
+    }
+  });
+
+  it("refuses a stub without a document hash when it keeps them, and reads none when it does not", () => {
+    const [doc] = documents(1) as [PrismicDocument];
+    const keeping = new ListedStubs({ documentHashes: true });
+    const plain = new ListedStubs();
+    try {
+      expect(() => keeping.add(stub(doc))).toThrow(/document hash must be 24 hex digits/);
+      expect(() => keeping.add(stub(doc), "not-a-hash")).toThrow(/not not-a-hash/);
+      plain.add(stub(doc));
+      expect(() => [...plain.withDocumentHashes()]).toThrow(/without \{ documentHashes: true \}/);
+    } finally {
+      keeping.close();
+      plain.close();
+    }
+  });
+});
