@@ -1,29 +1,26 @@
+import { readFileSync } from "node:fs";
 import type { PrismicDocument } from "@prismicio/client";
 import { describe, expect, it } from "vitest";
 import { documentHash, stub } from "#worker/build/document-hash.ts";
 import { ListedStubs } from "#worker/build/listed-stubs.ts";
 
-/** `count` documents as a build lists them, each with a body of its own (their hashes differ). */
+const FIXTURES = new URL("../support/fixtures/", import.meta.url).pathname;
+/**
+ * Documents as Prismic wrote them: a real `documents/search` answer's results (prismic-client commit
+ * e9e68554, test/fixtures/search.json, trimmed: tests/support/fixtures/SOURCES.md).
+ */
+const REAL = (
+  JSON.parse(readFileSync(`${FIXTURES}prismic-client-2017.search.trimmed.json`, "utf8")) as {
+    results: PrismicDocument[];
+  }
+).results;
+
+/** `count` documents, the real ones in turn, each with an id and a line of data of its own. */
 function documents(count: number): PrismicDocument[] {
-  return Array.from(
-    { length: count },
-    (_, i) =>
-      ({
-        id: `Doc${String(i).padStart(6, "0")}`,
-        uid: `page-${i}`,
-        type: "page",
-        lang: "en-us",
-        tags: [],
-        href: "",
-        url: null,
-        slugs: [],
-        linked_documents: [],
-        alternate_languages: [],
-        first_publication_date: "2026-11-01T10:00:00+0000",
-        last_publication_date: "2026-11-02T10:00:00+0000",
-        data: { title: `Page “${i}” ${"é".repeat(i % 4)}` },
-      }) as unknown as PrismicDocument,
-  );
+  return Array.from({ length: count }, (_, i) => {
+    const real = REAL[i % REAL.length] as PrismicDocument;
+    return { ...real, id: `${real.id}${i}`, data: { ...real.data, line: `“${i}” ${"é".repeat(i % 4)}` } };
+  });
 }
 
 describe("the documents a build listed, held in its temporary file for the index", () => {
