@@ -13,16 +13,18 @@
  *     dependencies from the index it replaces, until the index records the version again.
  * For each: wall time, CPU seconds (every thread of the process) and peak RSS (VmHWM of a process
  * that did nothing else). The target: no worker build peaks above 300 MB at 100,000 pages.
- * Workers and builds run with MALLOC_ARENA_MAX=2, as infra/Dockerfile sets it, unless the
- * environment sets it. Redis comes from REDIS_URL; the queue prefix is this run's own.
+ * Workers and builds run with MALLOC_ARENA_MAX=2, as infra/Dockerfile sets it, and workers with the
+ * NODE_OPTIONS docker-compose.yml gives them (their young generation), unless the environment sets
+ * them. Redis comes from REDIS_URL; the queue prefix is this run's own.
  *
  *   npm run bench:worker-build            (PAGES=100000 npm run bench:worker-build: ~12 minutes)
  */
 import { execFile } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Redis } from "ioredis";
+import { parse } from "yaml";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import {
@@ -46,6 +48,12 @@ const floorDir = join(work, "worker-build-floor");
 const prefix = `bench-worker-build-${process.pid}`;
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const MALLOC = { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2" };
+/** The workers' NODE_OPTIONS as docker-compose.yml sets them, unless this environment sets its own. */
+const composed = parse(readFileSync(join(ROOT, "docker-compose.yml"), "utf8"), { merge: true }) as {
+  services: { worker: { environment: Record<string, string> } };
+};
+const WORKER_NODE_OPTIONS =
+  process.env.NODE_OPTIONS ?? composed.services.worker.environment.NODE_OPTIONS ?? "";
 const COMMAND = `${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${process.env.MALLOC_ARENA_MAX === undefined ? "" : `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX} `}npm run bench:worker-build`;
 const SITE_URL = "https://www.example.com";
 
@@ -101,6 +109,7 @@ try {
       ["serve", "worker"],
       {
         ...MALLOC,
+        NODE_OPTIONS: WORKER_NODE_OPTIONS,
         QUEUE_PREFIX: prefix,
         REDIS_URL: redisUrl,
         STORAGE_URL: `file://${siteDir}`,
@@ -168,7 +177,9 @@ try {
   );
 
   const floorRss = rows[0]?.peakRssMB ?? Number.NaN;
-  console.log(`\n${COMMAND}: ${PAGES} pages, Node ${process.version}, ${new Date().toISOString()}`);
+  console.log(
+    `\n${COMMAND}: ${PAGES} pages, Node ${process.version}, workers with NODE_OPTIONS="${WORKER_NODE_OPTIONS}", ${new Date().toISOString()}`,
+  );
   console.log("| build | wall s | CPU s | peak RSS MB | peak RSS / floor's |");
   console.log("| --- | --- | --- | --- | --- |");
   for (const row of rows)

@@ -50,7 +50,7 @@ interface ComposeFile {
 const LIBRARY_VARIABLES: Record<string, (reads: Set<string>) => boolean> = {
   AWS_ACCESS_KEY_ID: (reads) => reads.has("STORAGE_URL"),
   AWS_SECRET_ACCESS_KEY: (reads) => reads.has("STORAGE_URL"),
-  // Read by Node itself, for any process (V8's heap sizes: the build's young generation).
+  // Read by Node itself, for any process (V8's heap sizes: a build's or a worker's young generation).
   NODE_OPTIONS: () => true,
 };
 

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
+import { BUILD_SEMI_SPACE_MB } from "#heap-growth";
 import { type ComposeSources, composeProblems, variablesRead } from "../support/compose-check.ts";
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), "utf8");
@@ -48,6 +49,15 @@ describe("docker-compose.yml", () => {
     expect(redis?.healthcheck).toBeDefined();
     expect(redis?.ports).toBeUndefined();
     expect(compose.services.worker?.ports).toBeUndefined();
+  });
+
+  it("gives a worker's main thread the young generation `pressroom build` gives its own", () => {
+    const compose = parseDocument(sources.compose, { merge: true }).toJS() as {
+      services: Record<string, { environment?: Record<string, string> }>;
+    };
+    expect(compose.services.worker?.environment?.NODE_OPTIONS).toBe(
+      `--max-semi-space-size=${BUILD_SEMI_SPACE_MB}`,
+    );
   });
 
   it("puts the edge in front of the site server: only the edge is published, the workers purge it", () => {
