@@ -8,6 +8,8 @@ const PER_CHUNK = 100;
 const HASH_BYTES = 16;
 /** A document's hash as document-hash.ts makes it: 24 hex digits. */
 const DOCUMENT_HASH_CHARS = 24;
+/** The place of a stub added without a document hash. */
+const BLANK_HASH = " ".repeat(DOCUMENT_HASH_CHARS);
 const utf8 = new TextEncoder();
 
 /** `buffer`, or a copy twice as long (and again) once `bytes` would not fit in it. */
@@ -88,21 +90,28 @@ export class ListedStubs {
       .copy(this.hashes, this.count * HASH_BYTES, 0, HASH_BYTES);
   }
 
+  /**
+   * Keeps `hash` in the stub's place; a place left blank (spaces) when there is none, or it is not
+   * one document-hash.ts makes (a record an older build wrote): `withDocumentHashes` then gives none.
+   */
   private keepDocumentHash(hash: string | undefined): void {
-    if (hash === undefined || hash.length !== DOCUMENT_HASH_CHARS || !/^[0-9a-f]+$/.test(hash))
-      throw new Error(`a stub's document hash must be ${DOCUMENT_HASH_CHARS} hex digits, not ${hash}`);
     const at = this.count * DOCUMENT_HASH_CHARS;
     this.documentHashes = room(this.documentHashes as Buffer, at + DOCUMENT_HASH_CHARS);
-    this.documentHashes.write(hash, at, "latin1");
+    const ours = hash !== undefined && hash.length === DOCUMENT_HASH_CHARS && /^[0-9a-f]+$/.test(hash);
+    this.documentHashes.write(ours ? hash : BLANK_HASH, at, "latin1");
   }
 
-  /** Each stub (as the iterator reads them) with the document hash it was added with. */
-  *withDocumentHashes(): IterableIterator<[PrismicDocument, string]> {
+  /**
+   * Each stub (as the iterator reads them) with the document hash it was added with; undefined
+   * where it was added without one (the caller hashes it again).
+   */
+  *withDocumentHashes(): IterableIterator<[PrismicDocument, string | undefined]> {
     const hashes = this.documentHashes;
     if (!hashes) throw new Error("ListedStubs made without { documentHashes: true }");
     let at = 0;
     for (const stub of this) {
-      yield [stub, hashes.toString("latin1", at, at + DOCUMENT_HASH_CHARS)];
+      const hash = hashes.toString("latin1", at, at + DOCUMENT_HASH_CHARS);
+      yield [stub, hash === BLANK_HASH ? undefined : hash];
       at += DOCUMENT_HASH_CHARS;
     }
   }

@@ -198,7 +198,10 @@ export function movedSince(
   routes: ReadonlyMap<string, string | null>,
 ): DocumentMove[] {
   const moves: DocumentMove[] = [];
-  for (const [from, { documentId: id }] of Object.entries(manifest?.routes ?? {})) {
+  const before = manifest?.routes ?? {};
+  // Its keys, not its entries: no pair made per route of the site.
+  for (const from of Object.keys(before)) {
+    const id = before[from]?.documentId;
     const to = id === undefined ? undefined : routes.get(id);
     if (id !== undefined && to && to !== from) moves.push({ id, from, to });
   }
