@@ -3,6 +3,9 @@ import { sha256 } from "#storage/content-hash.ts";
 import { website } from "#website";
 import type { CanonicalTarget } from "#website/contract.ts";
 
+/** Hex digits of a document's hash (`documentHash`). */
+export const DOCUMENT_HASH_CHARS = 24;
+
 /**
  * A short hash of what a document's own publications set: its data, uid, tags and dates. Left out
  * is what reflects other documents or the ref: `href` (names the ref), `alternate_languages`, and
@@ -16,7 +19,7 @@ export function documentHash(doc: PrismicDocument, links?: string[], targets?: D
   // The bytes `JSON.stringify(own, replacer)` would give with a replacer turning each document link
   // into its id, but without one: V8 calls a replacer for every value, several times slower. Only
   // the objects holding a link are copied with ids; the native stringify does the rest.
-  return sha256(JSON.stringify(linksAsIds(own, links, targets))).slice(0, 24);
+  return sha256(JSON.stringify(linksAsIds(own, links, targets))).slice(0, DOCUMENT_HASH_CHARS);
 }
 
 /** A link to a document as the API writes it (the target's type, and whether it exists, beside its id). */

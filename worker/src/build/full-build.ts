@@ -204,10 +204,11 @@ export interface BuildOutcome {
 
 /**
  * A build's documents (stubs), each with its `documentHash` (made from the whole document; none for
- * a document kept from a record that has none of ours), held by the caller until it closes them: the shared documents and the redirects in memory, every other one
- * in the build's temporary file (listed-stubs.ts) with its hash beside it, parsed a chunk at a time
- * when iterated: never every stub as an object at once, beside every route's entry
- * (docs/benchmarks.md, the worker's diff build at start).
+ * a document kept from a record that has none of ours), held by the caller until it closes them:
+ * the shared documents and the redirects in memory, every other one in the build's temporary file
+ * (listed-stubs.ts) with its hash beside it, parsed a chunk at a time when iterated: never every
+ * stub as an object at once, beside every route's entry (docs/benchmarks.md, the worker's diff
+ * build at start).
  */
 export interface BuiltDocuments extends Iterable<[doc: PrismicDocument, hash: string | undefined]> {
   close(): void;

@@ -1,13 +1,12 @@
 import { createHash } from "node:crypto";
 import type { PrismicDocument } from "@prismicio/client";
+import { DOCUMENT_HASH_CHARS } from "./document-hash.ts";
 import { SpillFile } from "./spill-file.ts";
 import { stubsAt } from "./stub-files.ts";
 
 const PER_CHUNK = 100;
 /** Bytes of each stub's hash that `digest` combines. */
 const HASH_BYTES = 16;
-/** A document's hash as document-hash.ts makes it: 24 hex digits. */
-const DOCUMENT_HASH_CHARS = 24;
 /** The place of a stub added without a document hash. */
 const BLANK_HASH = " ".repeat(DOCUMENT_HASH_CHARS);
 const utf8 = new TextEncoder();
