@@ -28,8 +28,8 @@
  *
  *   npm run bench:fan-out              (PAGES=2000 ROUNDS=1 npm run bench:fan-out for a quick run)
  *
- * WORKER_NODE_OPTIONS is given to the worker processes as their NODE_OPTIONS (e.g. V8's heap flags,
- * to compare their peak RSS with the same run's defaults). BUILDS=0 runs no full build: the changes
+ * Workers run with the NODE_OPTIONS docker-compose.yml gives them (their young generation), unless
+ * WORKER_NODE_OPTIONS sets others (e.g. V8's heap flags, to compare peak RSS; empty: V8's defaults). BUILDS=0 runs no full build: the changes
  * alone, for a worker's memory (no ratio).
  */
 import { execFile } from "node:child_process";
@@ -54,6 +54,7 @@ import {
   startPressroom,
   stopAll,
   stopProcess,
+  workerNodeOptions,
 } from "./processes.ts";
 import { type ReadLoadResult, siteRoutes, startPurgeSink, startReadLoad } from "./settings-change-checks.ts";
 
@@ -65,7 +66,7 @@ const siteDir = join(work, "fan-out-site");
 const buildDir = join(work, "fan-out-build");
 const prefix = `bench-fan-out-${process.pid}`;
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const WORKER_NODE_OPTIONS = process.env.WORKER_NODE_OPTIONS ?? "";
+const WORKER_NODE_OPTIONS = workerNodeOptions();
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const READERS = Number(process.env.READERS ?? 4);
 const READ_RATE = Number(process.env.READ_RATE ?? 100);
@@ -73,7 +74,7 @@ const READ_RATE = Number(process.env.READ_RATE ?? 100);
 const BUILDS = process.env.BUILDS !== "0";
 /** As infra/Dockerfile sets it for every process (docs/operations.md); the environment's value wins. */
 const MALLOC = { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2" };
-const COMMAND = `${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${ROUNDS === 3 ? "" : `ROUNDS=${ROUNDS} `}${READERS === 4 ? "" : `READERS=${READERS} `}${READ_RATE === 100 ? "" : `READ_RATE=${READ_RATE} `}${BUILDS ? "" : "BUILDS=0 "}${process.env.MALLOC_ARENA_MAX === undefined ? "" : `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX} `}${WORKER_NODE_OPTIONS ? `WORKER_NODE_OPTIONS='${WORKER_NODE_OPTIONS}' ` : ""}npm run bench:fan-out`;
+const COMMAND = `${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${ROUNDS === 3 ? "" : `ROUNDS=${ROUNDS} `}${READERS === 4 ? "" : `READERS=${READERS} `}${READ_RATE === 100 ? "" : `READ_RATE=${READ_RATE} `}${BUILDS ? "" : "BUILDS=0 "}${process.env.MALLOC_ARENA_MAX === undefined ? "" : `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX} `}${process.env.WORKER_NODE_OPTIONS === undefined ? "" : `WORKER_NODE_OPTIONS='${WORKER_NODE_OPTIONS}' `}npm run bench:fan-out`;
 
 ensureGeneratedRepository(repo, PAGES, 20);
 for (const dir of [join(work, "fan-out-content"), siteDir, buildDir])
@@ -205,7 +206,7 @@ try {
     ...MALLOC,
     PRISMIC_ENDPOINT: endpoint,
     CDN_PURGE_URL: `varnish://127.0.0.1:${purges.port}`,
-    ...(WORKER_NODE_OPTIONS ? { NODE_OPTIONS: WORKER_NODE_OPTIONS } : {}),
+    NODE_OPTIONS: WORKER_NODE_OPTIONS,
   };
   const startWorker = () => startPressroom(["serve", "worker"], workerEnv, /(worker started)/);
   const first = await startWorker();
@@ -320,7 +321,7 @@ try {
   const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
   const cores = availableParallelism();
   console.log(
-    `\nFan-out against the full build, ${PAGES} pages, ${cores} cores, Node ${process.version}, ${ROUNDS} rounds, MALLOC_ARENA_MAX=${MALLOC.MALLOC_ARENA_MAX || "unset"}`,
+    `\nFan-out against the full build, ${PAGES} pages, ${cores} cores, Node ${process.version}, ${ROUNDS} rounds, MALLOC_ARENA_MAX=${MALLOC.MALLOC_ARENA_MAX || "unset"}, workers with NODE_OPTIONS="${WORKER_NODE_OPTIONS}"`,
   );
   console.log(
     `the worker's diff build at start (a full build in the worker, into an empty folder; from its ready line): ${s(diffBuild.ms)}, peak RSS ${diffBuild.peakRssMB ?? "?"} MB`,

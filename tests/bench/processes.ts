@@ -1,9 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { parse } from "yaml";
 import { BUILD_SEMI_SPACE_MB } from "#heap-growth";
 
-const BIN = join(new URL("../../", import.meta.url).pathname, "bin/pressroom.js");
+const ROOT = new URL("../../", import.meta.url).pathname;
+const BIN = join(ROOT, "bin/pressroom.js");
 const started: ChildProcess[] = [];
 process.on("exit", () => {
   for (const child of started) if (child.exitCode === null) child.kill("SIGTERM");
@@ -82,6 +84,20 @@ export async function stopAll(): Promise<void> {
  * 4.2 / 5.8 / 5.4 s of wall with the flag, 4.2 / 5.7 / 5.4 s without, 3 pairs).
  */
 export const BUILD_CHILD_NODE_ARGS = [`--max-semi-space-size=${BUILD_SEMI_SPACE_MB}`, "--import", "tsx"];
+
+/**
+ * The NODE_OPTIONS a benchmark gives its worker processes: `WORKER_NODE_OPTIONS` when set (empty:
+ * V8's defaults), else what docker-compose.yml's worker service sets (its young generation), so that
+ * a benchmark measures workers as an operator runs them.
+ */
+export function workerNodeOptions(): string {
+  const given = process.env.WORKER_NODE_OPTIONS;
+  if (given !== undefined) return given;
+  const compose = parse(readFileSync(join(ROOT, "docker-compose.yml"), "utf8"), { merge: true }) as {
+    services: { worker: { environment?: Record<string, string> } };
+  };
+  return compose.services.worker.environment?.NODE_OPTIONS ?? "";
+}
 
 /** What `full-build-child.ts build` prints: the build's summary, its peak RSS and CPU seconds. */
 export interface BuildResult {

@@ -8,7 +8,8 @@
  * content-only edit for three kinds of document: a page nothing links to, a page the
  * navigation links to (every route links to it), a price list embedded in several pages; each
  * edited twice, the first edit moving its sitemap lastmod day, the second within the same day.
- * Redis comes from REDIS_URL, like every process.
+ * Redis comes from REDIS_URL, like every process. Workers run with the NODE_OPTIONS docker-compose.yml
+ * gives them, unless WORKER_NODE_OPTIONS sets others (processes.ts).
  *
  *   npm run bench:publish-latency        (PAGES=2000 EDITS=50 npm run bench:publish-latency for a quick run)
  */
@@ -25,7 +26,7 @@ import { localContentClient } from "../support/content-client.ts";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
 import { metadataFiles, metadataWritten } from "../support/metadata-writes.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
-import { startPressroom, stopAll } from "./processes.ts";
+import { startPressroom, stopAll, workerNodeOptions } from "./processes.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PAGES = Number(process.env.PAGES ?? 10_000);
@@ -71,7 +72,11 @@ const contentUrl = await start(
 const endpoint = `${contentUrl}/api/v2`;
 const workers = Number(process.env.WORKERS ?? 1);
 for (let i = 0; i < workers; i++)
-  await start(["serve", "worker"], { ...common, PRISMIC_ENDPOINT: endpoint }, /(worker started)/);
+  await start(
+    ["serve", "worker"],
+    { ...common, PRISMIC_ENDPOINT: endpoint, NODE_OPTIONS: workerNodeOptions() },
+    /(worker started)/,
+  );
 
 const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
 const masterRef = async () =>
@@ -289,9 +294,9 @@ const settingsMs = performance.now() - t;
 const pct = (list: number[], p: number) =>
   [...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor((p / 100) * list.length))] ?? 0;
 const row = (name: string, list: number[]) =>
-  `| ${name} | ${pct(list, 50).toFixed(0)} ms | ${pct(list, 95).toFixed(0)} ms | ${pct(list, 99).toFixed(0)} ms |`;
+  `| ${name} | ${pct(list, 50).toFixed(1)} ms | ${pct(list, 95).toFixed(1)} ms | ${pct(list, 99).toFixed(1)} ms |`;
 console.log(
-  `\nPublish latency, ${PAGES} pages, ${targets.length} single-page edits, ${workers} worker process(es), Node ${process.version}`,
+  `\nPublish latency, ${PAGES} pages, ${targets.length} single-page edits, ${workers} worker process(es) with NODE_OPTIONS="${workerNodeOptions()}", Node ${process.version}`,
 );
 console.log("| measure | p50 | p95 | p99 |\n|---|---|---|---|");
 console.log(row("publish request → page written (worker)", latencies));
@@ -347,7 +352,7 @@ console.log(
   `settings change (every route): ${(settingsMs / 1000).toFixed(1)} s, ${lastPublish.mode}, ${lastPublish.rendered} routes rendered, ${lastPublish.written} written`,
 );
 console.log(
-  `command: ${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${EDITS === 200 ? "" : `EDITS=${EDITS} `}npm run bench:publish-latency`,
+  `command: ${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${EDITS === 200 ? "" : `EDITS=${EDITS} `}${process.env.WORKER_NODE_OPTIONS === undefined ? "" : `WORKER_NODE_OPTIONS='${workerNodeOptions()}' `}npm run bench:publish-latency`,
 );
 
 await queue.close();

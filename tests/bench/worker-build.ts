@@ -14,17 +14,16 @@
  * For each: wall time, CPU seconds (every thread of the process) and peak RSS (VmHWM of a process
  * that did nothing else). The target: no worker build peaks above 300 MB at 100,000 pages.
  * Workers and builds run with MALLOC_ARENA_MAX=2, as infra/Dockerfile sets it, and workers with the
- * NODE_OPTIONS docker-compose.yml gives them (their young generation), unless the environment sets
- * them. Redis comes from REDIS_URL; the queue prefix is this run's own.
+ * NODE_OPTIONS docker-compose.yml gives them (their young generation), unless WORKER_NODE_OPTIONS
+ * sets them (processes.ts). Redis comes from REDIS_URL; the queue prefix is this run's own.
  *
  *   npm run bench:worker-build            (PAGES=100000 npm run bench:worker-build: ~12 minutes)
  */
 import { execFile } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Redis } from "ioredis";
-import { parse } from "yaml";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
 import {
@@ -36,6 +35,7 @@ import {
   startPressroom,
   stopAll,
   stopProcess,
+  workerNodeOptions,
 } from "./processes.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -48,13 +48,8 @@ const floorDir = join(work, "worker-build-floor");
 const prefix = `bench-worker-build-${process.pid}`;
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const MALLOC = { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2" };
-/** The workers' NODE_OPTIONS as docker-compose.yml sets them, unless this environment sets its own. */
-const composed = parse(readFileSync(join(ROOT, "docker-compose.yml"), "utf8"), { merge: true }) as {
-  services: { worker: { environment: Record<string, string> } };
-};
-const WORKER_NODE_OPTIONS =
-  process.env.NODE_OPTIONS ?? composed.services.worker.environment.NODE_OPTIONS ?? "";
-const COMMAND = `${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${process.env.MALLOC_ARENA_MAX === undefined ? "" : `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX} `}npm run bench:worker-build`;
+const WORKER_NODE_OPTIONS = workerNodeOptions();
+const COMMAND = `${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${process.env.MALLOC_ARENA_MAX === undefined ? "" : `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX} `}${process.env.WORKER_NODE_OPTIONS === undefined ? "" : `WORKER_NODE_OPTIONS='${WORKER_NODE_OPTIONS}' `}npm run bench:worker-build`;
 const SITE_URL = "https://www.example.com";
 
 ensureGeneratedRepository(repo, PAGES, 20);
