@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import type { PrismicDocument } from "@prismicio/client";
 import { describe, expect, it } from "vitest";
 import { sha256 } from "#storage";
-import { compactStubs, documentHash, stub } from "#worker/build/document-hash.ts";
+import { documentHash } from "#worker/build/document-hash.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const DEMO_DIR = `${ROOT}services/local-prismic/demo/documents/`;
@@ -89,34 +89,5 @@ describe("documentHash", () => {
     const hashes = edits.map((doc) => documentHash(doc));
     for (const hash of hashes) expect(hash).not.toBe(base);
     expect(new Set(hashes).size).toBe(edits.length);
-  });
-});
-
-describe("compactStubs", () => {
-  // The demo's documents as a listing holds them: stubs, 100,000 of them at once on a large site.
-  const stubs = readdirSync(DEMO_DIR)
-    .filter((name) => name.endsWith(".json"))
-    .map((name) => stub(JSON.parse(readFileSync(`${DEMO_DIR}${name}`, "utf8")) as PrismicDocument));
-
-  it("leaves every stub as it was, field for field", () => {
-    const compact = compactStubs();
-    const before = structuredClone(stubs);
-    expect(structuredClone(stubs).map(compact)).toEqual(before);
-  });
-
-  it("makes the empty lists and empty data of all stubs one frozen value each, and leaves the others their own", () => {
-    const compact = compactStubs();
-    const [a, b] = [
-      compact({ ...structuredClone(stubs[0] as PrismicDocument), tags: [], data: {} }),
-      compact({ ...structuredClone(stubs[1] as PrismicDocument), tags: ["pricing"], data: {} }),
-    ] as [PrismicDocument, PrismicDocument];
-    for (const field of ["slugs", "linked_documents", "alternate_languages"] as const) {
-      expect(a[field]).toBe(b[field]);
-      expect(Object.isFrozen(a[field])).toBe(true);
-    }
-    expect(a.data).toBe(b.data);
-    expect(Object.isFrozen(a.data)).toBe(true);
-    expect(b.tags).toEqual(["pricing"]);
-    expect(Object.isFrozen(b.tags)).toBe(false);
   });
 });

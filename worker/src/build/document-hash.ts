@@ -113,40 +113,6 @@ export function stubOf(doc: PrismicDocument, data: Record<string, unknown>): Pri
   return { ...doc, href: "", slugs: [], data, alternate_languages: [], linked_documents: [] };
 }
 
-/** A stub's lists, empty in most (`stubOf`). */
-const LISTS = ["tags", "slugs", "linked_documents", "alternate_languages"] as const;
-const NONE: readonly never[] = Object.freeze([]);
-const NO_DATA: Readonly<Record<string, never>> = Object.freeze({});
-const isEmptyList = (value: unknown) => Array.isArray(value) && value.length === 0;
-const isEmptyRecord = (value: unknown) =>
-  typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
-
-/**
- * Makes stubs that listings hold all at once (100,000 of them) smaller, in place: each empty list
- * and empty `data` one shared frozen value, each type and language one string, a publication date
- * equal to the first one that string: most of a stub's objects are those lists. Answers a function
- * of one stub; the strings are shared among the stubs given to the same function.
- */
-export function compactStubs(): (doc: PrismicDocument) => PrismicDocument {
-  const words = new Map<string, string>();
-  const word = (text: string) => {
-    const known = words.get(text);
-    if (known !== undefined) return known;
-    words.set(text, text);
-    return text;
-  };
-  return (doc) => {
-    const fields = doc as unknown as Record<string, unknown>;
-    for (const field of LISTS) if (isEmptyList(fields[field])) fields[field] = NONE;
-    if (isEmptyRecord(doc.data)) fields.data = NO_DATA;
-    doc.type = word(doc.type);
-    doc.lang = word(doc.lang);
-    if (doc.last_publication_date === doc.first_publication_date)
-      doc.last_publication_date = doc.first_publication_date;
-    return doc;
-  };
-}
-
 /**
  * The canonical override as the API sent it: a web address, or the document's first link to the
  * target (the API fills its `url` with the target's route at this ref).

@@ -1,6 +1,5 @@
 import type { PrismicDocument } from "@prismicio/client";
 import { type CanonicalTarget, website } from "#website";
-import { compactStubs, stub } from "../build/document-hash.ts";
 import { ListedStubs } from "../build/listed-stubs.ts";
 import type { StubFiles } from "../build/stub-files.ts";
 import type { DependencyIndex, IndexedDocument } from "./dependency-index.ts";
@@ -40,33 +39,34 @@ export async function indexStubs(
     }
     return file;
   };
-  const compact = compactStubs();
   const held: [PrismicDocument, Extract<CanonicalTarget, { document: string }>, boolean][] = [];
   // The overlay's documents the index holds: the others are new, added after the index's.
   const overlaid = new Set<string>();
+  // Most stubs' data: written to their file as they are made, so they may share it.
+  const plain = [stubData(false, undefined, undefined), stubData(true, undefined, undefined)] as const;
   const add = (id: string, doc: IndexedDocument) => {
     const named = doc.canonical && "document" in doc.canonical ? doc.canonical : undefined;
-    const file = fileOf(doc.type);
-    const made = compact(
-      stub({
-        id,
-        uid: doc.uid,
-        url: doc.route,
-        type: doc.type,
-        href: "",
-        tags: [],
-        first_publication_date: doc.first_publication_date ?? "",
-        last_publication_date: doc.last_publication_date ?? "",
-        slugs: [],
-        linked_documents: [],
-        lang: doc.lang,
-        alternate_languages: [],
-        // What the sitemap reads beyond routes and dates: whether the page is listed at all.
-        data: named ? {} : stubData(doc.noindex === true, doc.canonical, undefined),
-      } as PrismicDocument),
-    );
-    if (named) held.push([made, named, doc.noindex === true]);
-    else file.add(made);
+    const noindex = doc.noindex === true;
+    // A stub as document-hash.ts `stub` makes it of the API's document (the same fields, in the same
+    // order), made here from what the index recorded of it.
+    const made = {
+      id,
+      uid: doc.uid,
+      url: doc.route,
+      type: doc.type,
+      href: "",
+      tags: [],
+      first_publication_date: doc.first_publication_date ?? "",
+      last_publication_date: doc.last_publication_date ?? "",
+      slugs: [],
+      linked_documents: [],
+      lang: doc.lang,
+      alternate_languages: [],
+      // What the sitemap reads beyond routes and dates: whether the page is listed at all.
+      data: named ? {} : doc.canonical ? stubData(noindex, doc.canonical, undefined) : plain[noindex ? 1 : 0],
+    } as PrismicDocument;
+    if (named) held.push([made, named, noindex]);
+    else fileOf(doc.type).add(made);
   };
   try {
     await index.eachDocument((id, doc) => {
