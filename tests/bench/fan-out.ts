@@ -333,7 +333,13 @@ try {
   for (const run of rows) {
     const pair = pairs.find((candidate) => candidate.change === run);
     // A change against its round's build; a round's build is 1.00×; the builds of round 0 stand alone.
-    const versus = pair ? `${(run.ms / pair.build.ms).toFixed(2)}×` : run.round === 0 ? "" : "1.00×";
+    const versus = !BUILDS
+      ? "–"
+      : pair
+        ? `${(run.ms / pair.build.ms).toFixed(2)}×`
+        : run.round === 0
+          ? ""
+          : "1.00×";
     console.log(
       `| ${run.round || "–"} | ${run.label} | ${run.rendered} / ${run.written} | ${s(run.ms)} · ${Math.round((run.rendered / run.ms) * 1000)} routes/s | ${versus} | ${run.peakRssMB.map((mb) => `${mb ?? "?"} MB`).join(", ")}${run.peakNote ? ` (${run.peakNote})` : ""} | ${cpuTotal(run.cpu).toFixed(1)} of ${((cores * run.ms) / 1000).toFixed(1)} | ${run.load.toFixed(2)} |`,
     );
@@ -342,6 +348,12 @@ try {
   for (const count of [1, 2]) {
     const mine = pairs.filter((pair) => pair.workers === count);
     const ratios = mine.map((pair) => pair.change.ms / pair.build.ms);
+    if (!BUILDS) {
+      console.log(
+        `settings change, ${count} worker${count > 1 ? "s" : ""}: median ${s(median(mine.map((pair) => pair.change.ms)))} (BUILDS=0: no full build to compare with)`,
+      );
+      continue;
+    }
     console.log(
       `settings change, ${count} worker${count > 1 ? "s" : ""}: median ${s(median(mine.map((pair) => pair.change.ms)))} against the full builds' ${s(median(mine.map((pair) => pair.build.ms)))}; each round's ratio ${ratios.map((ratio) => `${ratio.toFixed(2)}×`).join(", ")} (median ${median(ratios).toFixed(2)}×)`,
     );
@@ -354,11 +366,11 @@ try {
     .filter((mb): mb is number => mb !== undefined);
   const builds = pairs.map((pair) => pair.build.peakRssMB[0]).filter((mb): mb is number => mb !== undefined);
   console.log(
-    `peak RSS: the publishing worker's first fan-out ${publishing[0] ?? "?"} MB, its later ones ${publishing.slice(1).join(", ")} MB (max ${Math.max(...publishing.slice(1))}); a worker rendering child jobs only ${rendering.join(", ")} MB; the full builds ${Math.min(...builds)}–${Math.max(...builds)} MB`,
+    `peak RSS: the publishing worker's first fan-out ${publishing[0] ?? "?"} MB, its later ones ${publishing.slice(1).join(", ")} MB (max ${Math.max(...publishing.slice(1))}); a worker rendering child jobs only ${rendering.join(", ")} MB; the full builds ${builds.length > 0 ? `${Math.min(...builds)}–${Math.max(...builds)} MB` : "none (BUILDS=0)"}`,
   );
   for (const run of pairs
     .filter((pair) => pair.build.round === 1)
-    .flatMap((pair) => [pair.build, pair.change]))
+    .flatMap((pair) => (BUILDS ? [pair.build, pair.change] : [pair.change])))
     console.log(
       `CPU s by process, round 1, ${run.label}: ${Object.entries(run.cpu)
         .map(([name, seconds]) => `${name} ${seconds === undefined ? "?" : seconds.toFixed(2)}`)
@@ -384,7 +396,7 @@ try {
     console.log(
       `during the settings change, ${count} worker(s), round ${change.round}: ${readLoad(change)}; edge: ${sent.length} purge request(s), keys ${sent.map((keys) => (keys.length > 3 ? `${keys.length} keys` : keys.join(" "))).join(" | ") || "none"} ${siteWideOnce ? "(the site-wide key, once)" : "(NOT the site-wide key once)"}`,
     );
-    console.log(`during its full build: ${readLoad(floor)}`);
+    if (BUILDS) console.log(`during its full build: ${readLoad(floor)}`);
   }
   console.log(
     `load average at the end: ${loadavg()
