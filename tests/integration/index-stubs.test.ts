@@ -136,9 +136,10 @@ describe("a publish's listing stubs", () => {
     expect(second).toEqual(first);
     // New objects each pass: a pass's stubs die with it instead of living as long as the listing.
     const firstById = byId(first);
-    const kept = second.filter((stub) => firstById.get(stub.id) === stub);
-    // Only the few whose canonical override names a document wait in memory for their target.
-    expect(kept.map((stub) => stub.id).sort()).toEqual([pageId(1), pageId(3)]);
+    // Those whose canonical override names a document too: they wait for their targets in a file,
+    // not in memory (a generated site's random links made a third of its pages such stubs).
+    expect(second.filter((stub) => firstById.get(stub.id) === stub)).toEqual([]);
+    expect(second.map((stub) => stub.id).slice(-2).sort()).toEqual([pageId(1), pageId(3)]);
     listings.close();
     expect(() => [...pages]).toThrow(/closed/);
   });

@@ -5,31 +5,28 @@ import { readAt } from "./spill-file.ts";
 /**
  * A publish's listing stubs where a render thread of the same process reads them (index-stubs.ts
  * `forThread`): each type's temporary file by its descriptor (threads share the process's open
- * files), as the offset and length of each chunk (a search answer's bytes, listed-stubs.ts), and
- * the type's few stubs held in memory (a canonical override naming a document), sent along.
+ * files), as the offset and length of each chunk (a search answer's bytes, listed-stubs.ts).
  */
 export interface StubFiles {
   types: {
     type: string;
     fd: number;
     spans: readonly (readonly [number, number])[];
-    held: PrismicDocument[];
   }[];
 }
 
 /**
  * Each type's stubs, read again from its file a chunk at a time at each pass (no more than a
- * chunk's objects live at once), its held stubs after: what the publish's listings read on the main
- * thread (index-stubs.ts `byType`). The files must stay open until the reading ends.
+ * chunk's objects live at once): what the publish's listings read on the main thread (index-stubs.ts
+ * `byType`). The files must stay open until the reading ends.
  */
 export function stubsByType(files: StubFiles): Map<string, Iterable<PrismicDocument>> {
   return new Map(
-    files.types.map(({ type, fd, spans, held }) => [
+    files.types.map(({ type, fd, spans }) => [
       type,
       {
         *[Symbol.iterator]() {
           yield* stubsAt(spans, (offset, length, target) => readAt(fd, offset, length, target));
-          yield* held;
         },
       },
     ]),

@@ -23,8 +23,10 @@ export interface IndexListings {
  * 1,000 documents at a time, and written to a temporary file per type (listed-stubs.ts), as a build
  * keeps its stubs: a listing reads them back a chunk at a time at each pass, so no stub is held
  * whole (100,000 of them as objects held ~60 MB of a worker's heap while the sitemap rendered). A
- * stub whose canonical override names a document is held until the targets are read (one request
- * for all of them after the pass), then comes after the others of its type.
+ * stub whose canonical override names a document waits in a temporary file of its own until the
+ * targets are read (one request for all of them after the pass), then is written after the others
+ * of its type: a generated site's random links made a third of 100,000 pages such stubs, which
+ * held in memory and sent to the render thread cost a publish ~100 ms of cloning.
  */
 export async function indexStubs(
   index: DependencyIndex,
@@ -39,13 +41,16 @@ export async function indexStubs(
     }
     return file;
   };
-  const held: [PrismicDocument, Extract<CanonicalTarget, { document: string }>, boolean][] = [];
+  // Stubs whose canonical override names a document wait in a file of their own until the targets
+  // are read; what each needs of its override waits beside them, in the same order.
+  const waiting = new ListedStubs();
+  const waitingFor: { target: string; noindex: boolean }[] = [];
   // The overlay's documents the index holds: the others are new, added after the index's.
   const overlaid = new Set<string>();
   // Most stubs' data: written to their file as they are made, so they may share it.
   const plain = [stubData(false, undefined, undefined), stubData(true, undefined, undefined)] as const;
   const add = (id: string, doc: IndexedDocument) => {
-    const named = doc.canonical && "document" in doc.canonical ? doc.canonical : undefined;
+    const named = doc.canonical && "document" in doc.canonical ? doc.canonical.document : undefined;
     const noindex = doc.noindex === true;
     // A stub as document-hash.ts `stub` makes it of the API's document (the same fields, in the same
     // order), made here from what the index recorded of it.
@@ -65,8 +70,11 @@ export async function indexStubs(
       // What the sitemap reads beyond routes and dates: whether the page is listed at all.
       data: named ? {} : doc.canonical ? stubData(noindex, doc.canonical, undefined) : plain[noindex ? 1 : 0],
     } as PrismicDocument;
-    if (named) held.push([made, named, noindex]);
-    else fileOf(doc.type).add(made);
+    if (named === undefined) fileOf(doc.type).add(made);
+    else {
+      waiting.add(made);
+      waitingFor.push({ target: named, noindex });
+    }
   };
   try {
     await index.eachDocument((id, doc) => {
@@ -81,30 +89,22 @@ export async function indexStubs(
     const targets = await targetsOf(
       index,
       overlay,
-      held.map(([, target]) => target.document),
+      waitingFor.map(({ target }) => target),
     );
-    for (const [made, target, noindex] of held)
-      made.data = stubData(noindex, target, targets) as PrismicDocument["data"];
+    let i = 0;
+    for (const made of waiting.drain()) {
+      const { target, noindex } = waitingFor[i++] as (typeof waitingFor)[number];
+      made.data = stubData(noindex, { document: target }, targets) as PrismicDocument["data"];
+      fileOf(made.type).add(made);
+    }
   } catch (error) {
+    waiting.close();
     for (const file of files.values()) file.close();
     throw error;
   }
-  const heldOf = (type: string) => held.flatMap(([made]) => (made.type === type ? [made] : []));
-  const byType = new Map<string, Iterable<PrismicDocument>>();
-  for (const [type, file] of files) {
-    const alsoHeld = heldOf(type);
-    byType.set(type, {
-      *[Symbol.iterator]() {
-        yield* file;
-        yield* alsoHeld;
-      },
-    });
-  }
   return {
-    byType,
-    forThread: () => ({
-      types: [...files].map(([type, file]) => ({ type, ...file.where(), held: heldOf(type) })),
-    }),
+    byType: files,
+    forThread: () => ({ types: [...files].map(([type, file]) => ({ type, ...file.where() })) }),
     close: () => {
       for (const file of files.values()) file.close();
     },
