@@ -106,7 +106,7 @@ export function stub(doc: PrismicDocument): PrismicDocument {
 
 /**
  * A stub of `doc` holding `data`. Without its `href` (the query that fetches it at this ref) or its
- * `slugs` (Prismic's deprecated uid history) too, as a publish makes them (render-routes.ts): nothing
+ * `slugs` (Prismic's deprecated uid history) too, as a publish makes them (index-stubs.ts): nothing
  * reads them, and a build keeps every stub (in its temporary file) until its listings are rendered.
  */
 export function stubOf(doc: PrismicDocument, data: Record<string, unknown>): PrismicDocument {
