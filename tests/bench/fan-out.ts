@@ -29,8 +29,8 @@
  *   npm run bench:fan-out              (PAGES=2000 ROUNDS=1 npm run bench:fan-out for a quick run)
  *
  * Workers run with the NODE_OPTIONS docker-compose.yml gives them (their young generation), unless
- * WORKER_NODE_OPTIONS sets others (e.g. V8's heap flags, to compare peak RSS; empty: V8's defaults). BUILDS=0 runs no full build: the changes
- * alone, for a worker's memory (no ratio).
+ * WORKER_NODE_OPTIONS sets others (e.g. V8's heap flags, to compare peak RSS; empty: V8's
+ * defaults). BUILDS=0 runs no full build: the changes alone, for a worker's memory (no ratio).
  */
 import { execFile } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
