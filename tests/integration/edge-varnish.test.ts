@@ -16,7 +16,7 @@
  */
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { createServer, type IncomingHttpHeaders, request } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { join } from "node:path";
@@ -594,13 +594,18 @@ describe.skipIf(!hasVarnish)(
         expect(stale.headers.get("x-cache")).toBe("stale");
         expect(await stale.text()).toBe(last);
       } finally {
-        await rm(file);
-        await writeFile(file, bytes);
+        // Back in one step (a rename over the symlink): serving the stale page started a background
+        // fetch, which may reach the site server at any moment, and a missing file there is a 404
+        // the edge would keep as the route's page (a CI run saw it).
+        await writeFile(`${file}.back`, bytes);
+        await rename(`${file}.back`, file);
       }
-      // Storage back: the purged page is fetched again, not served stale any longer.
+      // Storage back: the page is fetched again, not served stale any longer: by this request (a
+      // miss), or already by the background fetch the stale answer started (a hit), whichever
+      // reached the site server after the file was back.
       const fresh = await edge(path);
       expect(fresh.status).toBe(200);
-      expect(fresh.headers.get("x-cache")).toBe("miss");
+      expect(["miss", "hit"]).toContain(fresh.headers.get("x-cache"));
       expect(await fresh.text()).toBe(last);
     });
 
