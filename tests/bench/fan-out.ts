@@ -66,7 +66,7 @@ const siteDir = join(work, "fan-out-site");
 const buildDir = join(work, "fan-out-build");
 const prefix = `bench-fan-out-${process.pid}`;
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const WORKER_NODE_OPTIONS = workerNodeOptions();
+const { options: WORKER_NODE_OPTIONS, command: WORKER_NODE_OPTIONS_SET } = workerNodeOptions();
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const READERS = Number(process.env.READERS ?? 4);
 const READ_RATE = Number(process.env.READ_RATE ?? 100);
@@ -74,7 +74,7 @@ const READ_RATE = Number(process.env.READ_RATE ?? 100);
 const BUILDS = process.env.BUILDS !== "0";
 /** As infra/Dockerfile sets it for every process (docs/operations.md); the environment's value wins. */
 const MALLOC = { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2" };
-const COMMAND = `${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${ROUNDS === 3 ? "" : `ROUNDS=${ROUNDS} `}${READERS === 4 ? "" : `READERS=${READERS} `}${READ_RATE === 100 ? "" : `READ_RATE=${READ_RATE} `}${BUILDS ? "" : "BUILDS=0 "}${process.env.MALLOC_ARENA_MAX === undefined ? "" : `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX} `}${process.env.WORKER_NODE_OPTIONS === undefined ? "" : `WORKER_NODE_OPTIONS='${WORKER_NODE_OPTIONS}' `}npm run bench:fan-out`;
+const COMMAND = `${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${ROUNDS === 3 ? "" : `ROUNDS=${ROUNDS} `}${READERS === 4 ? "" : `READERS=${READERS} `}${READ_RATE === 100 ? "" : `READ_RATE=${READ_RATE} `}${BUILDS ? "" : "BUILDS=0 "}${process.env.MALLOC_ARENA_MAX === undefined ? "" : `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX} `}${WORKER_NODE_OPTIONS_SET}npm run bench:fan-out`;
 
 ensureGeneratedRepository(repo, PAGES, 20);
 for (const dir of [join(work, "fan-out-content"), siteDir, buildDir])

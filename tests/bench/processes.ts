@@ -88,15 +88,16 @@ export const BUILD_CHILD_NODE_ARGS = [`--max-semi-space-size=${BUILD_SEMI_SPACE_
 /**
  * The NODE_OPTIONS a benchmark gives its worker processes: `WORKER_NODE_OPTIONS` when set (empty:
  * V8's defaults), else what docker-compose.yml's worker service sets (its young generation), so that
- * a benchmark measures workers as an operator runs them.
+ * a benchmark measures workers as an operator runs them; `command`: how the benchmark's printed
+ * command names them (nothing when they are compose's).
  */
-export function workerNodeOptions(): string {
+export function workerNodeOptions(): { options: string; command: string } {
   const given = process.env.WORKER_NODE_OPTIONS;
-  if (given !== undefined) return given;
+  if (given !== undefined) return { options: given, command: `WORKER_NODE_OPTIONS='${given}' ` };
   const compose = parse(readFileSync(join(ROOT, "docker-compose.yml"), "utf8"), { merge: true }) as {
     services: { worker: { environment?: Record<string, string> } };
   };
-  return compose.services.worker.environment?.NODE_OPTIONS ?? "";
+  return { options: compose.services.worker.environment?.NODE_OPTIONS ?? "", command: "" };
 }
 
 /** What `full-build-child.ts build` prints: the build's summary, its peak RSS and CPU seconds. */

@@ -71,10 +71,11 @@ const contentUrl = await start(
 );
 const endpoint = `${contentUrl}/api/v2`;
 const workers = Number(process.env.WORKERS ?? 1);
+const { options: WORKER_NODE_OPTIONS, command: WORKER_NODE_OPTIONS_SET } = workerNodeOptions();
 for (let i = 0; i < workers; i++)
   await start(
     ["serve", "worker"],
-    { ...common, PRISMIC_ENDPOINT: endpoint, NODE_OPTIONS: workerNodeOptions() },
+    { ...common, PRISMIC_ENDPOINT: endpoint, NODE_OPTIONS: WORKER_NODE_OPTIONS },
     /(worker started)/,
   );
 
@@ -296,7 +297,7 @@ const pct = (list: number[], p: number) =>
 const row = (name: string, list: number[]) =>
   `| ${name} | ${pct(list, 50).toFixed(1)} ms | ${pct(list, 95).toFixed(1)} ms | ${pct(list, 99).toFixed(1)} ms |`;
 console.log(
-  `\nPublish latency, ${PAGES} pages, ${targets.length} single-page edits, ${workers} worker process(es) with NODE_OPTIONS="${workerNodeOptions()}", Node ${process.version}`,
+  `\nPublish latency, ${PAGES} pages, ${targets.length} single-page edits, ${workers} worker process(es) with NODE_OPTIONS="${WORKER_NODE_OPTIONS}", Node ${process.version}`,
 );
 console.log("| measure | p50 | p95 | p99 |\n|---|---|---|---|");
 console.log(row("publish request → page written (worker)", latencies));
@@ -352,7 +353,7 @@ console.log(
   `settings change (every route): ${(settingsMs / 1000).toFixed(1)} s, ${lastPublish.mode}, ${lastPublish.rendered} routes rendered, ${lastPublish.written} written`,
 );
 console.log(
-  `command: ${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${EDITS === 200 ? "" : `EDITS=${EDITS} `}${process.env.WORKER_NODE_OPTIONS === undefined ? "" : `WORKER_NODE_OPTIONS='${workerNodeOptions()}' `}npm run bench:publish-latency`,
+  `command: ${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${EDITS === 200 ? "" : `EDITS=${EDITS} `}${WORKER_NODE_OPTIONS_SET}npm run bench:publish-latency`,
 );
 
 await queue.close();

@@ -48,8 +48,8 @@ const floorDir = join(work, "worker-build-floor");
 const prefix = `bench-worker-build-${process.pid}`;
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const MALLOC = { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2" };
-const WORKER_NODE_OPTIONS = workerNodeOptions();
-const COMMAND = `${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${process.env.MALLOC_ARENA_MAX === undefined ? "" : `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX} `}${process.env.WORKER_NODE_OPTIONS === undefined ? "" : `WORKER_NODE_OPTIONS='${WORKER_NODE_OPTIONS}' `}npm run bench:worker-build`;
+const { options: WORKER_NODE_OPTIONS, command: WORKER_NODE_OPTIONS_SET } = workerNodeOptions();
+const COMMAND = `${PAGES === 10_000 ? "" : `PAGES=${PAGES} `}${process.env.MALLOC_ARENA_MAX === undefined ? "" : `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX} `}${WORKER_NODE_OPTIONS_SET}npm run bench:worker-build`;
 const SITE_URL = "https://www.example.com";
 
 ensureGeneratedRepository(repo, PAGES, 20);
