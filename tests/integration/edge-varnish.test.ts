@@ -596,7 +596,7 @@ describe.skipIf(!hasVarnish)(
       } finally {
         // Back in one step (a rename over the symlink): serving the stale page started a background
         // fetch, which may reach the site server at any moment, and a missing file there is a 404
-        // the edge would keep as the route's page (a CI run saw it).
+        // the edge would keep as the route's page.
         await writeFile(`${file}.back`, bytes);
         await rename(`${file}.back`, file);
       }

@@ -25,8 +25,8 @@ export interface IndexListings {
  * whole (100,000 of them as objects held ~60 MB of a worker's heap while the sitemap rendered). A
  * stub whose canonical override names a document waits in a temporary file of its own until the
  * targets are read (one request for all of them after the pass), then is written after the others
- * of its type: a generated site's random links made a third of 100,000 pages such stubs, which
- * held in memory and sent to the render thread cost a publish ~100 ms of cloning.
+ * of its type. Held in memory, they would be cloned to the render thread with every sitemap: ~100
+ * ms a publish where a third of 100,000 pages name one (a generated site's random links).
  */
 export async function indexStubs(
   index: DependencyIndex,
