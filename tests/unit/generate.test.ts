@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadDemoDocuments } from "#local-prismic/demo.ts";
-import { generateRepository } from "#local-prismic/generate.ts";
+import { generatedPageUid, generateRepository } from "#local-prismic/generate.ts";
 import { loadModels } from "#local-prismic/models.ts";
 import { validateRepository } from "#local-prismic/validate.ts";
 import { uidProblem } from "#web/uid-rules.ts";
@@ -64,6 +64,31 @@ describe("generateRepository", () => {
     expect(hash(again)).toBe(hash(docs));
     const other = generateRepository({ pages: 300, priceLists: 8, seed: 2, models });
     expect(hash(other)).not.toBe(hash(docs));
+  });
+
+  it("gives page N the same fields and slices whatever the repository's size", () => {
+    const larger = generateRepository({ pages: 1200, priceLists: 8, seed: 1, models });
+    // What differs: where links and images point, and the slices' random ids.
+    const content = (doc: { data: unknown } | undefined) =>
+      JSON.stringify(doc?.data, (key, value) =>
+        key === "id" || key === "url"
+          ? undefined
+          : value && typeof value === "object" && "link_type" in value
+            ? value.link_type
+            : value,
+      );
+    const byUid = new Map(larger.map((doc) => [doc.uid, doc]));
+    for (const ordinal of [0, 1, 12, 299]) {
+      const small = docs.find((d) => d.uid === generatedPageUid(ordinal, 300));
+      const large = byUid.get(generatedPageUid(ordinal, 1200));
+      expect(small, `page ${ordinal}`).toBeDefined();
+      expect(content(large)).toBe(content(small));
+    }
+    // Not equal by accident: two pages of one repository differ.
+    expect(content(byUid.get(generatedPageUid(13, 1200)))).not.toBe(
+      content(byUid.get(generatedPageUid(12, 1200))),
+    );
+    expect(generatedPageUid(12, 100_000)).toBe("page-000012");
   });
 
   it("refuses sizes that cannot hold a home page", () => {

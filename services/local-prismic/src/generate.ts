@@ -18,7 +18,8 @@ export type GenerateOptions = {
 
 type Obj = Record<string, unknown>;
 type Fields = Record<string, CustomTypeModelField>;
-type Target = { id: string; type: string; uid: string };
+/** `ordinal`: the document's number among those of its type (home is page 0). */
+type Target = { id: string; type: string; uid: string; ordinal: number };
 type Fixer = {
   random: () => number;
   /** A document for a link allowed to reach `types` (any page or price list when undefined). */
@@ -40,10 +41,19 @@ const IMAGES = [
 ];
 const ID_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
+/** The uid of generated page `ordinal` (1 or more; 0 is `home`) in a repository of `pages` pages. */
+export function generatedPageUid(ordinal: number, pages: number): string {
+  return ordinal === 0 ? "home" : `page-${String(ordinal).padStart(Math.max(5, String(pages).length), "0")}`;
+}
+
 /**
  * A large repository for load and "incremental ≡ full" tests: `@prismicio/mock` fills every field from the
  * models, then the result is made to look like what the Document API returns (ids, uids, dates, local
- * images, links between the generated documents). Same options, same documents, byte for byte.
+ * images, links between the generated documents). Same options, same documents, byte for byte. A
+ * document's fields and slices come from the seed, its type and its ordinal, not from the
+ * repository's size: page 12 of a repository of 1,000 pages has the slices and text of page 12 of one
+ * of 100,000 (its links and images point elsewhere), so that benchmarks at two sizes edit the same
+ * pages.
  */
 export function generateRepository(options: GenerateOptions): PrismicDocument[] {
   const { pages, priceLists, seed } = options;
@@ -72,18 +82,19 @@ export function generateRepository(options: GenerateOptions): PrismicDocument[] 
       }
     }
   };
-  const pageWidth = Math.max(5, String(pages).length);
   const listWidth = Math.max(3, String(priceLists).length);
   const targets: Target[] = [
     ...Array.from({ length: pages }, (_, i) => ({
       id: newId(),
       type: "page",
-      uid: i === 0 ? "home" : `page-${String(i).padStart(pageWidth, "0")}`,
+      uid: generatedPageUid(i, pages),
+      ordinal: i,
     })),
     ...Array.from({ length: priceLists }, (_, i) => ({
       id: newId(),
       type: "price_list",
       uid: `price-list-${String(i + 1).padStart(listWidth, "0")}`,
+      ordinal: i + 1,
     })),
   ];
   const pools = new Map<string, Target[]>();
@@ -123,7 +134,7 @@ export function generateRepository(options: GenerateOptions): PrismicDocument[] 
 
   targets.forEach((target, index) => {
     const ct = model(target.type);
-    const mockSeed = `${seed}:${target.type}:${target.uid}`;
+    const mockSeed = `${seed}:${target.type}:${target.ordinal}`;
     const mocked = prismicMock.value.document({
       seed: mockSeed,
       model: ct,
