@@ -67,9 +67,11 @@ describe("DependencyIndex.prior", () => {
     const prior = await index.prior(["page", "unknown"], { maxRoutes: 10, isListing: isListingRoute });
     expect([...prior.known.keys()]).toEqual(["page"]);
     expect(prior.dependents.get("doc:page")).toEqual(["/other", "/page", "/sitemap.xml"]);
-    expect(prior.dependents.get("url:page")).toEqual(["/linking", "/linking-too"]);
+    // The links are counted, not read: a publish reads them only for a document that moved.
+    expect(prior.linkedBy.get("page")).toBe(2);
+    expect(prior.dependents.has("url:page")).toBe(false);
     expect(prior.dependents.get("doc:unknown")).toEqual([]);
-    expect(prior.dependents.get("url:unknown")).toEqual([]);
+    expect(prior.linkedBy.has("unknown")).toBe(false);
     expect(prior.dependents.get("type:page")).toEqual(["/price-list/"]);
     expect(prior.dependents.get("routes:page")).toEqual(["/sitemap.xml"]);
     expect(prior.dependents.has("type:undefined")).toBe(false);
@@ -79,6 +81,22 @@ describe("DependencyIndex.prior", () => {
     // Of the two pages linking to it, the one that saw it elsewhere than at /page.
     expect(prior.linkedElsewhere.get("page")).toEqual({ route: "/page", routes: ["/linking-too"] });
     expect(prior.linkedElsewhere.has("unknown")).toBe(false);
+  });
+
+  it("counts the routes linking to a document however many, and names only those that saw it elsewhere", async () => {
+    // Every route's navigation links to the page; one route saw it at an older route.
+    const routes = Array.from({ length: 5_000 }, (_, i) => `/nav-${i}`);
+    await redis
+      .multi()
+      .hset(key("docs"), "nav", JSON.stringify({ id: "nav", type: "page", route: "/nav", hash: "n" }))
+      .sadd(key("dep:url:nav"), ...routes)
+      .sadd(key("dep:sees:nav:/nav"), ...routes.slice(1))
+      .sadd(key("dep:sees:nav:/nav-old"), routes[0] as string)
+      .exec();
+    const prior = await index.prior(["nav"], { maxRoutes: 10, isListing: isListingRoute });
+    expect(prior.linkedBy.get("nav")).toBe(5_000);
+    expect(prior.dependents.has("url:nav")).toBe(false);
+    expect(prior.linkedElsewhere.get("nav")).toEqual({ route: "/nav", routes: ["/nav-0"] });
   });
 
   it("reads no entry when more routes than maxRoutes show the documents", async () => {

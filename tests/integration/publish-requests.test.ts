@@ -300,18 +300,25 @@ describe("reconcile after the master ref moved", () => {
 describe("links to a changed page: read with the index's other reads", () => {
   it("asks Redis again only for a page that moved, and re-renders the pages linking to it then", async () => {
     const linkedElsewhere = vi.spyOn(DependencyIndex.prototype, "linkedElsewhere");
+    const dependents = vi.spyOn(DependencyIndex.prototype, "dependents");
     try {
       const asked = () => linkedElsewhere.mock.calls.flatMap(([targets]) => targets.map(([id]) => id));
+      // The routes linking to a page, read by name (every route, for a page the navigation links to).
+      const linksRead = () =>
+        dependents.mock.calls.flatMap(([names]) => names.filter((name) => name.startsWith("url:")));
       // The navigation links to the FAQ: a content edit leaves every link where it was.
       const edited = await delivered({ upsert: [withDescription(FAQ, "The FAQ, edited")] });
       expect(edited.mode).toBe("incremental");
       expect(await pageText(FAQ.uid)).toContain("The FAQ, edited");
       expect(asked()).toEqual([]);
+      expect(linksRead()).toEqual([]);
 
-      // Renamed: the index's read was for /faq, so the links are asked about its new route.
+      // Renamed: the index's read was for /faq, so the links are asked about its new route, and
+      // the routes linking to it are read, once.
       const renamed = await delivered({ upsert: [{ ...FAQ, uid: "faq-moved" }] });
       expect(renamed.mode).toBe("incremental");
       expect(asked()).toEqual([FAQ.id]);
+      expect(linksRead()).toEqual([`url:${FAQ.id}`]);
       expect(await pageText("about")).toContain('href="/faq-moved"');
 
       // And back, for the tests after this one.
@@ -319,6 +326,7 @@ describe("links to a changed page: read with the index's other reads", () => {
       expect(await pageText("about")).toContain(`href="/${FAQ.uid}"`);
     } finally {
       linkedElsewhere.mockRestore();
+      dependents.mockRestore();
     }
   }, 60_000);
 });

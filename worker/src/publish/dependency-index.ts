@@ -28,7 +28,8 @@ const frameField = (type: string) => `frameDocument:${type}`;
  * argument whatever their number (a spread of tens of thousands of arguments overflows the stack). The
  * `dep:` keys are made from the prefix: one Redis, not a cluster, as everywhere.
  * Answers { docs, showing, linking, types, typeSets, candidates, entries, elsewhere }, where a
- * missing value is false (nil in the reply) and `entries` is false when there were too many routes.
+ * missing value is false (nil in the reply), `linking` holds counts (SCARD of `url:<id>`) and `entries`
+ * is false when there were too many routes.
  */
 const PRIOR = `
 local dep = ARGV[1]
@@ -55,7 +56,7 @@ for i = 1, n do
   docs[i] = doc
   routes[i] = route
   showing[i] = redis.call('SMEMBERS', dep .. 'doc:' .. id)
-  linking[i] = redis.call('SMEMBERS', dep .. 'url:' .. id)
+  linking[i] = redis.call('SCARD', dep .. 'url:' .. id)
   for _, r in ipairs(showing[i]) do
     if not seen[r] then seen[r] = true; candidates[#candidates + 1] = r end
   end
@@ -72,7 +73,7 @@ local entries = false
 if #candidates > 0 and #candidates <= maxRead then entries = redis.call('HMGET', KEYS[2], unpack(candidates)) end
 local elsewhere = {}
 for i = 1, n do
-  if #linking[i] > 0 then
+  if linking[i] > 0 then
     -- seesDependency's key (#content/dependencies.ts), as linkedElsewhere reads it
     elsewhere[i] = redis.call('SDIFF', dep .. 'url:' .. ids[i], dep .. 'sees:' .. ids[i] .. ':' .. (routes[i] or ''))
   else
@@ -134,10 +135,16 @@ export interface PriorState {
   /** The changed ids' documents as last indexed. */
   known: Map<string, IndexedDocument>;
   /**
-   * Routes that recorded `doc:<changed id>` and `url:<changed id>`, and `type:<type>` and
-   * `routes:<type>` (listings) for the known documents' types.
+   * Routes that recorded `doc:<changed id>`, and `type:<type>` and `routes:<type>` (listings) for the
+   * known documents' types.
    */
   dependents: Map<string, string[]>;
+  /**
+   * How many routes link to each changed id (`url:<id>`; absent: none). Their names are read only
+   * for a document whose route changed (plan-ids.ts): a content-only edit of a page every route's
+   * navigation links to reads a count, not the site's routes.
+   */
+  linkedBy: Map<string, number>;
   /**
    * The entries of the routes this publish will most likely render (the changed documents' current
    * routes and the routes showing them), listings and routes that only link to them left out (those
@@ -216,7 +223,8 @@ export class DependencyIndex {
 
   /**
    * Everything a publish of `ids` can learn from the index before it asks the content API, in one
-   * round trip (the PRIOR script): the documents as last indexed, the routes depending on them, those
+   * round trip (the PRIOR script): the documents as last indexed, the routes showing them and how many
+   * link to them (the linking routes' names are read only when a document moved: plan-ids.ts), those
    * routes' entries (so their documents join the changed ids' request) and, for linked ids, the links
    * that saw them elsewhere than at the route the index knows. Listings' entries are left out, and all
    * entries when more than `maxRoutes` routes show the ids. Why one script and what it costs Redis:
@@ -226,7 +234,7 @@ export class DependencyIndex {
     ids: readonly string[],
     options: { maxRoutes: number; isListing: (route: string) => boolean },
   ): Promise<PriorState> {
-    const [docs, showingSets, linkingSets, types, typeSets, read, values, elsewhereSets] =
+    const [docs, showingSets, linkCounts, types, typeSets, read, values, elsewhereSets] =
       (await this.redis.eval(
         PRIOR,
         2,
@@ -238,7 +246,7 @@ export class DependencyIndex {
       )) as [
         (string | null)[],
         string[][],
-        string[][],
+        number[],
         string[],
         [string[], string[]][],
         string[],
@@ -247,13 +255,14 @@ export class DependencyIndex {
       ];
     const known = new Map<string, IndexedDocument>();
     const dependents = new Map<string, string[]>();
+    const linkedBy = new Map<string, number>();
     const candidates = new Set<string>();
     ids.forEach((id, i) => {
       const value = docs[i];
       if (value) known.set(id, JSON.parse(value) as IndexedDocument);
       const showing = [...(showingSets[i] ?? [])].sort();
       dependents.set(`doc:${id}`, showing);
-      dependents.set(`url:${id}`, [...(linkingSets[i] ?? [])].sort());
+      if ((linkCounts[i] ?? 0) > 0) linkedBy.set(id, linkCounts[i] as number);
       for (const route of showing) candidates.add(route);
     });
     for (const doc of known.values()) if (doc.route) candidates.add(doc.route);
@@ -280,13 +289,13 @@ export class DependencyIndex {
     }
     const linkedElsewhere = new Map<string, { route: string | null; routes: string[] }>();
     ids.forEach((id, i) => {
-      if ((linkingSets[i] ?? []).length === 0) return;
+      if (!linkedBy.has(id)) return;
       linkedElsewhere.set(id, {
         route: known.get(id)?.route ?? null,
         routes: [...(elsewhereSets[i] ?? [])].sort(),
       });
     });
-    return { known, dependents, entries, linkedElsewhere };
+    return { known, dependents, linkedBy, entries, linkedElsewhere };
   }
 
   /**

@@ -3,7 +3,13 @@ import type { RedirectRule } from "#website/contract.ts";
 import { documentHash } from "../build/document-hash.ts";
 import type { DependencyIndex, PriorState } from "./dependency-index.ts";
 import { fetchByIds } from "./fetch-documents.ts";
-import { type FetchedDocument, fetchedDocument, type KnownDocument, planPublish } from "./planner.ts";
+import {
+  type FetchedDocument,
+  fetchedDocument,
+  type KnownDocument,
+  planPublish,
+  routeChange,
+} from "./planner.ts";
 import type { StepTimer } from "./step-timer.ts";
 
 export interface PlannedPublish {
@@ -64,13 +70,18 @@ export async function planIds(
   const types = new Set(
     [...fetched.values(), ...known.values()].flatMap((d) => [`type:${d.type}`, `routes:${d.type}`]),
   );
+  // Links to a changed id whose route changed: every one of them is rendered (the index read counted
+  // them; their names are read now, for these ids only).
+  const linking = ids.filter((id) => prior.linkedBy.has(id));
+  const relinked = linking
+    .filter((id) => routeChange(known.get(id), fetched.get(id)))
+    .map((id) => `url:${id}`);
   const unread = [...types].filter((dependency) => !prior.dependents.has(dependency));
   const dependents = new Map(prior.dependents);
-  if (unread.length > 0)
-    for (const [dep, routes] of await index.dependents(unread)) dependents.set(dep, routes);
+  if (unread.length + relinked.length > 0)
+    for (const [dep, routes] of await index.dependents([...unread, ...relinked])) dependents.set(dep, routes);
   // Links to a changed id that, when rendered, saw it elsewhere than where it is now: read with the
   // index's other reads for the route it had, asked again only for a document that moved.
-  const linking = ids.filter((id) => (dependents.get(`url:${id}`) ?? []).length > 0);
   const elsewhere = new Map<string, string[]>();
   const moved: (readonly [string, string | null])[] = [];
   for (const id of linking) {

@@ -169,7 +169,7 @@ export function planPublish(input: PlanInput): Plan {
 }
 
 /** How a document's address changed (what a link to it shows), or undefined when it did not. */
-function routeChange(
+export function routeChange(
   before: KnownDocument | undefined,
   now: FetchedDocument | undefined,
 ): string | undefined {
