@@ -261,8 +261,11 @@ for (const doc of targets) {
 
 // Routes rendered per content-only edit, by what links to or shows the edited document.
 const kinds = await edgeCases();
-const perKind: { name: string; id: string; edits: { rendered: number; written: number; ms: number }[] }[] =
-  [];
+const perKind: {
+  name: string;
+  id: string;
+  edits: { rendered: number; written: number; ms: number; own: number }[];
+}[] = [];
 for (const [name, id] of kinds) {
   const edits = [];
   for (const n of [1, 2]) {
@@ -279,6 +282,7 @@ for (const [name, id] of kinds) {
       rendered: published.rendered ?? 0,
       written: published.written ?? 0,
       ms: performance.now() - started,
+      own: published.timings?.ownDone ?? Number.NaN,
     });
   }
   perKind.push({ name, id, edits });
@@ -347,13 +351,13 @@ console.log(
   "\nRoutes rendered per content-only edit (1st: the document's first publication of the day, its sitemap lastmod day moves; 2nd: same day):",
 );
 console.log(
-  "| edited document | 1st: rendered / written | 2nd: rendered / written | 2nd: request → index committed |",
+  "| edited document | 1st: rendered / written | 2nd: rendered / written | publish start → own page written: 1st · 2nd | 2nd: request → index committed |",
 );
-console.log("|---|---|---|---|");
+console.log("|---|---|---|---|---|");
 for (const { name, id, edits } of perKind) {
   const [first, second] = edits as [(typeof edits)[number], (typeof edits)[number]];
   console.log(
-    `| ${name} (${id}) | ${first.rendered} / ${first.written} | ${second.rendered} / ${second.written} | ${second.ms.toFixed(0)} ms |`,
+    `| ${name} (${id}) | ${first.rendered} / ${first.written} | ${second.rendered} / ${second.written} | ${first.own.toFixed(1)} · ${second.own.toFixed(1)} ms | ${second.ms.toFixed(0)} ms |`,
   );
 }
 console.log(
