@@ -354,10 +354,12 @@ console.log(
   "| edited document | 1st: rendered / written | 2nd: rendered / written | publish start → own page written: 1st · 2nd | 2nd: request → index committed |",
 );
 console.log("|---|---|---|---|---|");
+/** A fan-out's publish (child jobs) renders no page of its own first: it has no such time. */
+const ownTime = (ms: number) => (Number.isNaN(ms) ? "— (fan-out)" : `${ms.toFixed(1)} ms`);
 for (const { name, id, edits } of perKind) {
   const [first, second] = edits as [(typeof edits)[number], (typeof edits)[number]];
   console.log(
-    `| ${name} (${id}) | ${first.rendered} / ${first.written} | ${second.rendered} / ${second.written} | ${first.own.toFixed(1)} · ${second.own.toFixed(1)} ms | ${second.ms.toFixed(0)} ms |`,
+    `| ${name} (${id}) | ${first.rendered} / ${first.written} | ${second.rendered} / ${second.written} | ${ownTime(first.own)} · ${ownTime(second.own)} | ${second.ms.toFixed(0)} ms |`,
   );
 }
 console.log(

@@ -97,6 +97,15 @@ describe("DependencyIndex.prior", () => {
     expect(prior.linkedBy.get("nav")).toBe(5_000);
     expect(prior.dependents.has("url:nav")).toBe(false);
     expect(prior.linkedElsewhere.get("nav")).toEqual({ route: "/nav", routes: ["/nav-0"] });
+
+    // Once that route saw it where it is, none did elsewhere.
+    await redis
+      .multi()
+      .srem(key("dep:sees:nav:/nav-old"), routes[0] as string)
+      .sadd(key("dep:sees:nav:/nav"), routes[0] as string)
+      .exec();
+    const after = await index.prior(["nav"], { maxRoutes: 10, isListing: isListingRoute });
+    expect(after.linkedElsewhere.get("nav")).toEqual({ route: "/nav", routes: [] });
   });
 
   it("reads no entry when more routes than maxRoutes show the documents", async () => {

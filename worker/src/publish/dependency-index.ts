@@ -73,9 +73,12 @@ local entries = false
 if #candidates > 0 and #candidates <= maxRead then entries = redis.call('HMGET', KEYS[2], unpack(candidates)) end
 local elsewhere = {}
 for i = 1, n do
-  if linking[i] > 0 then
-    -- seesDependency's key (#content/dependencies.ts), as linkedElsewhere reads it
-    elsewhere[i] = redis.call('SDIFF', dep .. 'url:' .. ids[i], dep .. 'sees:' .. ids[i] .. ':' .. (routes[i] or ''))
+  -- seesDependency's key (#content/dependencies.ts), as linkedElsewhere reads it
+  local sees = dep .. 'sees:' .. ids[i] .. ':' .. (routes[i] or '')
+  -- A route records url:<id> with exactly one sees:<id>:<route>, so when as many routes saw it at
+  -- its route as link to it, none saw it elsewhere: no walk over every route linking to it.
+  if linking[i] > 0 and redis.call('SCARD', sees) < linking[i] then
+    elsewhere[i] = redis.call('SDIFF', dep .. 'url:' .. ids[i], sees)
   else
     elsewhere[i] = {}
   end
