@@ -57,23 +57,7 @@ async function noOpRebuild(pages: number) {
   const repo = await tempDir("no-op-repo");
   cleanups.push(repo.remove);
   mkdirSync(join(repo.path, "documents"));
-  let newest: PrismicDocument | undefined;
-  let newestShared: PrismicDocument | undefined;
   const generated = [...generateRepository({ pages, priceLists: PRICE_LISTS, seed: 1 })];
-  for (const [index, original] of generated.entries()) {
-    let doc = original;
-    const page = doc.type === "page" && doc.uid !== "home" && !newest;
-    const shared = website.shared.includes(doc.type) && !newestShared;
-    if (page || shared) {
-      // The newest publications of the repository (a page and a price list, in the same second): a
-      // rebuild can tell them unchanged only by its ref, or by reading them.
-      doc = { ...doc, last_publication_date: "2026-11-27T23:59:59+0000" };
-      if (page) newest = doc;
-      else newestShared = doc;
-      generated[index] = doc;
-    }
-    writeFileSync(join(repo.path, "documents", `${doc.id}.json`), JSON.stringify(doc));
-  }
   // The pages whose links show a document: the API writes its facts into them.
   const linkingTo = (target: PrismicDocument) =>
     generated.filter(
@@ -83,7 +67,23 @@ async function noOpRebuild(pages: number) {
         !website.shared.includes(doc.type) &&
         JSON.stringify(doc.data).includes(`"${target.id}"`),
     );
-  const page = newest as PrismicDocument;
+  // The newest publications of the repository (a page other pages link to, and a price list, in the
+  // same second): a rebuild can tell them unchanged only by its ref, or by reading them.
+  const newestAt = (index: number) => {
+    if (index < 0) throw new Error("the generated site lacks a page other pages link to, or a price list");
+    const doc = {
+      ...(generated[index] as PrismicDocument),
+      last_publication_date: "2026-11-27T23:59:59+0000",
+    };
+    generated[index] = doc;
+    return doc;
+  };
+  const page = newestAt(
+    generated.findIndex((doc) => doc.type === "page" && doc.uid !== "home" && linkingTo(doc).length > 0),
+  );
+  const newestShared = newestAt(generated.findIndex((doc) => website.shared.includes(doc.type)));
+  for (const doc of generated)
+    writeFileSync(join(repo.path, "documents", `${doc.id}.json`), JSON.stringify(doc));
   // Another page, published after the edit of `page`.
   const other = generated.find((doc) => doc.type === "page" && doc.uid !== "home" && doc.id !== page.id);
   if (!other) throw new Error("the generated site has one page besides home");
@@ -131,7 +131,7 @@ async function noOpRebuild(pages: number) {
     later,
     linking: {
       page: linkingTo(page).length,
-      shared: linkingTo(newestShared as PrismicDocument).length,
+      shared: linkingTo(newestShared).length,
       // The other page, its linking pages, and the edited page (which may be one of them), read whole.
       later: new Set([other.id, page.id, ...linkingTo(other).map((doc) => doc.id)]).size,
     },
