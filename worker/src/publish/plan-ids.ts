@@ -77,9 +77,6 @@ export async function planIds(
     .filter((id) => routeChange(known.get(id), fetched.get(id)))
     .map((id) => `url:${id}`);
   const unread = [...types].filter((dependency) => !prior.dependents.has(dependency));
-  const dependents = new Map(prior.dependents);
-  if (unread.length + relinked.length > 0)
-    for (const [dep, routes] of await index.dependents([...unread, ...relinked])) dependents.set(dep, routes);
   // Links to a changed id that, when rendered, saw it elsewhere than where it is now: read with the
   // index's other reads for the route it had, asked again only for a document that moved.
   const elsewhere = new Map<string, string[]>();
@@ -91,7 +88,13 @@ export async function planIds(
       if (read.routes.length > 0) elsewhere.set(id, read.routes);
     } else moved.push([id, now]);
   }
-  for (const [id, routes] of await index.linkedElsewhere(moved)) elsewhere.set(id, routes);
+  // Both asked at once: a renamed page costs one round trip more than an edit, not two.
+  const [more, movedElsewhere] = await Promise.all([
+    unread.length + relinked.length > 0 ? index.dependents([...unread, ...relinked]) : new Map(),
+    index.linkedElsewhere(moved),
+  ]);
+  const dependents = new Map([...prior.dependents, ...more]);
+  for (const [id, routes] of movedElsewhere) elsewhere.set(id, routes);
   // Editors' redirects go wherever the document they link to is published (the index's rules).
   const redirectsTo = new Map<string, string[]>();
   for (const rule of rules.values())
