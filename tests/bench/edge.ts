@@ -29,7 +29,7 @@ import { createSiteStore, sha256 } from "#storage";
 import { freePort } from "../support/free-port.ts";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
 import { storedManifest } from "../support/manifest.ts";
-import { removeKeysUnder } from "../support/redis-keys.ts";
+import { removeKeysOfEndedRuns, removeKeysUnder } from "../support/redis-keys.ts";
 import { hasVarnish, startVarnish, type Varnish } from "../support/varnish.ts";
 import { startPressroom, stopAll } from "./processes.ts";
 
@@ -56,6 +56,9 @@ ensureGeneratedRepository(repo, PAGES, 20);
 rmSync(join(work, "content"), { recursive: true, force: true });
 rmSync(siteDir, { recursive: true, force: true });
 const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+// A run that failed or was killed before its cleanup left its keys: removed here (redis-keys.ts).
+for (const ended of await removeKeysOfEndedRuns(redis, "bench-edge"))
+  console.log(`removed the keys an ended run left in Redis: ${ended}:*`);
 let varnish: Varnish | undefined;
 
 try {

@@ -41,7 +41,7 @@ import { Redis } from "ioredis";
 import { SITE_WIDE_KEY } from "#edge/surrogate-keys.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
-import { removeKeysUnder } from "../support/redis-keys.ts";
+import { removeKeysOfEndedRuns, removeKeysUnder } from "../support/redis-keys.ts";
 import { untilWorkerSettled } from "../support/worker-settled.ts";
 import {
   BUILD_CHILD_NODE_ARGS,
@@ -88,6 +88,9 @@ const common = {
   SITE_URL: "https://www.example.com",
 };
 const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+// A run that failed or was killed before its cleanup left its keys: removed here (redis-keys.ts).
+for (const ended of await removeKeysOfEndedRuns(redis, "bench-fan-out"))
+  console.log(`removed the keys an ended run left in Redis: ${ended}:*`);
 const purges = await startPurgeSink();
 try {
   const webhook = await startPressroom(

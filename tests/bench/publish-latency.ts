@@ -26,7 +26,7 @@ import { keyForRoute } from "#web/routes.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
 import { metadataFiles, metadataWritten } from "../support/metadata-writes.ts";
-import { removeKeysUnder } from "../support/redis-keys.ts";
+import { removeKeysOfEndedRuns, removeKeysUnder } from "../support/redis-keys.ts";
 import { startPressroom, stopAll, workerNodeOptions } from "./processes.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -81,6 +81,9 @@ for (let i = 0; i < workers; i++)
   );
 
 const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+// A run that failed or was killed before its cleanup left its keys: removed here (redis-keys.ts).
+for (const ended of await removeKeysOfEndedRuns(redis, "bench-publish"))
+  console.log(`removed the keys an ended run left in Redis: ${ended}:*`);
 const masterRef = async () =>
   ((await (await fetch(`${contentUrl}/admin/stats`)).json()) as { masterRef: string }).masterRef;
 const stats = async () =>

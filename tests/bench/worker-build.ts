@@ -25,7 +25,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { Redis } from "ioredis";
 import { ensureGeneratedRepository } from "../support/generated-repository.ts";
-import { removeKeysUnder } from "../support/redis-keys.ts";
+import { removeKeysOfEndedRuns, removeKeysUnder } from "../support/redis-keys.ts";
 import {
   BUILD_CHILD_NODE_ARGS,
   type BuildResult,
@@ -64,6 +64,9 @@ interface Row {
 }
 
 const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+// A run that failed or was killed before its cleanup left its keys: removed here (redis-keys.ts).
+for (const ended of await removeKeysOfEndedRuns(redis, "bench-worker-build"))
+  console.log(`removed the keys an ended run left in Redis: ${ended}:*`);
 const rows: Row[] = [];
 try {
   const content = await startPressroom(
