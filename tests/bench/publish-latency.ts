@@ -42,6 +42,10 @@ const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 ensureGeneratedRepository(repo, PAGES, 20);
 rmSync(join(work, "publish-content"), { recursive: true, force: true });
 rmSync(siteDir, { recursive: true, force: true });
+const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+// A run that failed or was killed before its cleanup left its keys: removed here (redis-keys.ts).
+for (const ended of await removeKeysOfEndedRuns(redis, "bench-publish"))
+  console.log(`removed the keys an ended run left in Redis: ${ended}:*`);
 
 /** Starts a pressroom process; resolves with what its ready line captured (processes.ts). */
 const start = async (args: string[], env: Record<string, string>, ready: RegExp) =>
@@ -80,10 +84,6 @@ for (let i = 0; i < workers; i++)
     /(worker started)/,
   );
 
-const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
-// A run that failed or was killed before its cleanup left its keys: removed here (redis-keys.ts).
-for (const ended of await removeKeysOfEndedRuns(redis, "bench-publish"))
-  console.log(`removed the keys an ended run left in Redis: ${ended}:*`);
 const masterRef = async () =>
   ((await (await fetch(`${contentUrl}/admin/stats`)).json()) as { masterRef: string }).masterRef;
 const stats = async () =>
