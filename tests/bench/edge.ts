@@ -56,9 +56,8 @@ ensureGeneratedRepository(repo, PAGES, 20);
 rmSync(join(work, "content"), { recursive: true, force: true });
 rmSync(siteDir, { recursive: true, force: true });
 const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
-// A run that failed or was killed before its cleanup left its keys: removed here (redis-keys.ts).
-for (const ended of await removeKeysOfEndedRuns(redis, "bench-edge"))
-  console.log(`removed the keys an ended run left in Redis: ${ended}:*`);
+// What runs that failed or were killed before their cleanup left (redis-keys.ts).
+await removeKeysOfEndedRuns(redis, prefix);
 let varnish: Varnish | undefined;
 
 try {

@@ -88,9 +88,8 @@ const common = {
   SITE_URL: "https://www.example.com",
 };
 const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
-// A run that failed or was killed before its cleanup left its keys: removed here (redis-keys.ts).
-for (const ended of await removeKeysOfEndedRuns(redis, "bench-fan-out"))
-  console.log(`removed the keys an ended run left in Redis: ${ended}:*`);
+// What runs that failed or were killed before their cleanup left (redis-keys.ts).
+await removeKeysOfEndedRuns(redis, prefix);
 const purges = await startPurgeSink();
 try {
   const webhook = await startPressroom(

@@ -64,9 +64,8 @@ interface Row {
 }
 
 const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
-// A run that failed or was killed before its cleanup left its keys: removed here (redis-keys.ts).
-for (const ended of await removeKeysOfEndedRuns(redis, "bench-worker-build"))
-  console.log(`removed the keys an ended run left in Redis: ${ended}:*`);
+// What runs that failed or were killed before their cleanup left (redis-keys.ts).
+await removeKeysOfEndedRuns(redis, prefix);
 const rows: Row[] = [];
 try {
   const content = await startPressroom(

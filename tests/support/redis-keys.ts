@@ -10,13 +10,15 @@ export async function removeKeysUnder(redis: Redis, prefix: string): Promise<voi
 }
 
 /**
- * Removes the keys earlier runs of a benchmark left under their prefixes (`<name>-<pid>:…`) when
- * their process has ended: a run that failed, was interrupted or killed before its own cleanup (a
- * 100,000-page run leaves about 380 MB, which a Redis with `noeviction` keeps). A run whose process
- * is still alive keeps its keys. Answers the prefixes removed.
+ * Removes the keys earlier runs of a benchmark left under their prefixes when their process has
+ * ended: a run that failed, was interrupted or killed before its own cleanup (a 100,000-page run
+ * leaves about 380 MB, which a Redis with `noeviction` keeps). `ownPrefix` is this run's,
+ * `<name>-<pid>`; the others are found as `<name>-<pid>:…` keys. A run whose process is still alive
+ * keeps its keys. Prints and answers the prefixes removed.
  */
-export async function removeKeysOfEndedRuns(redis: Redis, name: string): Promise<string[]> {
-  if (!/^[a-z][a-z-]*$/.test(name)) throw new Error(`a benchmark's name is lowercase words, not ${name}`);
+export async function removeKeysOfEndedRuns(redis: Redis, ownPrefix: string): Promise<string[]> {
+  const name = /^([a-z][a-z-]*)-\d+$/.exec(ownPrefix)?.[1];
+  if (!name) throw new Error(`a benchmark's prefix is lowercase words and a pid, not ${ownPrefix}`);
   const owner = new RegExp(`^(${name}-(\\d+)):`);
   const prefixes = new Map<string, number>();
   let cursor = "0";
@@ -29,7 +31,10 @@ export async function removeKeysOfEndedRuns(redis: Redis, name: string): Promise
     }
   } while (cursor !== "0");
   const ended = [...prefixes].filter(([, pid]) => !alive(pid)).map(([prefix]) => prefix);
-  for (const prefix of ended) await removeKeysUnder(redis, prefix);
+  for (const prefix of ended) {
+    await removeKeysUnder(redis, prefix);
+    console.log(`removed the keys an ended run left in Redis: ${prefix}:*`);
+  }
   return ended;
 }
 
