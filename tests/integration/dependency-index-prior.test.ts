@@ -6,6 +6,7 @@
  */
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listingSlotOf } from "#content/dependencies.ts";
 import { isListingRoute } from "#worker/publish/context.ts";
 import { DependencyIndex } from "#worker/publish/dependency-index.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
@@ -52,8 +53,12 @@ beforeAll(async () => {
     .sadd(
       key("dep:doc:prices"),
       "/price-list/prices",
-      ...Array.from({ length: 40 }, (_, i) => `/sitemap-${i + 1}.xml`),
+      ...Array.from({ length: 40 }, (_, i) => `/sitemap-${i + 1}-of-64.xml`),
     )
+    // The part of a divided sitemap holding the page's slot, and the index counting pages.
+    .sadd(key(`dep:routes:page@${listingSlotOf("page")}`), "/sitemap-3-of-64.xml")
+    .sadd(key(`dep:routes:page@${(listingSlotOf("page") + 1) % 256}`), "/sitemap-4-of-64.xml")
+    .sadd(key("dep:count:page"), "/sitemap.xml")
     .exec();
 });
 
@@ -74,6 +79,10 @@ describe("DependencyIndex.prior", () => {
     expect(prior.linkedBy.has("unknown")).toBe(false);
     expect(prior.dependents.get("type:page")).toEqual(["/price-list/"]);
     expect(prior.dependents.get("routes:page")).toEqual(["/sitemap.xml"]);
+    expect(prior.dependents.get("count:page")).toEqual(["/sitemap.xml"]);
+    // The divided listing's part of the page's own slot, not its neighbour's.
+    expect(prior.dependents.get(`routes:page@${listingSlotOf("page")}`)).toEqual(["/sitemap-3-of-64.xml"]);
+    expect(prior.dependents.has(`routes:page@${(listingSlotOf("page") + 1) % 256}`)).toBe(false);
     expect(prior.dependents.has("type:undefined")).toBe(false);
     // Its own route and the page showing it; not the sitemap, a listing.
     expect([...prior.entries.keys()].sort()).toEqual(["/other", "/page"]);

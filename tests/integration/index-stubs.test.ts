@@ -151,18 +151,36 @@ describe("a publish's listing stubs", () => {
     const pool = await createRenderPool({ siteUrl: SITE_URL, assets, documents: [] }, logger, 1);
     const listings = await indexStubs(index, overlay);
     try {
-      const here = await website.render(SITEMAP_ROUTE, {
-        source: layeredSource([], new Set(), createMemorySource([]), listings.byType),
-        siteUrl: SITE_URL,
-        assets,
-        mode: "production",
-      });
-      const { rendered, failed } = await pool.renderFromStubs([SITEMAP_ROUTE], listings.forThread());
+      // Undivided (a part size above the site's), then divided as it is (2,400 pages: two parts).
+      const renderHere = (route: string, sitemapUrlLimit?: number) =>
+        website.render(route, {
+          source: layeredSource([], new Set(), createMemorySource([]), listings.byType),
+          siteUrl: SITE_URL,
+          assets,
+          mode: "production",
+          ...(sitemapUrlLimit ? { sitemapUrlLimit } : {}),
+        });
+      const here = await renderHere(SITEMAP_ROUTE, PAGES * 2);
+      const { rendered, failed } = await pool.renderFromStubs(
+        [SITEMAP_ROUTE],
+        listings.forThread(),
+        PAGES * 2,
+      );
       expect(failed).toEqual([]);
       expect(rendered.map((result) => result.route)).toEqual([SITEMAP_ROUTE]);
       const [there] = rendered as [(typeof rendered)[number]];
       expect(new TextDecoder().decode(there.body)).toBe(here.html);
       expect([...there.dependencies].sort()).toEqual([...here.dependencies].sort());
+      const parts = ["/sitemap.xml", "/sitemap-1-of-2.xml", "/sitemap-2-of-2.xml"];
+      const divided = await pool.renderFromStubs(parts, listings.forThread());
+      expect(divided.failed).toEqual([]);
+      for (const [i, route] of parts.entries()) {
+        const thread = divided.rendered[i];
+        const main = await renderHere(route);
+        expect(thread?.route).toBe(route);
+        expect(new TextDecoder().decode(thread?.body)).toBe(main.html);
+        expect(thread?.dependencies).toEqual(main.dependencies);
+      }
       // What the stubs say, as listed: the overlay's new page in, the gone one out, and page 1
       // canonical to the moved page 2 (so not listed), page 3 canonical to the gone page 8 (listed).
       expect(here.html).toContain(`${SITE_URL}/brand-new<`);

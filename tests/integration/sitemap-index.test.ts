@@ -1,12 +1,13 @@
 /**
- * The sitemap split into a sitemap index, on the demo repository with the URL limit
- * lowered to the demo's own count of sitemap URLs: at exactly the limit `/sitemap.xml` is one urlset;
- * publishes that add and remove pages across the limit turn it into an index of `/sitemap-N.xml`
- * parts, add parts, drop surplus parts, and turn it back; after every step storage holds byte for
- * byte what a fresh full build with the same limit writes, every file is valid sitemap XML, the
- * site server serves the parts as XML and robots.txt still names /sitemap.xml. A publish renders
- * the sitemap and its parts on a render thread, as a worker with render threads does, from the
- * index's stubs read there. A full build over storage holding parts it no longer needs deletes them.
+ * The sitemap divided into parts, on the demo repository with the part size lowered to the demo's
+ * own count of pages and price lists: at exactly that count `/sitemap.xml` is one urlset; publishes
+ * that add and remove pages across it turn it into an index of `/sitemap-K-of-N.xml` parts, divide
+ * it further, and turn it back; after every step storage holds byte for byte what a fresh full
+ * build with the same part size writes, every file is valid sitemap XML, the site server serves the
+ * parts as XML and robots.txt still names /sitemap.xml. A publish renders sitemap routes on a
+ * render thread, as a worker with render threads does, from the index's stubs: an edit that moves
+ * one page's lastmod renders the one part holding it, nothing else of the sitemap. A full build
+ * over storage holding parts it no longer needs deletes them.
  */
 import { readFileSync } from "node:fs";
 import type { FastifyInstance } from "fastify";
@@ -14,10 +15,13 @@ import Fastify from "fastify";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listingSlotOf } from "#content/dependencies.ts";
+import { createClientSource } from "#content/source.ts";
 import { redisKeys } from "#jobs/catalog.ts";
 import { siteApp } from "#site/app.ts";
 import { createSiteStore, type SiteStore } from "#storage";
 import { buildSiteAssets } from "#web/assets.ts";
+import { partSlots } from "#web/handlers/sitemap-split.ts";
 import { website } from "#website";
 import { fullBuild } from "#worker/build/full-build.ts";
 import { sharedDocumentsCache } from "#worker/build/list-documents.ts";
@@ -58,11 +62,12 @@ let redis: Redis;
 let store: SiteStore;
 let ctx: PublishContext;
 let pool: RenderPool;
-/** The routes each publish asked the render thread to render from the index's stubs. */
-const onThread: string[][] = [];
+/** The sitemap routes each publish asked the render thread to render from the index's stubs, in order. */
+const onThread: string[] = [];
 let site: FastifyInstance;
-/** The demo's sitemap URLs, from a build without a lowered limit: the limit of this test. */
+/** The demo's pages and price lists: the part size of this test. */
 let limit: number;
+/** The demo's sitemap URLs. */
 let demoUrls: string[];
 
 beforeAll(async () => {
@@ -84,17 +89,19 @@ beforeAll(async () => {
     pool: async () => ({
       ...pool,
       renderFromStubs: (routes, stubs, sitemapUrlLimit) => {
-        onThread.push([...routes]);
+        onThread.push(...routes);
         return pool.renderFromStubs(routes, stubs, sitemapUrlLimit);
       },
     }),
     sharedDocuments: sharedDocumentsCache(client),
     pageAnswers: (ref, documents) => fetchAnswersByUid(client, ref, documents),
   };
-  await diffBuild(ctx, await ctx.client.fetchMasterRef());
-  demoUrls = locs(await text("sitemap.xml"));
-  limit = demoUrls.length;
+  const ref = await ctx.client.fetchMasterRef();
+  const source = createClientSource(client, ref);
+  limit = (await source.countByType("page")) + (await source.countByType("price_list"));
   ctx.sitemapUrlLimit = limit;
+  await diffBuild(ctx, ref);
+  demoUrls = locs(await text("sitemap.xml"));
   site = Fastify();
   await site.register(siteApp, { store, manifestRefreshMs: 0 });
 }, 120_000);
@@ -111,19 +118,20 @@ afterAll(async () => {
 async function text(key: string, from: SiteStore = store): Promise<string> {
   return (await from.get(key))?.body.toString() ?? "";
 }
-/** Publishes through the content service, then runs the worker's publish as a webhook would. */
-async function delivered(edit: { upsert?: Doc[]; remove?: string[] }) {
+/**
+ * Publishes through the content service, then runs the worker's publish as a webhook would; answers
+ * the sitemap routes the render thread rendered (none of them beside the publish's pages).
+ */
+async function delivered(edit: { upsert?: Doc[]; remove?: string[] }): Promise<string[]> {
   await content.store.publish(edit);
   const ids = [...(edit.upsert ?? []).map((doc) => doc.id), ...(edit.remove ?? [])];
   await redis.sadd(redisKeys(PREFIX).pendingIds, ...ids);
   onThread.length = 0;
   const summary = await publish(ctx);
   expect(summary.mode).toBe("incremental");
-  // The sitemap was rendered on the render thread, not beside the publish's pages.
-  expect(onThread).toEqual([expect.arrayContaining(["/sitemap.xml"])]);
-  return summary;
+  return [...onThread];
 }
-/** Pages made from the FAQ page, uids `extra-<from>` … (sorted after every demo route but /workshops). */
+/** Pages made from the FAQ page, uids `extra-<from>` …. */
 const extraPages = (from: number, count: number): Doc[] =>
   Array.from({ length: count }, (_, i) => ({
     ...FAQ,
@@ -131,36 +139,37 @@ const extraPages = (from: number, count: number): Doc[] =>
     uid: `extra-${String(from + i).padStart(3, "0")}`,
   }));
 const partKeys = async (from: SiteStore = store) =>
-  [...(await siteObjects(from)).keys()].filter((key) => /^sitemap-\d+\.xml$/.test(key)).sort();
+  [...(await siteObjects(from)).keys()].filter((key) => /^sitemap-\d+-of-\d+\.xml$/.test(key)).sort();
+const partsOf = (of: number) => Array.from({ length: of }, (_, i) => `sitemap-${i + 1}-of-${of}.xml`).sort();
 const equalsFullBuild = () =>
   expectEqualsFullBuild(store, content.endpoint, content.store.masterRef, SITE_URL, {
     sitemapUrlLimit: limit,
   });
 
-/** The sitemap as stored: the index's parts (none: one urlset) and every URL in order; all valid. */
-async function storedSitemap(max = limit): Promise<{ parts: string[]; urls: string[] }> {
+/** The sitemap as stored: the index's parts in order (none: one urlset) and every URL, sorted; all valid. */
+async function storedSitemap(): Promise<{ parts: string[]; urls: string[] }> {
   const root = await text("sitemap.xml");
   if (root.includes("<urlset")) {
     expect(root).toMatch(URLSET);
-    expect(locs(root).length).toBeLessThanOrEqual(max);
     return { parts: [], urls: locs(root) };
   }
   expect(root).toMatch(INDEX);
+  expect(root).not.toContain("<lastmod>");
   const parts = locs(root);
   const urls: string[] = [];
   for (const [i, loc] of parts.entries()) {
-    expect(loc).toBe(`${SITE_URL}/sitemap-${i + 1}.xml`);
-    const xml = await text(`sitemap-${i + 1}.xml`);
-    expect(xml).toMatch(URLSET);
-    expect(locs(xml).length).toBeLessThanOrEqual(max);
+    expect(loc).toBe(`${SITE_URL}/sitemap-${i + 1}-of-${parts.length}.xml`);
+    const xml = await text(`sitemap-${i + 1}-of-${parts.length}.xml`);
+    // A part lists its own documents sorted; a small part may list none.
+    if (locs(xml).length > 0) expect(xml).toMatch(URLSET);
+    expect(locs(xml)).toEqual([...locs(xml)].sort());
     urls.push(...locs(xml));
   }
-  return { parts, urls };
+  return { parts, urls: urls.sort() };
 }
 
-describe("the sitemap split into a sitemap index", () => {
-  it("at exactly the limit /sitemap.xml stays one urlset, and no part is written", async () => {
-    await diffBuild(ctx, await ctx.client.fetchMasterRef());
+describe("the sitemap divided into parts", () => {
+  it("at exactly the part size /sitemap.xml stays one urlset, and no part is written", async () => {
     const { parts, urls } = await storedSitemap();
     expect(parts).toEqual([]);
     expect(urls).toEqual(demoUrls);
@@ -168,34 +177,49 @@ describe("the sitemap split into a sitemap index", () => {
     await equalsFullBuild();
   });
 
-  it("a publish that adds one URL over the limit makes it an index of two parts", async () => {
-    await delivered({ upsert: extraPages(0, 1) });
+  it("a publish that adds one page over it makes it an index of two parts, each page in its slot's part", async () => {
+    const rendered = await delivered({ upsert: extraPages(0, 1) });
+    expect(rendered).toEqual(["/sitemap.xml", "/sitemap-1-of-2.xml", "/sitemap-2-of-2.xml"]);
     const { parts, urls } = await storedSitemap();
     expect(parts).toHaveLength(2);
-    expect(await partKeys()).toEqual(["sitemap-1.xml", "sitemap-2.xml"]);
+    expect(await partKeys()).toEqual(partsOf(2));
     expect(urls).toEqual([...demoUrls, `${SITE_URL}/extra-000`].sort());
-    expect(locs(await text("sitemap-1.xml"))).toHaveLength(limit);
-    expect(locs(await text("sitemap-2.xml"))).toHaveLength(1);
+    // The new page is listed in the part whose slots hold its id.
+    const slot = listingSlotOf("SitemapExtra0000");
+    const holding = slot < partSlots(2, 2).from ? 1 : 2;
+    expect(locs(await text(`sitemap-${holding}-of-2.xml`))).toContain(`${SITE_URL}/extra-000`);
     await equalsFullBuild();
 
     // Served as XML, listed in the manifest; robots.txt names the index.
-    for (const path of ["/sitemap.xml", "/sitemap-1.xml", "/sitemap-2.xml"]) {
+    for (const path of ["/sitemap.xml", "/sitemap-1-of-2.xml", "/sitemap-2-of-2.xml"]) {
       const response = await site.inject({ url: path });
       expect(response.statusCode, path).toBe(200);
       expect(response.headers["content-type"], path).toMatch(/^application\/xml/);
     }
-    expect((await site.inject({ url: "/sitemap-3.xml" })).statusCode).toBe(404);
+    for (const path of ["/sitemap-3-of-2.xml", "/sitemap-1-of-4.xml", "/sitemap-1-of-3.xml"])
+      expect((await site.inject({ url: path })).statusCode, path).toBe(404);
     expect((await site.inject({ url: "/robots.txt" })).body).toContain(`Sitemap: ${SITE_URL}/sitemap.xml\n`);
     const manifest = await storedManifest(store);
-    expect(manifest?.routes["/sitemap-2.xml"]?.key).toBe("sitemap-2.xml");
+    expect(manifest?.routes["/sitemap-2-of-2.xml"]?.key).toBe("sitemap-2-of-2.xml");
   });
 
-  it("a publish that adds a limit's worth more writes a third part; a fresh full build writes the same, which a rebuild keeps", async () => {
-    await delivered({ upsert: extraPages(1, limit) });
+  it("an edit that moves one page's lastmod renders the one part holding it, not the index nor the other part", async () => {
+    // The FAQ page was last published on a day of the seed: publishing it today moves its lastmod.
+    const faq = { ...FAQ, data: { ...FAQ.data, meta_title: "FAQ, edited" } };
+    const rendered = await delivered({ upsert: [faq] });
+    const holding = listingSlotOf(FAQ.id) < partSlots(2, 2).from ? 1 : 2;
+    expect(rendered).toEqual([`/sitemap-${holding}-of-2.xml`]);
+    await equalsFullBuild();
+  });
+
+  it("a publish that adds twice as many pages divides it into four; a fresh full build writes the same, which a rebuild keeps", async () => {
+    const rendered = await delivered({ upsert: extraPages(1, 2 * limit) });
+    expect(rendered).toEqual(["/sitemap.xml", ...partsOf(4).map((key) => `/${key}`)]);
     const { parts, urls } = await storedSitemap();
-    expect(parts).toHaveLength(3);
-    expect(urls).toHaveLength(2 * limit + 1);
-    expect(await partKeys()).toEqual(["sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml"]);
+    expect(parts).toHaveLength(4);
+    expect(urls).toHaveLength(demoUrls.length + 2 * limit + 1);
+    // The parts of two are gone.
+    expect(await partKeys()).toEqual(partsOf(4));
     await equalsFullBuild();
 
     const fresh = createSiteStore({ url: "memory:", s3Endpoint: undefined, s3Region: "us-east-1" });
@@ -206,38 +230,38 @@ describe("the sitemap split into a sitemap index", () => {
         siteUrl: SITE_URL,
         logger,
         ref: content.store.masterRef,
-        renderThreads: 1, // the limit reaches the render thread too
+        renderThreads: 1, // the part size reaches the render thread too
         sitemapUrlLimit: limit,
       });
     await build();
-    expect(await partKeys(fresh)).toEqual(["sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml"]);
+    expect(await partKeys(fresh)).toEqual(partsOf(4));
     expect(await text("sitemap.xml", fresh)).toBe(await text("sitemap.xml"));
     // Nothing changed: the index and its parts are kept as stored, none rendered again.
     const again = await build();
     expect(again.rendered).toBe(0);
-    expect(await partKeys(fresh)).toEqual(["sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml"]);
+    expect(await partKeys(fresh)).toEqual(partsOf(4));
     // A part deleted behind the build's back: the sitemap and its parts are rendered, the part written.
-    const part2 = await text("sitemap-2.xml", fresh);
-    await fresh.delete("sitemap-2.xml");
+    const part2 = await text("sitemap-2-of-4.xml", fresh);
+    await fresh.delete("sitemap-2-of-4.xml");
     const repaired = await build();
     expect(repaired.written).toBe(1);
-    expect(repaired.rendered).toBe(website.routes.listings.length + 3);
-    expect(await text("sitemap-2.xml", fresh)).toBe(part2);
+    expect(repaired.rendered).toBe(website.routes.listings.length + 4);
+    expect(await text("sitemap-2-of-4.xml", fresh)).toBe(part2);
     await fresh.close();
   }, 60_000);
 
-  it("a publish that removes pages deletes the part no longer needed", async () => {
-    await delivered({ remove: extraPages(limit - 1, 2).map((doc) => doc.id) }); // 2·limit − 1 URLs
+  it("a publish that removes pages back under twice the part size divides it into two again", async () => {
+    await delivered({ remove: extraPages(limit, limit + 1).map((doc) => doc.id) }); // limit + 1 documents more
     const { parts, urls } = await storedSitemap();
     expect(parts).toHaveLength(2);
-    expect(urls).toHaveLength(2 * limit - 1);
-    expect(await partKeys()).toEqual(["sitemap-1.xml", "sitemap-2.xml"]);
-    expect((await site.inject({ url: "/sitemap-3.xml" })).statusCode).toBe(404);
+    expect(urls).toHaveLength(demoUrls.length + limit);
+    expect(await partKeys()).toEqual(partsOf(2));
+    expect((await site.inject({ url: "/sitemap-3-of-4.xml" })).statusCode).toBe(404);
     await equalsFullBuild();
   });
 
-  it("back at the limit /sitemap.xml is one urlset again and every part is deleted", async () => {
-    await delivered({ remove: extraPages(0, limit - 1).map((doc) => doc.id) });
+  it("back at the part size /sitemap.xml is one urlset again and every part is deleted", async () => {
+    await delivered({ remove: extraPages(0, limit).map((doc) => doc.id) });
     const { parts, urls } = await storedSitemap();
     expect(parts).toEqual([]);
     expect(urls).toEqual(demoUrls);
@@ -247,13 +271,13 @@ describe("the sitemap split into a sitemap index", () => {
 
   it("a full build over storage holding parts it no longer needs deletes them", async () => {
     await delivered({ upsert: extraPages(0, 1) });
-    expect(await partKeys()).toEqual(["sitemap-1.xml", "sitemap-2.xml"]);
+    expect(await partKeys()).toEqual(partsOf(2));
     ctx.sitemapUrlLimit = limit + 1; // now everything fits in one file
     try {
       const summary = await diffBuild(ctx, content.store.masterRef);
       expect(summary.deleted).toBeGreaterThanOrEqual(2);
       expect(await partKeys()).toEqual([]);
-      expect((await storedSitemap(limit + 1)).parts).toEqual([]);
+      expect((await storedSitemap()).parts).toEqual([]);
       await expectEqualsFullBuild(store, content.endpoint, content.store.masterRef, SITE_URL, {
         sitemapUrlLimit: limit + 1,
       });

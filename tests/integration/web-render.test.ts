@@ -475,7 +475,12 @@ describe("website.render: sitemap, robots, 404", () => {
     expect(xml).not.toContain("/home");
     // Routes and dates only: the planner re-renders it when a document joins, leaves, moves or
     // changes its lastmod day, not on every edit.
-    expect(result.dependencies).toEqual(["routes:page", "routes:price_list"]);
+    expect(result.dependencies).toEqual([
+      "count:page",
+      "count:price_list",
+      "routes:page",
+      "routes:price_list",
+    ]);
   });
 
   it("/robots.txt allows everything and names the sitemap; a preview asks crawlers to stay out", async () => {

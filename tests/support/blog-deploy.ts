@@ -177,15 +177,10 @@ export const BLOG_EDITS: readonly SourceEdit[] = [
     '\n      if (route.kind === "blog-post") return { type: "blog_post", uid: route.uid };',
   ),
   // The sitemap lists the posts (recorded `routes:blog_post`) and the listing.
-  edit(
+  after(
     SITEMAP,
-    '  const [pages, priceLists] = await Promise.all([\n    recorder.source.getAllByType("page"),\n    recorder.source.getAllByType("price_list"),\n  ]);',
-    '  const [pages, priceLists, posts] = await Promise.all([\n    recorder.source.getAllByType("page"),\n    recorder.source.getAllByType("price_list"),\n    recorder.source.getAllByType("blog_post"),\n  ]);',
-  ),
-  edit(
-    SITEMAP,
-    "  for (const doc of priceLists) add(doc);",
-    "  for (const doc of priceLists) add(doc);\n  for (const doc of posts) add(doc);\n  entries.set(BLOG_INDEX_ROUTE, newest(Array.from(posts, (doc) => sitemapDate(doc.last_publication_date))));",
+    '  { type: "price_list", index: PRICE_LIST_INDEX_ROUTE },',
+    '\n  { type: "blog_post", index: BLOG_INDEX_ROUTE },',
   ),
   edit(SITEMAP, "import { PRICE_LIST_INDEX_ROUTE,", "import { BLOG_INDEX_ROUTE, PRICE_LIST_INDEX_ROUTE,"),
 ];

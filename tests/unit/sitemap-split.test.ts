@@ -1,14 +1,23 @@
 /**
- * The sitemap's split: at most `limit` URLs per sitemap file; above, `/sitemap.xml` is
- * a sitemap index of `/sitemap-1.xml` … `/sitemap-N.xml`, consecutive slices of the same sorted list.
+ * The sitemap's division: up to `limit` documents `/sitemap.xml` is one urlset; above, a sitemap
+ * index of `/sitemap-1-of-N.xml` … parts (N a power of two), each the documents of its listing slots
+ * (a stable hash of the id), sorted, depending on those slots only; together the same URLs as the
+ * undivided sitemap.
  */
 import type { PrismicDocument } from "@prismicio/client";
 import { describe, expect, it } from "vitest";
+import { LISTING_SLOTS, listingSlotOf } from "#content/dependencies.ts";
 import { createMemorySource } from "#content/source.ts";
 import type { SiteAssets } from "#web/assets.ts";
 import { typedSource } from "#web/content/index.ts";
 import { renderSitemap, renderSitemapPart } from "#web/handlers/render-sitemap.ts";
-import { SITEMAP_URL_LIMIT, sitemapParts } from "#web/handlers/sitemap-split.ts";
+import {
+  isSitemapDivision,
+  partSlots,
+  SITEMAP_PART_SIZE,
+  SITEMAP_URL_LIMIT,
+  sitemapDivision,
+} from "#web/handlers/sitemap-split.ts";
 import type { RenderContext } from "#web/render-context.ts";
 
 const SITE_URL = "https://www.example.com";
@@ -54,102 +63,98 @@ const INDEX = new RegExp(
 );
 const locs = (xml: string) => [...xml.matchAll(/<loc>([^<]*)<\/loc>/g)].map((m) => m[1]);
 
-describe("sitemapParts", () => {
+describe("sitemapDivision", () => {
   it.each([
-    [0, 5, []],
-    [1, 5, []],
-    [5, 5, []],
-    [
-      6,
-      5,
-      [
-        [0, 5],
-        [5, 6],
-      ],
-    ],
-    [
-      10,
-      5,
-      [
-        [0, 5],
-        [5, 10],
-      ],
-    ],
-    [
-      11,
-      5,
-      [
-        [0, 5],
-        [5, 10],
-        [10, 11],
-      ],
-    ],
-    [50_000, SITEMAP_URL_LIMIT, []],
-    [
-      50_001,
-      SITEMAP_URL_LIMIT,
-      [
-        [0, 50_000],
-        [50_000, 50_001],
-      ],
-    ],
-  ])("%i URLs, limit %i → %j", (count, limit, expected) => {
-    expect(sitemapParts(count, limit).map((p) => [p.start, p.end])).toEqual(expected);
+    [0, 5, 1],
+    [5, 5, 1],
+    [6, 5, 2],
+    [10, 5, 2],
+    [11, 5, 4],
+    [2_000, SITEMAP_PART_SIZE, 1],
+    [2_001, SITEMAP_PART_SIZE, 2],
+    [100_001, SITEMAP_PART_SIZE, 64],
+    // At most one part a slot: past 256 × the part size, parts grow instead.
+    [10_000_000, SITEMAP_PART_SIZE, LISTING_SLOTS],
+  ])("%i documents, part size %i → %i parts", (count, limit, expected) => {
+    expect(sitemapDivision(count, limit)).toBe(expected);
+    expect(expected === 1 || isSitemapDivision(expected)).toBe(true);
   });
 
-  it("refuses a limit that is not a positive integer", () => {
+  it("refuses a part size that is not a positive integer", () => {
     for (const limit of [0, -1, 2.5, Number.NaN])
-      expect(() => sitemapParts(3, limit)).toThrow(/positive integer/);
+      expect(() => sitemapDivision(3, limit)).toThrow(/positive integer/);
   });
 
-  it("the protocol's limit is 50,000 URLs", () => expect(SITEMAP_URL_LIMIT).toBe(50_000));
+  it("parts are whole ranges of slots that cover every slot once", () => {
+    for (const division of [2, 4, 64, 256]) {
+      const ranges = Array.from({ length: division }, (_, i) => partSlots(i + 1, division));
+      expect(ranges[0]?.from).toBe(0);
+      expect(ranges.at(-1)?.to).toBe(LISTING_SLOTS);
+      for (let i = 1; i < division; i++) expect(ranges[i]?.from).toBe(ranges[i - 1]?.to);
+    }
+    expect([1, 3, 512, 0].filter(isSitemapDivision)).toEqual([]);
+  });
+
+  it("the protocol's limit is 50,000 URLs; parts stay far below it", () => {
+    expect(SITEMAP_URL_LIMIT).toBe(50_000);
+    expect(SITEMAP_PART_SIZE).toBeLessThan(SITEMAP_URL_LIMIT);
+  });
 });
 
-describe("renderSitemap with a lowered limit", () => {
-  it("at exactly the limit /sitemap.xml is the same single urlset as without a limit, and has no parts", async () => {
-    const docs = pages(4); // + the price-list index: 5 URLs
+describe("renderSitemap with a lowered part size", () => {
+  it("at exactly the part size /sitemap.xml is the same single urlset as without one, and has no parts", async () => {
+    const docs = pages(5);
     const plain = await renderSitemap(context(docs));
     const atLimit = await renderSitemap(context(docs, 5));
     expect(plain.html).toMatch(URLSET);
-    expect(locs(plain.html)).toHaveLength(5);
+    expect(locs(plain.html)).toHaveLength(6); // and the price-list index
     expect(atLimit.html).toBe(plain.html);
     expect(atLimit.parts).toBeUndefined();
-    expect(await renderSitemapPart(context(docs, 5), 1)).toBeUndefined();
+    expect(await renderSitemapPart(context(docs, 5), 1, 2)).toBeUndefined();
+    // It depends on every page's route and on how many there are.
+    expect(plain.dependencies).toEqual(
+      expect.arrayContaining(["count:page", "count:price_list", "routes:page", "routes:price_list"]),
+    );
   });
 
-  it("at limit + 1 /sitemap.xml is an index of two parts, the second holding one URL", async () => {
-    const docs = pages(5); // 6 URLs
-    const unsplit = await renderSitemap(context(docs));
-    const index = await renderSitemap(context(docs, 5));
+  it("above it, an index of parts without lastmod; the parts hold the same URLs, each its slots' documents", async () => {
+    const docs = pages(40);
+    const whole = await renderSitemap(context(docs));
+    const index = await renderSitemap(context(docs, 5)); // 40 documents → 8 parts
     expect(index.html).toMatch(INDEX);
+    expect(index.html).not.toContain("<lastmod>");
     expect(index.contentType).toBe("application/xml; charset=utf-8");
-    expect(index.parts).toEqual(["/sitemap-1.xml", "/sitemap-2.xml"]);
-    expect(locs(index.html)).toEqual([`${SITE_URL}/sitemap-1.xml`, `${SITE_URL}/sitemap-2.xml`]);
-    const one = (await renderSitemapPart(context(docs, 5), 1))?.html ?? "";
-    const two = (await renderSitemapPart(context(docs, 5), 2))?.html ?? "";
-    expect(one).toMatch(URLSET);
-    expect(two).toMatch(URLSET);
-    expect(locs(one)).toHaveLength(5);
-    expect(locs(two)).toHaveLength(1);
-    // The same URLs in the same order as the single sitemap, split where the limit falls.
-    expect([...locs(one), ...locs(two)]).toEqual(locs(unsplit.html));
-    expect(await renderSitemapPart(context(docs, 5), 3)).toBeUndefined();
-    // A part reads what the sitemap reads: they are re-rendered together.
-    expect((await renderSitemapPart(context(docs, 5), 2))?.dependencies).toEqual(index.dependencies);
-  });
-
-  it("each index entry carries the newest lastmod of its part", async () => {
-    const docs = pages(11); // 12 URLs, days 01…11 → parts of 5, 5, 2
-    const index = await renderSitemap(context(docs, 5));
-    const lastmods = [...index.html.matchAll(/<lastmod>([^<]*)<\/lastmod>/g)].map((m) => m[1]);
-    expect(index.parts).toHaveLength(3);
-    for (const [i, lastmod] of lastmods.entries()) {
-      const part = (await renderSitemapPart(context(docs, 5), i + 1))?.html ?? "";
-      const newest = [...part.matchAll(/<lastmod>([^<]*)<\/lastmod>/g)]
-        .map((m) => m[1] as string)
-        .sort()
-        .pop();
-      expect(lastmod).toBe(newest);
+    const routes = Array.from({ length: 8 }, (_, i) => `/sitemap-${i + 1}-of-8.xml`);
+    expect(index.parts).toEqual(routes);
+    expect(locs(index.html)).toEqual(routes.map((route) => `${SITE_URL}${route}`));
+    // The index depends on the counts and names its parts; no document's route or date.
+    expect(index.dependencies).toEqual(
+      ["count:page", "count:price_list", ...routes.map((route) => `part:${route}`)].sort(),
+    );
+    const urls: string[] = [];
+    for (let part = 1; part <= 8; part++) {
+      const rendered = await renderSitemapPart(context(docs, 5), part, 8);
+      const xml = rendered?.html ?? "";
+      const here = locs(xml) as string[];
+      expect(here).toEqual([...here].sort());
+      const { from, to } = partSlots(part, 8);
+      for (const doc of docs) {
+        const inPart = listingSlotOf(doc.id) >= from && listingSlotOf(doc.id) < to;
+        expect(here.includes(`${SITE_URL}/${doc.uid}`), `${doc.id} in part ${part}`).toBe(inPart);
+      }
+      // A part depends on its slots only (the first on every price list: the price-list index).
+      const slots = Array.from({ length: to - from }, (_, i) => from + i);
+      expect(rendered?.dependencies).toEqual(
+        [
+          ...slots.map((slot) => `routes:page@${slot}`),
+          ...(part === 1 ? ["routes:price_list"] : slots.map((slot) => `routes:price_list@${slot}`)),
+        ].sort(),
+      );
+      urls.push(...here);
     }
+    expect(urls.sort()).toEqual(locs(whole.html));
+    // A part of another division than the content's is not found.
+    expect(await renderSitemapPart(context(docs, 5), 1, 4)).toBeUndefined();
+    expect(await renderSitemapPart(context(docs, 5), 1, 16)).toBeUndefined();
   });
 });

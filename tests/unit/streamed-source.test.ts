@@ -74,6 +74,16 @@ describe("createMemorySource with streamed documents", () => {
     expect(stream.passes).toBe(2);
   });
 
+  it("counts a type from memory and stream, passing over the stream once whatever it is asked", async () => {
+    const stream = streamed(pages);
+    const source = createMemorySource([settings, priceList], stream);
+    expect(await source.countByType("page")).toBe(pages.length);
+    expect(await source.countByType("page")).toBe(pages.length);
+    expect(await source.countByType("price_list")).toBe(1);
+    expect(await source.countByType("settings")).toBe(1);
+    expect(stream.passes).toBe(1);
+  });
+
   it("answers a lookup by id or uid from memory first, then from the stream", async () => {
     const stream = streamed(pages);
     const source = createMemorySource([settings, priceList], stream);
@@ -102,11 +112,14 @@ describe("the sitemap from streamed pages", () => {
     const fromStream = context(createMemorySource([settings, priceList], stream));
     const index = await renderSitemap(fromStream);
     expect(index).toEqual(await renderSitemap(inMemory));
-    // 7 pages listed (one canonical elsewhere, one hidden), a price list and its index: 9 URLs.
-    expect(index.parts).toEqual(["/sitemap-1.xml", "/sitemap-2.xml", "/sitemap-3.xml"]);
-    expect(index.dependencies).toContain("url:page1");
-    for (const part of [1, 2, 3])
-      expect(await renderSitemapPart(fromStream, part)).toEqual(await renderSitemapPart(inMemory, part));
-    expect(stream.passes).toBe(4);
+    // 9 pages and a price list, 4 a part: divided into 4.
+    expect(index.parts).toEqual([1, 2, 3, 4].map((part) => `/sitemap-${part}-of-4.xml`));
+    const parts = await Promise.all([1, 2, 3, 4].map((part) => renderSitemapPart(fromStream, part, 4)));
+    for (const [i, part] of parts.entries())
+      expect(part).toEqual(await renderSitemapPart(inMemory, i + 1, 4));
+    // The part listing the page canonical to page1 records its target.
+    expect(parts.flatMap((part) => part?.dependencies ?? [])).toContain("url:page1");
+    // The count once, then one pass a part.
+    expect(stream.passes).toBe(5);
   });
 });

@@ -37,8 +37,8 @@ export async function renderRoute(path: string, ctx: RenderContext): Promise<Ren
       case "sitemap":
         return await renderSitemap(ctx);
       case "sitemap-part":
-        // A part the content does not need (fewer URLs now): 404, so a publish deletes it.
-        return (await renderSitemapPart(ctx, route.part)) ?? (await renderNotFound(ctx));
+        // A part of another division than the content's now: 404.
+        return (await renderSitemapPart(ctx, route.part, route.of)) ?? (await renderNotFound(ctx));
       case "robots":
         return await renderRobots(ctx);
       case "not-found":

@@ -4,6 +4,7 @@
  * path segment and part of a storage key: the grammar and the reserved names
  * are uid-rules.ts, shared with the local content service's edit API.
  */
+import { isSitemapDivision } from "./handlers/sitemap-split.ts";
 import { RESERVED_PAGE_UIDS, uidFromSegment, uidProblem, uidToSegment } from "./uid-rules.ts";
 
 export { MAX_UID_LENGTH, RESERVED_PAGE_UIDS, uidProblem } from "./uid-rules.ts";
@@ -14,8 +15,8 @@ export type Route =
   | { kind: "price-list"; uid: string }
   | { kind: "price-list-index" }
   | { kind: "sitemap" }
-  /** `/sitemap-N.xml` (N ≥ 1): one part of a sitemap split into an index (render-sitemap.ts). */
-  | { kind: "sitemap-part"; part: number }
+  /** `/sitemap-K-of-N.xml` (1 ≤ K ≤ N, N a division: sitemap-split.ts): one part of a divided sitemap. */
+  | { kind: "sitemap-part"; part: number; of: number }
   | { kind: "robots" }
   | { kind: "not-found" }
   | { kind: "error"; status: ServerErrorStatus };
@@ -43,17 +44,26 @@ export const ERROR_PAGE_ROUTES: readonly string[] = [NOT_FOUND_ROUTE, ...SERVER_
 export const PRICE_LIST_INDEX_ROUTE = "/price-list/";
 export const SITEMAP_ROUTE = "/sitemap.xml";
 export const ROBOTS_ROUTE = "/robots.txt";
-/** `/sitemap-1.xml`, `/sitemap-2.xml`, …: canonical spelling only (no leading zero). */
-const SITEMAP_PART = /^\/sitemap-([1-9][0-9]{0,8})\.xml$/;
+/** `/sitemap-1-of-4.xml` …: canonical spelling only (no leading zero), a part within a division. */
+const SITEMAP_PART = /^\/sitemap-([1-9][0-9]{0,2})-of-([1-9][0-9]{0,2})\.xml$/;
 
-/** The route of part `part` (1-based) of a sitemap split into an index. */
-export function sitemapPartRoute(part: number): string {
-  return `/sitemap-${part}.xml`;
+/** The route of part `part` (1-based) of a sitemap divided into `of` parts. */
+export function sitemapPartRoute(part: number, of: number): string {
+  return `/sitemap-${part}-of-${of}.xml`;
 }
 
-/** `/sitemap.xml` or one of its parts: the routes rendered from every document's route and date. */
+/** The part a path names, when it is a sitemap part's route. */
+function sitemapPartOf(path: string): { part: number; of: number } | undefined {
+  const found = SITEMAP_PART.exec(path);
+  if (!found) return undefined;
+  const part = Number(found[1]);
+  const of = Number(found[2]);
+  return isSitemapDivision(of) && part <= of ? { part, of } : undefined;
+}
+
+/** `/sitemap.xml` or one of its parts: the routes rendered from documents' routes and dates. */
 export function isSitemapRoute(path: string): boolean {
-  return path === SITEMAP_ROUTE || SITEMAP_PART.test(path);
+  return path === SITEMAP_ROUTE || sitemapPartOf(path) !== undefined;
 }
 
 const RESERVED = new Set(RESERVED_PAGE_UIDS);
@@ -77,8 +87,8 @@ export function parseRoute(rawPath: string): Route {
   if (errorStatus !== undefined) return { kind: "error", status: errorStatus };
   if (path === SITEMAP_ROUTE) return { kind: "sitemap" };
   if (path === ROBOTS_ROUTE) return { kind: "robots" };
-  const part = SITEMAP_PART.exec(path);
-  if (part) return { kind: "sitemap-part", part: Number(part[1]) };
+  const part = sitemapPartOf(path);
+  if (part) return { kind: "sitemap-part", ...part };
   if (path === "/price-list" || path === PRICE_LIST_INDEX_ROUTE) return { kind: "price-list-index" };
   const segments = (path.endsWith("/") ? path.slice(0, -1) : path).split("/");
   // A leading "/" gives an empty first segment.
@@ -109,7 +119,7 @@ export function pathForRoute(route: Route): string {
     case "sitemap":
       return SITEMAP_ROUTE;
     case "sitemap-part":
-      return sitemapPartRoute(route.part);
+      return sitemapPartRoute(route.part, route.of);
     case "robots":
       return ROBOTS_ROUTE;
     case "not-found":
@@ -134,7 +144,7 @@ export function keyForRoute(path: string): string {
     case "sitemap":
       return "sitemap.xml";
     case "sitemap-part":
-      return `sitemap-${route.part}.xml`;
+      return `sitemap-${route.part}-of-${route.of}.xml`;
     case "robots":
       return "robots.txt";
     case "not-found":

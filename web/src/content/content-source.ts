@@ -1,3 +1,4 @@
+import type { SlotRange } from "#content/dependencies.ts";
 import type {
   AllDocumentTypes,
   PageDocument,
@@ -26,8 +27,11 @@ export interface ContentSource {
   /**
    * Every document of a type, to iterate once per use: a build reads a routed type's stubs again
    * from its temporary file each time (the engine's `getAllByType`). Keep what is shown, not them.
+   * With `slots`, the source may answer only the documents in those listing slots, or all: filter.
    */
-  getAllByType<T extends ListedType>(type: T): Promise<Iterable<DocumentOfType<T>>>;
+  getAllByType<T extends ListedType>(type: T, slots?: SlotRange): Promise<Iterable<DocumentOfType<T>>>;
+  /** How many documents of a type there are. */
+  countByType(type: ListedType): Promise<number>;
 }
 
 /** There is no settings document: every page's layout needs one, so nothing can render. */

@@ -1,5 +1,12 @@
 import type { PrismicDocument } from "@prismicio/client";
-import { seesDependency, yearDependency } from "#content/dependencies.ts";
+import {
+  countDependency,
+  inSlots,
+  listingSlotOf,
+  routesSlotDependency,
+  seesDependency,
+  yearDependency,
+} from "#content/dependencies.ts";
 import { canonicalTargetOf } from "../lib/page-seo.ts";
 import type { ContentSource } from "./content-source.ts";
 import { documentLinks } from "./document-links.ts";
@@ -17,7 +24,7 @@ export interface RecordingOptions {
 
 export interface RecordingSource {
   source: ContentSource;
-  /** `doc:<id>`, `url:<id>`, `type:<type>` and `routes:<type>` read so far, sorted and deduplicated. */
+  /** `doc:<id>`, `url:<id>`, `type:<type>`, `routes:<type>`(`@<slot>`) and `count:<type>` read so far, sorted and deduplicated. */
   dependencies(): string[];
 }
 
@@ -38,6 +45,10 @@ export interface RecordingSource {
  *     of every document of the type. Its members are not `doc:` dependencies:
  *     the planner re-renders a listing when a member joins, leaves, moves or
  *     changes a field the listing shows (planner.ts).
+ *     Asked by listing slot (a divided sitemap's part), `routes:<type>@<slot>` for each slot: re-rendered
+ *     only for a member in those slots. The documents handed out are those slots' only.
+ *   - `count:<type>`: the render showed how many documents of the type there are (what divides the
+ *     sitemap): re-rendered when one joins or leaves.
  *   - `year:<n>`: the render showed the copyright year (every render that reads
  *     settings has the footer); re-rendered when the year turns (year-turn.ts).
  * A document both shown and linked is recorded once, as `doc:`.
@@ -78,24 +89,35 @@ export function recordingSource(source: ContentSource, options: RecordingOptions
       getPageByUID: async (uid) => record(await source.getPageByUID(uid)),
       getPriceListByUID: async (uid) => record(await source.getPriceListByUID(uid)),
       getByID: async (id) => record(await source.getByID(id)),
-      getAllByType: async (type) => {
-        const documents = await source.getAllByType(type);
-        types.add(`${routesOnly ? "routes" : "type"}:${type}`);
+      getAllByType: async (type, slots) => {
+        const documents = await source.getAllByType(type, slots);
+        if (routesOnly && slots)
+          for (let slot = slots.from; slot < slots.to; slot++) types.add(routesSlotDependency(type, slot));
+        else types.add(`${routesOnly ? "routes" : "type"}:${type}`);
+        // A source may answer more than the slots asked for: only theirs are handed out.
+        const wanted = (doc: PrismicDocument) => slots === undefined || inSlots(listingSlotOf(doc.id), slots);
         // The sitemap reads routes and dates only (its listings hold stubs without data), each
         // document as it is read: a build's are read from its temporary file, never held at once.
         if (routesOnly)
           return {
             *[Symbol.iterator]() {
               for (const doc of documents) {
+                if (!wanted(doc)) continue;
                 links(doc);
                 yield doc;
               }
             },
           };
-        return Array.from(documents, (doc) => {
-          links(doc);
-          return normalizeDocument(doc);
-        });
+        return Array.from(documents)
+          .filter(wanted)
+          .map((doc) => {
+            links(doc);
+            return normalizeDocument(doc);
+          });
+      },
+      countByType: async (type) => {
+        other.add(countDependency(type));
+        return source.countByType(type);
       },
     },
     dependencies: () =>

@@ -1,3 +1,4 @@
+import type { SlotRange } from "#content/dependencies.ts";
 import type { ContentSource as EngineSource } from "#content/source.ts";
 import {
   type AllDocumentTypes,
@@ -25,7 +26,8 @@ export function typedSource(source: EngineSource): ContentSource {
     getPriceListByUID: async (uid) =>
       (await source.getByUID("price_list", uid)) as PriceListDocument | undefined,
     getByID: async (id) => (await source.getByID(id)) as AllDocumentTypes | undefined,
-    getAllByType: async <T extends ListedType>(type: T) =>
-      (await source.getAllByType(type)) as Iterable<DocumentOfType<T>>,
+    getAllByType: async <T extends ListedType>(type: T, slots?: SlotRange) =>
+      (await source.getAllByType(type, slots)) as Iterable<DocumentOfType<T>>,
+    countByType: (type) => source.countByType(type),
   };
 }

@@ -1,4 +1,6 @@
 import type { PrismicDocument } from "@prismicio/client";
+import { inSlots, listingSlotOf, partDependency, type SlotRange } from "#content/dependencies.ts";
+import type { ContentSource, ListedType } from "../content/content-source.ts";
 import { recordingSource } from "../content/index.ts";
 import { listedInSitemap, noindexOf } from "../lib/page-seo.ts";
 import { absoluteUrl } from "../lib/site-url.ts";
@@ -6,10 +8,11 @@ import { sitemapDate } from "../lib/sitemap-date.ts";
 import type { RenderContext, RenderResult } from "../render-context.ts";
 import { PRICE_LIST_INDEX_ROUTE, routeForDocument, SITEMAP_ROUTE, sitemapPartRoute } from "../routes.ts";
 import {
-  SITEMAP_URL_LIMIT,
+  partSlots,
+  SITEMAP_PART_SIZE,
   type SitemapEntry,
+  sitemapDivision,
   sitemapIndexXml,
-  sitemapParts,
   urlsetXml,
 } from "./sitemap-split.ts";
 
@@ -21,32 +24,88 @@ const XML_ESCAPES: Record<string, string> = {
   "'": "&apos;",
 };
 
+const XML = "application/xml; charset=utf-8";
+
+/**
+ * What the sitemap lists: every document of these types at its route, and, for a type with a
+ * listing page (`index`), that page, its lastmod the newest document's. Its documents count toward
+ * the division; the part holding the listing page reads every document of its type.
+ */
+const LISTED: readonly { type: ListedType; index?: string }[] = [
+  { type: "page" },
+  { type: "price_list", index: PRICE_LIST_INDEX_ROUTE },
+];
+
 /**
  * `/sitemap.xml`: every page and price list route and the price list index, sorted by path, each
  * with its `lastmod` day; pages marked `noindex` or canonical to another address are left out. It
  * depends on `routes:page` and `routes:price_list` (a document joining, leaving, moving, changing its
- * lastmod day, its `noindex` or its canonical override) and on the targets of canonical overrides
- * (`url:<id>`: moved or gone, they decide), not on other links.
- * Above `ctx.sitemapUrlLimit` URLs it is a sitemap index of `/sitemap-1.xml` … `/sitemap-N.xml`,
- * named in the result's `parts` so builds and publishes render them too; `part` renders one, and a
- * part the content does not need gives undefined (404). Parts read what the sitemap reads, so they
- * share its dependencies.
+ * lastmod day, its `noindex` or its canonical override), on the targets of canonical overrides
+ * (`url:<id>`: moved or gone, they decide), not on other links, and on how many pages and price
+ * lists there are (`count:<type>`).
+ * Above `ctx.sitemapUrlLimit` documents (SITEMAP_PART_SIZE) it is divided (sitemap-split.ts): a
+ * sitemap index of `/sitemap-1-of-N.xml` … `/sitemap-N-of-N.xml`, without `<lastmod>` (the
+ * protocol's is optional; knowing each part's newest day would read every document), named in the
+ * result's `parts` (and as `part:<route>` dependencies: the engine deletes parts the index stops
+ * naming) so builds and publishes render them too. The index depends only on the counts.
  */
 export async function renderSitemap(ctx: RenderContext): Promise<RenderResult> {
-  return (await render(ctx)) as RenderResult; // without a part there is always a result
-}
-
-/** `/sitemap-N.xml`; undefined when the sitemap has no part `part` (it is not split, or has fewer). */
-export function renderSitemapPart(ctx: RenderContext, part: number): Promise<RenderResult | undefined> {
-  return render(ctx, part);
-}
-
-async function render(ctx: RenderContext, part?: number): Promise<RenderResult | undefined> {
   const recorder = recordingSource(ctx.source, { routesOnly: true });
-  const [pages, priceLists] = await Promise.all([
-    recorder.source.getAllByType("page"),
-    recorder.source.getAllByType("price_list"),
-  ]);
+  const division = await divisionOf(ctx, recorder.source);
+  if (division === 1) {
+    const entries = await entriesOf(ctx, recorder.source, undefined);
+    return { status: 200, html: urlsetXml(entries), contentType: XML, dependencies: recorder.dependencies() };
+  }
+  const parts = Array.from({ length: division }, (_, i) => sitemapPartRoute(i + 1, division));
+  return {
+    status: 200,
+    html: sitemapIndexXml(parts.map((route) => ({ loc: escapeXml(absoluteUrl(ctx.siteUrl, route)) }))),
+    contentType: XML,
+    dependencies: [...recorder.dependencies(), ...parts.map(partDependency)].sort(),
+    parts,
+  };
+}
+
+/**
+ * `/sitemap-<part>-of-<of>.xml`: the entries of the documents in the part's listing slots, sorted
+ * by path; the first part also holds the price list index (its lastmod is the newest price list's,
+ * so it depends on every price list). Undefined (404) when the sitemap is not divided into `of`
+ * parts now. That check is not a dependency: a part depends on its slots only, so an edit renders
+ * one part; when the division changes, the index names other parts and the engine deletes these.
+ */
+export async function renderSitemapPart(
+  ctx: RenderContext,
+  part: number,
+  of: number,
+): Promise<RenderResult | undefined> {
+  if ((await divisionOf(ctx, ctx.source)) !== of || part > of) return undefined;
+  const recorder = recordingSource(ctx.source, { routesOnly: true });
+  const entries = await entriesOf(ctx, recorder.source, partSlots(part, of));
+  return { status: 200, html: urlsetXml(entries), contentType: XML, dependencies: recorder.dependencies() };
+}
+
+async function divisionOf(ctx: RenderContext, source: ContentSource): Promise<number> {
+  const counts = await Promise.all(LISTED.map(({ type }) => source.countByType(type)));
+  return sitemapDivision(
+    counts.reduce((sum, count) => sum + count, 0),
+    ctx.sitemapUrlLimit ?? SITEMAP_PART_SIZE,
+  );
+}
+
+/**
+ * The sitemap's entries of the documents in `slots` (every document without), sorted by path; the
+ * listing pages with them when the slots start at 0 (the whole sitemap, or its first part).
+ */
+async function entriesOf(
+  ctx: RenderContext,
+  source: ContentSource,
+  slots: SlotRange | undefined,
+): Promise<SitemapEntry[]> {
+  const withIndex = slots === undefined || slots.from === 0;
+  // A listing page's lastmod is its newest document's: the part holding it reads them all.
+  const listed = await Promise.all(
+    LISTED.map(({ type, index }) => source.getAllByType(type, index && withIndex ? undefined : slots)),
+  );
   const entries = new Map<string, string | undefined>();
   const add = (doc: PrismicDocument) => {
     if (noindexOf(doc)) return;
@@ -62,48 +121,19 @@ async function render(ctx: RenderContext, part?: number): Promise<RenderResult |
     if (!listedInSitemap(doc, path, ctx.siteUrl)) return;
     entries.set(path, sitemapDate(doc.last_publication_date));
   };
-  for (const doc of pages) add(doc);
-  for (const doc of priceLists) add(doc);
-  entries.set(
-    PRICE_LIST_INDEX_ROUTE,
-    newest(Array.from(priceLists, (doc) => sitemapDate(doc.last_publication_date))),
-  );
-
-  const all: SitemapEntry[] = [...entries.keys()].sort().map((path) => ({
+  for (const [i, { index }] of LISTED.entries()) {
+    let newest: string | undefined;
+    for (const doc of listed[i] ?? []) {
+      const date = sitemapDate(doc.last_publication_date);
+      if (date && (!newest || date > newest)) newest = date;
+      if (inSlots(listingSlotOf(doc.id), slots)) add(doc);
+    }
+    if (index && withIndex) entries.set(index, newest);
+  }
+  return [...entries.keys()].sort().map((path) => ({
     loc: escapeXml(absoluteUrl(ctx.siteUrl, path)),
     lastmod: entries.get(path),
   }));
-  const parts = sitemapParts(all.length, ctx.sitemapUrlLimit ?? SITEMAP_URL_LIMIT);
-  let xml: string;
-  if (part !== undefined) {
-    const slice = parts[part - 1];
-    if (!slice) return undefined;
-    xml = urlsetXml(all.slice(slice.start, slice.end));
-  } else if (parts.length === 0) {
-    xml = urlsetXml(all);
-  } else {
-    xml = sitemapIndexXml(
-      parts.map((slice, i) => ({
-        loc: escapeXml(absoluteUrl(ctx.siteUrl, sitemapPartRoute(i + 1))),
-        lastmod: newest(all.slice(slice.start, slice.end).map((e) => e.lastmod)),
-      })),
-    );
-  }
-  return {
-    status: 200,
-    html: xml,
-    contentType: "application/xml; charset=utf-8",
-    dependencies: recorder.dependencies(),
-    ...(part === undefined && parts.length > 0
-      ? { parts: parts.map((_, i) => sitemapPartRoute(i + 1)) }
-      : {}),
-  };
-}
-
-function newest(dates: (string | undefined)[]): string | undefined {
-  let best: string | undefined;
-  for (const date of dates) if (date && (!best || date > best)) best = date;
-  return best;
 }
 
 function escapeXml(text: string): string {

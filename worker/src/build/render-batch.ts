@@ -1,5 +1,5 @@
 import type { PrismicDocument } from "@prismicio/client";
-import { type ContentSource, createMemorySource, type StreamedDocuments } from "#content/source.ts";
+import { type ContentSource, countOf, createMemorySource, type StreamedDocuments } from "#content/source.ts";
 import { sha256 } from "#storage/content-hash.ts";
 import { type ContentNotice, type RenderLogger, type RenderResult, type SiteAssets, website } from "#website";
 import { type DocumentLink, documentHash, stub } from "./document-hash.ts";
@@ -225,6 +225,7 @@ function documentSource(
       (await shared.getByUID(type, uid)) ?? (own(type, uid) ? doc : wholeBatch().getByUID(type, uid)),
     getByID: async (id) => (doc.id === id ? doc : ((await shared.getByID(id)) ?? wholeBatch().getByID(id))),
     getAllByType: (type) => wholeBatch().getAllByType(type),
+    countByType: (type) => wholeBatch().countByType(type),
   };
 }
 
@@ -284,7 +285,7 @@ export async function renderBatch(
 }
 
 /**
- * A publish's sitemap routes (and the parts a sitemap index names), rendered from the index's stubs
+ * A publish's sitemap routes (the parts a sitemap index names only when asked for), rendered from the index's stubs
  * where the publish left them (stub-files.ts): on a render thread, so that rendering every
  * document's route and date (100,000 at 100,000 pages) does not run on the worker's main thread,
  * whose next publish renders its page more slowly after such work (docs/benchmarks.md). A sitemap
@@ -304,12 +305,13 @@ export async function renderFromStubs(
   };
   const source: ContentSource = {
     getAllByType: async (type) => byType.get(type) ?? [],
+    countByType: async (type) => countOf(byType.get(type) ?? []),
     getSingle: listingsOnly,
     getByUID: listingsOnly,
     getByID: listingsOnly,
   };
   const limited = sitemapUrlLimit ? { ...shared, sitemapUrlLimit } : shared;
-  return renderEach(limited, source, routes, logger, { parts: true, documentOf: () => undefined });
+  return renderEach(limited, source, routes, logger, { parts: false, documentOf: () => undefined });
 }
 
 /**

@@ -1,5 +1,10 @@
 import type { Redis } from "ioredis";
-import { seesDependency } from "#content/dependencies.ts";
+import {
+  countDependency,
+  listingSlotOf,
+  routesSlotDependency,
+  seesDependency,
+} from "#content/dependencies.ts";
 import { redisKeys } from "#jobs/catalog.ts";
 import { ARGS_CHUNK, chunksOf } from "#jobs/chunks.ts";
 import { website } from "#website";
@@ -16,8 +21,9 @@ import type { KnownDocument } from "./planner.ts";
  * 5: editors' redirects (`redirect` documents) in `docs`, their rules in `redirects`.
  * 6: a page's canonical override (`canonical`) in `docs`, for the sitemap.
  * 7: the ids of the website's frame documents in `meta`, one field per type (`frameDocument:<type>`).
+ * 8: listing slots and counts (`routes:<type>@<slot>`, `count:<type>`), parts a listing names (`part:<route>`).
  */
-export const INDEX_VERSION = "7";
+export const INDEX_VERSION = "8";
 
 /** The meta field holding the id of the frame's document of `type` (the website's `frame`). */
 const frameField = (type: string) => `frameDocument:${type}`;
@@ -25,31 +31,39 @@ const frameField = (type: string) => `frameDocument:${type}`;
 /**
  * `prior` in one round trip. KEYS: the documents' hash, the routes' hash. ARGV[1] is the prefix of the
  * `dep:` keys, ARGV[2] how many routes' entries it may read at most, ARGV[3] the ids, one per line: one
- * argument whatever their number (a spread of tens of thousands of arguments overflows the stack). The
+ * argument whatever their number (a spread of tens of thousands of arguments overflows the stack),
+ * ARGV[4] their listing slots (`listingSlotOf`), one per line in the same order. The
  * `dep:` keys are made from the prefix: one Redis, not a cluster, as everywhere.
- * Answers { docs, showing, linking, types, typeSets, candidates, entries, elsewhere }, where a
- * missing value is false (nil in the reply), `linking` holds counts (SCARD of `url:<id>`) and `entries`
- * is false when there were too many routes.
+ * Answers { docs, showing, linking, types, typeSets, candidates, entries, elsewhere, slotSets }, where a
+ * missing value is false (nil in the reply), `linking` holds counts (SCARD of `url:<id>`), `entries`
+ * is false when there were too many routes, `typeSets` holds each type's `type:`, `routes:` and
+ * `count:` dependents and `slotSets` each known id's `routes:<type>@<slot>` dependents.
  */
 const PRIOR = `
 local dep = ARGV[1]
 local maxRead = tonumber(ARGV[2])
 local ids = {}
 for id in string.gmatch(ARGV[3], '[^\\n]+') do ids[#ids + 1] = id end
-local docs, showing, linking, routes = {}, {}, {}, {}
+local slots = {}
+for slot in string.gmatch(ARGV[4], '[^\\n]+') do slots[#slots + 1] = slot end
+local docs, showing, linking, routes, slotSets = {}, {}, {}, {}, {}
 local types, typeSeen, candidates, seen = {}, {}, {}, {}
 local n = #ids
 for i = 1, n do
   local id = ids[i]
   local doc = redis.call('HGET', KEYS[1], id)
   local route = false
+  slotSets[i] = false
   if doc then
     local ok, parsed = pcall(cjson.decode, doc)
     if ok and type(parsed) == 'table' then
       if type(parsed.route) == 'string' and parsed.route ~= '' then route = parsed.route end
-      if type(parsed.type) == 'string' and not typeSeen[parsed.type] then
-        typeSeen[parsed.type] = true
-        types[#types + 1] = parsed.type
+      if type(parsed.type) == 'string' then
+        slotSets[i] = redis.call('SMEMBERS', dep .. 'routes:' .. parsed.type .. '@' .. slots[i])
+        if not typeSeen[parsed.type] then
+          typeSeen[parsed.type] = true
+          types[#types + 1] = parsed.type
+        end
       end
     end
   end
@@ -67,7 +81,11 @@ for i = 1, n do
 end
 local typeSets = {}
 for i, t in ipairs(types) do
-  typeSets[i] = { redis.call('SMEMBERS', dep .. 'type:' .. t), redis.call('SMEMBERS', dep .. 'routes:' .. t) }
+  typeSets[i] = {
+    redis.call('SMEMBERS', dep .. 'type:' .. t),
+    redis.call('SMEMBERS', dep .. 'routes:' .. t),
+    redis.call('SMEMBERS', dep .. 'count:' .. t),
+  }
 end
 local entries = false
 if #candidates > 0 and #candidates <= maxRead then entries = redis.call('HMGET', KEYS[2], unpack(candidates)) end
@@ -83,7 +101,7 @@ for i = 1, n do
     elsewhere[i] = {}
   end
 end
-return { docs, showing, linking, types, typeSets, candidates, entries, elsewhere }
+return { docs, showing, linking, types, typeSets, candidates, entries, elsewhere, slotSets }
 `;
 
 /**
@@ -170,8 +188,9 @@ export interface PriorState {
  *   modules       string  the render bundle's modules it was built with (JSON: hashes, imports)
  *   routes        hash    route → {key, hash, status, dependencies, documentId, inputs}
  *   docs          hash    document id → {route, type, uid, lang, dates, hash of the document}
- *   dep:<dep>     set     routes that recorded dependency <dep> (doc:<id>, url:<id>, type:<type>,
- *                         routes:<type>, year:<n>)
+ *   dep:<dep>     set     routes that recorded dependency <dep> (doc:<id>, url:<id>, sees:<id>:<route>,
+ *                         type:<type>, routes:<type>, routes:<type>@<slot>, count:<type>, part:<route>,
+ *                         year:<n>: #content/dependencies.ts)
  *   redirects     hash    redirect document id → its rule (from path, target, status): every
  *                         publish resolves them all (#redirects), so they are read in one HGETALL
  * Writes go in one MULTI, so a reader never sees half a publish (sent in chunks when large:
@@ -237,7 +256,7 @@ export class DependencyIndex {
     ids: readonly string[],
     options: { maxRoutes: number; isListing: (route: string) => boolean },
   ): Promise<PriorState> {
-    const [docs, showingSets, linkCounts, types, typeSets, read, values, elsewhereSets] =
+    const [docs, showingSets, linkCounts, types, typeSets, read, values, elsewhereSets, slotSets] =
       (await this.redis.eval(
         PRIOR,
         2,
@@ -246,15 +265,17 @@ export class DependencyIndex {
         this.key("dep:"),
         String(options.maxRoutes > 0 ? options.maxRoutes + LISTINGS_SLACK : 0),
         ids.join("\n"),
+        ids.map(listingSlotOf).join("\n"),
       )) as [
         (string | null)[],
         string[][],
         number[],
         string[],
-        [string[], string[]][],
+        [string[], string[], string[]][],
         string[],
         (string | null)[] | null,
         string[][],
+        (string[] | null)[],
       ];
     const known = new Map<string, IndexedDocument>();
     const dependents = new Map<string, string[]>();
@@ -262,7 +283,11 @@ export class DependencyIndex {
     const candidates = new Set<string>();
     ids.forEach((id, i) => {
       const value = docs[i];
-      if (value) known.set(id, JSON.parse(value) as IndexedDocument);
+      if (value) {
+        const doc = JSON.parse(value) as IndexedDocument;
+        known.set(id, doc);
+        dependents.set(routesSlotDependency(doc.type, listingSlotOf(id)), [...(slotSets[i] ?? [])].sort());
+      }
       const showing = [...(showingSets[i] ?? [])].sort();
       dependents.set(`doc:${id}`, showing);
       if ((linkCounts[i] ?? 0) > 0) linkedBy.set(id, linkCounts[i] as number);
@@ -270,9 +295,10 @@ export class DependencyIndex {
     });
     for (const doc of known.values()) if (doc.route) candidates.add(doc.route);
     types.forEach((type, i) => {
-      const [members, routes] = typeSets[i] ?? [[], []];
+      const [members, routes, counting] = typeSets[i] ?? [[], [], []];
       dependents.set(`type:${type}`, [...members].sort());
       dependents.set(`routes:${type}`, [...routes].sort());
+      dependents.set(countDependency(type), [...counting].sort());
     });
     // Listings are left out: they are rendered from the index, last.
     const wanted = [...candidates].filter((route) => !options.isListing(route));

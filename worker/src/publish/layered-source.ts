@@ -1,5 +1,5 @@
 import type { PrismicDocument } from "@prismicio/client";
-import { type ContentSource, createMemorySource } from "#content/source.ts";
+import { type ContentSource, countOf, createMemorySource } from "#content/source.ts";
 
 /**
  * What a publish renders from: the documents it just fetched (by id, at the new ref) answer first;
@@ -25,6 +25,10 @@ export function layeredSource(
     getAllByType: (type) => {
       const listed = listings?.get(type);
       return listed ? Promise.resolve(listed) : fallback.getAllByType(type);
+    },
+    countByType: (type) => {
+      const listed = listings?.get(type);
+      return listed ? Promise.resolve(countOf(listed)) : fallback.countByType(type);
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Client, PrismicDocument } from "@prismicio/client";
+import { countDependency, listingSlotOf, routesSlotDependency } from "#content/dependencies.ts";
 import type { RedirectRule } from "#website/contract.ts";
 import { documentHash } from "../build/document-hash.ts";
 import type { DependencyIndex, PriorState } from "./dependency-index.ts";
@@ -66,9 +67,15 @@ export async function planIds(
   const fetched = new Map<string, FetchedDocument>(
     [...fetchedDocs].map(([id, doc]) => [id, fetchedDocument(doc, documentHash(doc))]),
   );
-  // Listings of a type the index had not seen among the changed documents (a new document's type).
+  // Listings of a type the index had not seen among the changed documents (a new document's type),
+  // and the parts of divided listings holding them (their slot's).
   const types = new Set(
-    [...fetched.values(), ...known.values()].flatMap((d) => [`type:${d.type}`, `routes:${d.type}`]),
+    [...fetched, ...known].flatMap(([id, d]) => [
+      `type:${d.type}`,
+      `routes:${d.type}`,
+      routesSlotDependency(d.type, listingSlotOf(id)),
+      countDependency(d.type),
+    ]),
   );
   // Links to a changed id whose route changed: every one of them is rendered (the index read counted
   // them; their names are read now, for these ids only).

@@ -3,6 +3,7 @@
  * Pure — no I/O — so every case is a table test (tests/unit/planner.test.ts).
  */
 import type { PrismicDocument } from "@prismicio/client";
+import { countDependency, listingSlotOf, routesSlotDependency } from "#content/dependencies.ts";
 import { website } from "#website";
 import type { CanonicalTarget, RedirectRule } from "#website/contract.ts";
 
@@ -147,18 +148,33 @@ export function planPublish(input: PlanInput): Plan {
     // Listings: a member joining, leaving or moving, or a field they show changing. `type:` listings
     // show their members' content, `routes:` listings their routes,
     // lastmod days and whether they are listed at all (`noindex`, the canonical override: the sitemap).
+    const routesChange =
+      moved ?? noindexChange(before, now) ?? canonicalChange(before, now) ?? dateChange(before, now);
     const listings: [string, string | undefined][] = [
       ["type", moved ?? contentChange(before, now)],
-      [
-        "routes",
-        moved ?? noindexChange(before, now) ?? canonicalChange(before, now) ?? dateChange(before, now),
-      ],
+      ["routes", routesChange],
     ];
     for (const [kind, change] of listings) {
       if (!change) continue;
       if (now) addDependents(`${kind}:${now.type}`, `lists ${now.type}: ${id} ${change}`);
       if (before && before.type !== now?.type)
         addDependents(`${kind}:${before.type}`, `lists ${before.type}: ${id} ${change}`);
+    }
+    // A divided listing's part (the sitemap's) lists the documents of its slots: the one holding
+    // this id, whatever its type.
+    if (routesChange) {
+      const slot = listingSlotOf(id);
+      for (const type of new Set([now?.type, before?.type]))
+        if (type)
+          addDependents(
+            routesSlotDependency(type, slot),
+            `lists ${type} in slot ${slot}: ${id} ${routesChange}`,
+          );
+    }
+    // What a listing shows of how many documents a type has (what divides the sitemap).
+    if (before?.type !== now?.type) {
+      if (now) addDependents(countDependency(now.type), `counts ${now.type}: ${id} joined`);
+      if (before) addDependents(countDependency(before.type), `counts ${before.type}: ${id} left`);
     }
   }
   // A route a document claims now is rendered, never deleted (uids swapped, a page took over a freed uid).

@@ -1,3 +1,4 @@
+import { partsNamed } from "#content/dependencies.ts";
 import { type ContentSource, createClientSource } from "#content/source.ts";
 import { redisKeys } from "#jobs/catalog.ts";
 import type { Logger } from "#logger";
@@ -44,10 +45,10 @@ export interface RoutesJob {
 
 /**
  * Renders `routes` at `ref` and writes the ones whose bytes changed; `source` reads at `ref` (the
- * documents a publish already fetched answer first). The sitemap (and each of its parts) reads every
- * document's route and dates from the index, with this publish's `overlay` laid over it, once, and only
- * if it is rendered. A sitemap that renders as an index names its parts: those not among `routes`
- * (parts it did not have before) are rendered after; parts it no longer has render 404 and are deleted.
+ * documents a publish already fetched answer first). The sitemap (and each of its parts) reads
+ * documents' routes and dates from the index, with this publish's `overlay` laid over it, once, and
+ * only if it is rendered. A sitemap that renders as an index names its parts (`partsAfter`): those
+ * its last render did not name are rendered after; those it no longer names are deleted.
  */
 export async function renderRoutes(ctx: PublishContext, job: RoutesJob): Promise<BatchOutcome> {
   const outcome = emptyOutcome();
@@ -56,8 +57,8 @@ export async function renderRoutes(ctx: PublishContext, job: RoutesJob): Promise
   const here =
     onThread.length > 0 ? job.routes.filter((route) => !website.routes.isSitemap(route)) : job.routes;
   const listings = lazyListingSources(job);
-  // The sitemap as an index names its parts: the ones not planned (new parts) are rendered after.
-  const parts = new Set<string>();
+  // What the listings rendered here name as their parts now.
+  const named = new Map<string, readonly string[]>();
   // Markup the site's pages share (its frame), rendered once for the routes of this publish.
   const fragments = website.assets.fragmentCache();
   const renderOne = async (route: string) => {
@@ -68,7 +69,7 @@ export async function renderRoutes(ctx: PublishContext, job: RoutesJob): Promise
     addTime(job, "render", started);
     observeRender("worker", started);
     outcome.rendered++;
-    for (const part of result.parts ?? []) parts.add(part);
+    if (website.routes.isListing(route)) named.set(route, result.parts ?? []);
     if (result.status === 404 && route !== website.routes.notFound) {
       // Its document is gone though no webhook said so (a lost delivery): remove the route.
       outcome.gone.push(route);
@@ -78,9 +79,11 @@ export async function renderRoutes(ctx: PublishContext, job: RoutesJob): Promise
   };
   try {
     await mapLimit(here, 4, renderOne);
+    const after = partsAfter(named, job.previous);
     const planned = new Set(job.routes);
+    for (const part of after.gone) if (!outcome.gone.includes(part)) outcome.gone.push(part);
     await mapLimit(
-      [...parts].filter((part) => !planned.has(part)),
+      after.added.filter((part) => !planned.has(part)),
       4,
       renderOne,
     );
@@ -93,15 +96,13 @@ export async function renderRoutes(ctx: PublishContext, job: RoutesJob): Promise
 }
 
 /**
- * The sitemap (and the parts it names as an index), rendered on a render thread from the index's
- * stubs (index-stubs.ts; the same read as the other listings'), which the thread reads from their
- * temporary files itself (they stay open until the renders end): the main thread
- * reads the index and writes the stubs, but never renders every document's route and date. Rendered
- * here, that pass left this thread slower at the next publish's own page: about twice as slow at
- * 100,000 pages; on the thread, within about a millisecond of a small site's (docs/benchmarks.md).
- * The thread renders the sitemap's own routes (`website.routes.listings`), which name the parts it
- * has now; a planned part it no longer names is gone, as its render here answers 404 (the thread
- * renders no error page: it reads listings only). Nothing is gone when the sitemap failed.
+ * The planned sitemap routes, rendered on a render thread from the index's stubs (index-stubs.ts;
+ * the same read as the other listings'), which the thread reads from their temporary files itself
+ * (they stay open until the renders end): the main thread reads the index and writes the stubs,
+ * but never renders documents' routes and dates. Rendered here, a pass over every document left
+ * this thread slower at the next publish's own page (docs/benchmarks.md). The sitemap's index, when
+ * planned, is rendered first: the parts it names decide which parts are rendered too and which are
+ * gone (`partsAfter`). The thread renders no error page (it reads listings only).
  */
 async function renderSitemapOnThread(
   ctx: PublishContext,
@@ -111,13 +112,52 @@ async function renderSitemapOnThread(
   routes: readonly string[],
   stubs: IndexListings,
 ): Promise<void> {
-  const roots = website.routes.listings.filter((route) => website.routes.isSitemap(route));
   const pool = await threads.pool();
-  const answer = await pool.renderFromStubs(roots, stubs.forThread(), ctx.sitemapUrlLimit);
-  await storeThreaded(ctx, job, outcome, answer);
-  if (answer.failed.length > 0) return;
-  const named = new Set(answer.rendered.map((result) => result.route));
-  for (const route of routes) if (!named.has(route)) outcome.gone.push(route);
+  const roots = routes.filter((route) => website.routes.listings.includes(route));
+  const named = new Map<string, readonly string[]>();
+  if (roots.length > 0) {
+    const answer = await pool.renderFromStubs(roots, stubs.forThread(), ctx.sitemapUrlLimit);
+    await storeThreaded(ctx, job, outcome, answer);
+    for (const result of answer.rendered) named.set(result.route, result.parts ?? []);
+  }
+  const after = partsAfter(named, job.previous);
+  const gone = new Set(after.gone);
+  const planned = routes.filter((route) => !roots.includes(route));
+  const parts = [
+    ...planned.filter((part) => !gone.has(part)),
+    ...after.added.filter((part) => !planned.includes(part)),
+  ];
+  outcome.gone.push(...gone);
+  if (parts.length > 0)
+    await storeThreaded(
+      ctx,
+      job,
+      outcome,
+      await pool.renderFromStubs(parts, stubs.forThread(), ctx.sitemapUrlLimit),
+    );
+}
+
+/**
+ * The parts of divided listings (a sitemap index's) that came and went, once the listings among the
+ * planned routes have rendered, each naming its parts now (`named`; a listing whose render failed
+ * is absent): `added`, named now and not by the listing's last render (`part:<route>` among the
+ * dependencies it recorded: `previous`), to render even if unplanned; `gone`, named then and not
+ * now, to delete even if planned. A part a listing names now and named then renders only when
+ * planned: it holds the same documents' slots as before.
+ */
+export function partsAfter(
+  named: ReadonlyMap<string, readonly string[]>,
+  previous: ReadonlyMap<string, IndexedRoute>,
+): { added: string[]; gone: string[] } {
+  const gone = new Set<string>();
+  const added = new Set<string>();
+  for (const [listing, now] of named) {
+    const before = new Set(partsNamed(previous.get(listing)?.dependencies ?? []));
+    const current = new Set(now);
+    for (const part of before) if (!current.has(part)) gone.add(part);
+    for (const part of current) if (!before.has(part)) added.add(part);
+  }
+  return { added: [...added], gone: [...gone] };
 }
 
 function addTime(job: RoutesJob, step: "render" | "write", since: number): void {

@@ -5,6 +5,11 @@
  *   - `url:<id>`: it only linked to it, and `sees:<id>:<route>` says where the link pointed;
  *   - `type:<type>`: a listing of every document of the type; `routes:<type>` when it shows only
  *     their routes and dates (the sitemap);
+ *   - `routes:<type>@<slot>`: such a listing of only the documents in one listing slot (a part of a
+ *     divided sitemap, `listingSlotOf`);
+ *   - `count:<type>`: how many documents of the type there are (what divides the sitemap);
+ *   - `part:<route>`: the render (a divided sitemap's index) names `<route>` as one of its parts: no
+ *     change is ever planned for it; the engine reads it to delete a part the index stops naming;
  *   - `year:<n>`: it showed the calendar year (a copyright line): re-rendered when the year turns.
  */
 
@@ -25,4 +30,57 @@ export function calendarYear(now: Date = new Date()): number {
 /** The dependency a render showing the calendar year records: `year:2026`. */
 export function yearDependency(year: number = calendarYear()): string {
   return `year:${year}`;
+}
+
+/**
+ * Listing slots: every document id falls in one of `LISTING_SLOTS` slots (`listingSlotOf`), for
+ * good: a listing divided by slot (a large sitemap's parts) re-renders only the part whose slot
+ * holds a changed document, and reads only that part's documents. 256 slots: a listing is divided
+ * into at most 256 parts.
+ */
+export const LISTING_SLOTS = 256;
+
+/** Slots `from` (included) to `to` (excluded), 0 ≤ from < to ≤ LISTING_SLOTS. */
+export interface SlotRange {
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * The listing slot of a document id: FNV-1a (32 bits) of its UTF-16 code units, folded to 8 bits.
+ * Stable across processes and releases: changing it re-divides every divided listing.
+ */
+export function listingSlotOf(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    hash ^= id.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  hash >>>= 0;
+  return (hash ^ (hash >>> 8) ^ (hash >>> 16) ^ (hash >>> 24)) & (LISTING_SLOTS - 1);
+}
+
+/** Whether `slot` is within `range` (every slot when there is none). */
+export function inSlots(slot: number, range: SlotRange | undefined): boolean {
+  return range === undefined || (slot >= range.from && slot < range.to);
+}
+
+/** The dependency of a routes-only listing of the documents of `type` in `slot`: `routes:page@17`. */
+export function routesSlotDependency(type: string, slot: number): string {
+  return `routes:${type}@${slot}`;
+}
+
+/** The dependency of a render that showed how many documents of `type` there are: `count:page`. */
+export function countDependency(type: string): string {
+  return `count:${type}`;
+}
+
+/** What a sitemap index records of each part it names: `part:/sitemap-1-of-4.xml`. */
+export function partDependency(route: string): string {
+  return `part:${route}`;
+}
+
+/** The parts a render named (`partDependency`), from its recorded dependencies. */
+export function partsNamed(dependencies: readonly string[]): string[] {
+  return dependencies.filter((dep) => dep.startsWith("part:")).map((dep) => dep.slice("part:".length));
 }

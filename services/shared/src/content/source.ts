@@ -1,4 +1,5 @@
 import { type Client, filter, type PrismicDocument } from "@prismicio/client";
+import type { SlotRange } from "./dependencies.ts";
 
 /**
  * Everything a render reads, at ONE ref: a render never sees two versions of the content. The
@@ -16,11 +17,23 @@ export interface ContentSource {
    * Every document of a type (a listing), to iterate: a build reads the stubs of its routed types
    * again from its temporary file each time they are iterated, so that no listing holds every one
    * of them at once (100,000 at 100,000 pages). Keep what the listing shows, not the documents.
+   * With `slots`, a source may answer only the documents whose listing slot is in that range (the
+   * worker's index reads them by slot) or every one of them: a caller asking by slot filters what
+   * it gets (`listingSlotOf`).
    */
-  getAllByType(type: string): Promise<Iterable<PrismicDocument>>;
+  getAllByType(type: string, slots?: SlotRange): Promise<Iterable<PrismicDocument>>;
+  /** How many documents of a type there are (without reading them where the source can). */
+  countByType(type: string): Promise<number>;
 }
 
 const EMPTY: readonly PrismicDocument[] = Object.freeze([]);
+
+/** How many documents a listing holds, read once through. */
+export function countOf(documents: Iterable<PrismicDocument>): number {
+  let count = 0;
+  for (const _ of documents) count++;
+  return count;
+}
 
 /**
  * Documents kept elsewhere than in memory, read again each time they are asked for (a build's
@@ -59,12 +72,14 @@ export function createMemorySource(
     getByUID: async (type, uid) => byTypeUid.get(`${type}:${uid}`),
     getByID: async (id) => byId.get(id),
     getAllByType: async (type) => byType.get(type) ?? EMPTY,
+    countByType: async (type) => byType.get(type)?.length ?? 0,
   };
   return streamed ? withStreamed(inMemory, streamed) : inMemory;
 }
 
 /** `source`, answering from `streamed` too: read again for every listing and every lookup it must answer. */
 function withStreamed(source: ContentSource, streamed: StreamedDocuments): ContentSource {
+  const counted = new Map<string, number>();
   const find = (match: (doc: PrismicDocument) => boolean) => {
     for (const doc of streamed) if (match(doc)) return doc;
     return undefined;
@@ -85,6 +100,18 @@ function withStreamed(source: ContentSource, streamed: StreamedDocuments): Conte
           for (const doc of streamed) if (doc.type === type) yield doc;
         },
       };
+    },
+    // Counted once: the documents a source streams do not change.
+    countByType: async (type) => {
+      const held = await source.countByType(type);
+      if (!streamed.types.has(type)) return held;
+      let count = counted.get(type);
+      if (count === undefined) {
+        count = 0;
+        for (const doc of streamed) if (doc.type === type) count++;
+        counted.set(type, count);
+      }
+      return held + count;
     },
   };
 }
@@ -118,6 +145,13 @@ export function createClientSource(client: Client, ref: string): ContentSource {
     getByUID: (type, uid) => once(`uid:${type}:${uid}`, () => first([filter.at(`my.${type}.uid`, uid)])),
     getByID: (id) => once(`id:${id}`, () => first([filter.at("document.id", id)])),
     getAllByType: (type) => once(`type:${type}`, () => listAll(client, ref, type)),
+    countByType: (type) =>
+      once(
+        `count:${type}`,
+        async () =>
+          (await client.get({ ref, filters: [filter.at("document.type", type)], pageSize: 1 }))
+            .total_results_size,
+      ),
   };
 }
 

@@ -22,6 +22,10 @@ export function recording(source: ContentSource, options: { routesOnly?: boolean
       read.add(`${options.routesOnly ? "routes" : "type"}:${type}`);
       return source.getAllByType(type);
     },
+    countByType: async (type) => {
+      read.add(`count:${type}`);
+      return source.countByType(type);
+    },
   };
   return { source: recorded, dependencies: () => [...read].sort() };
 }
