@@ -2,20 +2,20 @@
  * What a publish's listings (the sitemap, the price list index) read of the dependency index: a stub
  * per document the index holds, with the publish's overlay laid over it (changed, gone, new), each
  * canonical override resolved against the index at the publish's state, and nothing held between
- * passes: every pass reads the stubs again from their temporary file. Real Redis; the index is
- * written by `DependencyIndex.replace`, as a diff build writes it.
+ * passes: every pass reads the stubs again from their temporary file. Read by listing slot (a divided
+ * sitemap's part), the same stubs, a slot's only, and the counts. Real Redis; the index is written
+ * by `DependencyIndex.replace`, as a diff build writes it.
  */
 import type { PrismicDocument } from "@prismicio/client";
 import { Redis } from "ioredis";
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listingSlotOf, type SlotRange } from "#content/dependencies.ts";
 import { createMemorySource } from "#content/source.ts";
 import { buildSiteAssets } from "#web/assets.ts";
 import { SITEMAP_ROUTE } from "#web/routes.ts";
 import { website } from "#website";
-import { createRenderPool } from "#worker/build/render-pool.ts";
 import { DependencyIndex, type IndexedDocument } from "#worker/publish/dependency-index.ts";
-import { indexStubs } from "#worker/publish/index-stubs.ts";
+import { indexStubs, SlotListings } from "#worker/publish/index-stubs.ts";
 import { layeredSource } from "#worker/publish/layered-source.ts";
 import { indexedDocument, TEST_BUILT_WITH } from "../support/indexed-documents.ts";
 import { removeKeysUnder } from "../support/redis-keys.ts";
@@ -145,51 +145,70 @@ describe("a publish's listing stubs", () => {
     expect(() => [...pages]).toThrow(/closed/);
   });
 
-  it("render the same sitemap on a render thread, read from their files there, as on the main thread", async () => {
-    const { assets } = await buildSiteAssets();
-    const logger = pino({ level: "silent" });
-    const pool = await createRenderPool({ siteUrl: SITE_URL, assets, documents: [] }, logger, 1);
-    const listings = await indexStubs(index, overlay);
+  it("by listing slot: the same stubs, each slot's only, counts with the overlay's joins and leaves", async () => {
+    const whole = await indexStubs(index, overlay);
     try {
-      // Undivided (a part size above the site's), then divided as it is (2,400 pages: two parts).
-      const renderHere = (route: string, sitemapUrlLimit?: number) =>
+      const slots = new SlotListings(index, overlay);
+      // Page 8 gone, the new page joined: as many pages as before; one price list, one settings.
+      expect(await slots.countByType("page")).toBe(PAGES);
+      expect(await slots.countByType("price_list")).toBe(1);
+      expect(await slots.countByType("settings")).toBe(1);
+      expect(await slots.countByType("nothing")).toBe(0);
+      const all = byId(whole.byType.get("page") ?? []);
+      const seen = new Map<string, PrismicDocument>();
+      for (let part = 1; part <= 4; part++) {
+        const range = { from: (part - 1) * 64, to: part * 64 };
+        const stubs = await slots.getAllByType("page", range);
+        for (const stub of stubs) {
+          expect(listingSlotOf(stub.id) >= range.from && listingSlotOf(stub.id) < range.to).toBe(true);
+          seen.set(stub.id, stub);
+        }
+      }
+      // Every page in exactly one range, each stub as the whole read makes it (overlay, canonical links).
+      expect(seen.size).toBe(all.size);
+      for (const [id, stub] of all) expect(seen.get(id), id).toEqual(stub);
+      expect(slots.read).toBe(PAGES);
+      // Without a range: the whole type, read by its slots.
+      expect((await slots.getAllByType("price_list")).map((stub) => stub.url)).toEqual(["/pricing/basic"]);
+    } finally {
+      whole.close();
+    }
+  });
+
+  it("render the same sitemap by slot as from the whole read, undivided and divided", async () => {
+    const { assets } = await buildSiteAssets();
+    const whole = await indexStubs(index, overlay);
+    try {
+      const slots = new SlotListings(index, overlay);
+      const fromWhole = layeredSource([], new Set(), createMemorySource([]), whole.byType);
+      const bySlot = {
+        ...fromWhole,
+        getAllByType: (type: string, range?: SlotRange) => slots.getAllByType(type, range),
+        countByType: (type: string) => slots.countByType(type),
+      };
+      const render = (route: string, source: typeof fromWhole, sitemapUrlLimit?: number) =>
         website.render(route, {
-          source: layeredSource([], new Set(), createMemorySource([]), listings.byType),
+          source,
           siteUrl: SITE_URL,
           assets,
           mode: "production",
           ...(sitemapUrlLimit ? { sitemapUrlLimit } : {}),
         });
-      const here = await renderHere(SITEMAP_ROUTE, PAGES * 2);
-      const { rendered, failed } = await pool.renderFromStubs(
-        [SITEMAP_ROUTE],
-        listings.forThread(),
-        PAGES * 2,
-      );
-      expect(failed).toEqual([]);
-      expect(rendered.map((result) => result.route)).toEqual([SITEMAP_ROUTE]);
-      const [there] = rendered as [(typeof rendered)[number]];
-      expect(new TextDecoder().decode(there.body)).toBe(here.html);
-      expect([...there.dependencies].sort()).toEqual([...here.dependencies].sort());
-      const parts = ["/sitemap.xml", "/sitemap-1-of-2.xml", "/sitemap-2-of-2.xml"];
-      const divided = await pool.renderFromStubs(parts, listings.forThread());
-      expect(divided.failed).toEqual([]);
-      for (const [i, route] of parts.entries()) {
-        const thread = divided.rendered[i];
-        const main = await renderHere(route);
-        expect(thread?.route).toBe(route);
-        expect(new TextDecoder().decode(thread?.body)).toBe(main.html);
-        expect(thread?.dependencies).toEqual(main.dependencies);
-      }
+      // Undivided (a part size above the site's), then divided as it is (2,400 pages: two parts).
+      const undivided = await render(SITEMAP_ROUTE, bySlot, PAGES * 2);
+      expect(undivided).toEqual(await render(SITEMAP_ROUTE, fromWhole, PAGES * 2));
       // What the stubs say, as listed: the overlay's new page in, the gone one out, and page 1
       // canonical to the moved page 2 (so not listed), page 3 canonical to the gone page 8 (listed).
-      expect(here.html).toContain(`${SITE_URL}/brand-new<`);
-      expect(here.html).not.toContain(`${SITE_URL}/page-8<`);
-      expect(here.html).not.toContain(`${SITE_URL}/page-1<`);
-      expect(here.html).toContain(`${SITE_URL}/page-3<`);
+      expect(undivided.html).toContain(`${SITE_URL}/brand-new<`);
+      expect(undivided.html).not.toContain(`${SITE_URL}/page-8<`);
+      expect(undivided.html).not.toContain(`${SITE_URL}/page-1<`);
+      expect(undivided.html).toContain(`${SITE_URL}/page-3<`);
+      const divided = await render(SITEMAP_ROUTE, bySlot);
+      expect(divided.parts).toEqual(["/sitemap-1-of-2.xml", "/sitemap-2-of-2.xml"]);
+      for (const route of [SITEMAP_ROUTE, ...(divided.parts ?? [])])
+        expect(await render(route, bySlot), route).toEqual(await render(route, fromWhole));
     } finally {
-      listings.close();
-      await pool.close();
+      whole.close();
     }
   }, 60_000);
 });

@@ -4,6 +4,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublisherConfig } from "#config";
 import { ROUTES_PER_SHARD } from "#manifest/manifest-store.ts";
+import { SITEMAP_PART_SIZE } from "#web/handlers/sitemap-split.ts";
 import { startWebhook } from "#webhook/server.ts";
 import { type RunningWorker, startWorker } from "#worker/worker.ts";
 import { contentConfig, localContentClient } from "../support/content-client.ts";
@@ -27,6 +28,9 @@ const redis = new Redis({ maxRetriesPerRequest: null });
 
 interface Counted {
   pages: number;
+  /** The first edit of the day (its sitemap entry moves): routes rendered, stubs the sitemap read. */
+  firstRendered: number;
+  firstListed: number;
   rendered: number;
   metadataBytes: number;
   manifestBytes: number;
@@ -39,6 +43,24 @@ beforeAll(async () => {
   for (const pages of SIZES) counted.push(await countOneEdit(pages));
 }, 900_000);
 afterAll(() => redis.quit());
+
+describe("what a one-page edit reads", () => {
+  it("moving its sitemap entry, renders as many routes on a site four times larger, and reads one sitemap part's documents, not the site's", () => {
+    console.log(
+      "first edit of the day, counted:",
+      counted
+        .map((c) => `${c.pages} pages: ${c.firstRendered} rendered, ${c.firstListed} stubs listed`)
+        .join("; "),
+    );
+    const [small, large] = counted as [Counted, Counted];
+    expect(large.firstRendered).toBe(small.firstRendered);
+    // The small site's sitemap is one file of its ~1,010 pages and price lists; the large one's is
+    // divided into four parts of ~1,000: the part holding the page is read, about as many.
+    expect(small.firstListed).toBeGreaterThan(small.pages);
+    expect(large.firstListed).toBeLessThan(SITEMAP_PART_SIZE);
+    expect(large.firstListed).toBeLessThan(large.pages / 3);
+  });
+});
 
 describe("what a one-page edit writes", () => {
   it("is the same on a site four times larger: manifest root and one shard, the same index keys", () => {
@@ -105,7 +127,7 @@ async function countOneEdit(pages: number): Promise<Counted> {
       if (answer.status !== 200) throw new Error(await answer.text());
       return await untilPublished(prefix, service.store.masterRef);
     };
-    await edit("First edit of the day: its sitemap entry moves");
+    const first = await edit("First edit of the day: its sitemap entry moves");
     const files = metadataFiles(site.path);
     const index = await indexDump(prefix);
     const published = await edit("Second edit, the same day");
@@ -116,6 +138,8 @@ async function countOneEdit(pages: number): Promise<Counted> {
     const now = metadataFiles(site.path);
     return {
       pages,
+      firstRendered: first.rendered ?? -1,
+      firstListed: first.listed ?? -1,
       rendered: published.rendered ?? -1,
       metadataBytes: metadataWritten(files, now),
       manifestBytes: [...now]
@@ -134,8 +158,8 @@ async function countOneEdit(pages: number): Promise<Counted> {
 }
 
 /** The last publish's summary once it describes `ref` (the worker writes it after its commit). */
-async function untilPublished(prefix: string, ref: string): Promise<{ rendered?: number }> {
-  let last: { ref?: string; rendered?: number } = {};
+async function untilPublished(prefix: string, ref: string): Promise<{ rendered?: number; listed?: number }> {
+  let last: { ref?: string; rendered?: number; listed?: number } = {};
   await until(
     () => `a publish of ${ref}`,
     async () => {

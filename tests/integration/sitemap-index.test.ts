@@ -4,10 +4,10 @@
  * that add and remove pages across it turn it into an index of `/sitemap-K-of-N.xml` parts, divide
  * it further, and turn it back; after every step storage holds byte for byte what a fresh full
  * build with the same part size writes, every file is valid sitemap XML, the site server serves the
- * parts as XML and robots.txt still names /sitemap.xml. A publish renders sitemap routes on a
- * render thread, as a worker with render threads does, from the index's stubs: an edit that moves
- * one page's lastmod renders the one part holding it, nothing else of the sitemap. A full build
- * over storage holding parts it no longer needs deletes them.
+ * parts as XML and robots.txt still names /sitemap.xml. A publish renders sitemap routes from the
+ * index read by listing slot: an edit that moves one page's lastmod renders the one part holding
+ * it, reading that part's documents only, nothing else of the sitemap. A full build over storage
+ * holding parts it no longer needs deletes them.
  */
 import { readFileSync } from "node:fs";
 import type { FastifyInstance } from "fastify";
@@ -24,11 +24,8 @@ import { buildSiteAssets } from "#web/assets.ts";
 import { partSlots } from "#web/handlers/sitemap-split.ts";
 import { website } from "#website";
 import { fullBuild } from "#worker/build/full-build.ts";
-import { sharedDocumentsCache } from "#worker/build/list-documents.ts";
-import { createRenderPool, type RenderPool } from "#worker/build/render-pool.ts";
 import type { PublishContext } from "#worker/publish/context.ts";
 import { diffBuild } from "#worker/publish/diff-build.ts";
-import { fetchAnswersByUid } from "#worker/publish/fetch-documents.ts";
 import { publish } from "#worker/publish/publish.ts";
 import { localContentClient } from "../support/content-client.ts";
 import { expectEqualsFullBuild, siteObjects } from "../support/full-build-reference.ts";
@@ -44,7 +41,9 @@ const FAQ = JSON.parse(
 const SITE_URL = "https://www.example.com";
 const PREFIX = `test-sitemap-index-${process.pid}-${Date.now()}`;
 const XMLNS = "http://www.sitemaps.org/schemas/sitemap/0.9";
-const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
+/** What each publish logged: its plan (`render`, `delete`, with the route), among the rest. */
+const logged: { msg?: string; route?: string }[] = [];
+const logger = pino({ level: "debug" }, { write: (line: string) => logged.push(JSON.parse(line)) });
 
 /** Strictly the protocol's shape (and so well-formed XML): declaration, root, one element a line. */
 const URLSET = new RegExp(
@@ -61,9 +60,6 @@ let content: LocalPrismic;
 let redis: Redis;
 let store: SiteStore;
 let ctx: PublishContext;
-let pool: RenderPool;
-/** The sitemap routes each publish asked the render thread to render from the index's stubs, in order. */
-const onThread: string[] = [];
 let site: FastifyInstance;
 /** The demo's pages and price lists: the part size of this test. */
 let limit: number;
@@ -83,19 +79,7 @@ beforeAll(async () => {
     assets: (await buildSiteAssets()).assets,
     logger,
   };
-  pool = await createRenderPool({ siteUrl: SITE_URL, assets: ctx.assets, documents: [] }, logger, 1);
   const client = ctx.client;
-  ctx.threads = {
-    pool: async () => ({
-      ...pool,
-      renderFromStubs: (routes, stubs, sitemapUrlLimit) => {
-        onThread.push(...routes);
-        return pool.renderFromStubs(routes, stubs, sitemapUrlLimit);
-      },
-    }),
-    sharedDocuments: sharedDocumentsCache(client),
-    pageAnswers: (ref, documents) => fetchAnswersByUid(client, ref, documents),
-  };
   const ref = await ctx.client.fetchMasterRef();
   const source = createClientSource(client, ref);
   limit = (await source.countByType("page")) + (await source.countByType("price_list"));
@@ -109,7 +93,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await site?.close();
   await store?.close();
-  await pool?.close();
   await removeKeysUnder(redis, PREFIX);
   await redis?.quit();
   await content?.stop();
@@ -120,16 +103,23 @@ async function text(key: string, from: SiteStore = store): Promise<string> {
 }
 /**
  * Publishes through the content service, then runs the worker's publish as a webhook would; answers
- * the sitemap routes the render thread rendered (none of them beside the publish's pages).
+ * the sitemap routes it rendered (planned, or named by the index it rendered) and how many
+ * documents' stubs they read from the index.
  */
-async function delivered(edit: { upsert?: Doc[]; remove?: string[] }): Promise<string[]> {
+async function delivered(edit: {
+  upsert?: Doc[];
+  remove?: string[];
+}): Promise<{ rendered: string[]; listed: number }> {
   await content.store.publish(edit);
   const ids = [...(edit.upsert ?? []).map((doc) => doc.id), ...(edit.remove ?? [])];
   await redis.sadd(redisKeys(PREFIX).pendingIds, ...ids);
-  onThread.length = 0;
+  logged.length = 0;
   const summary = await publish(ctx);
   expect(summary.mode).toBe("incremental");
-  return [...onThread];
+  const rendered = logged.flatMap((line) =>
+    line.msg === "render" && line.route && website.routes.isSitemap(line.route) ? [line.route] : [],
+  );
+  return { rendered: rendered.sort(), listed: summary.listed ?? 0 };
 }
 /** Pages made from the FAQ page, uids `extra-<from>` …. */
 const extraPages = (from: number, count: number): Doc[] =>
@@ -178,8 +168,8 @@ describe("the sitemap divided into parts", () => {
   });
 
   it("a publish that adds one page over it makes it an index of two parts, each page in its slot's part", async () => {
-    const rendered = await delivered({ upsert: extraPages(0, 1) });
-    expect(rendered).toEqual(["/sitemap.xml", "/sitemap-1-of-2.xml", "/sitemap-2-of-2.xml"]);
+    const { rendered } = await delivered({ upsert: extraPages(0, 1) });
+    expect(rendered).toEqual(["/sitemap-1-of-2.xml", "/sitemap-2-of-2.xml", "/sitemap.xml"]);
     const { parts, urls } = await storedSitemap();
     expect(parts).toHaveLength(2);
     expect(await partKeys()).toEqual(partsOf(2));
@@ -206,15 +196,33 @@ describe("the sitemap divided into parts", () => {
   it("an edit that moves one page's lastmod renders the one part holding it, not the index nor the other part", async () => {
     // The FAQ page was last published on a day of the seed: publishing it today moves its lastmod.
     const faq = { ...FAQ, data: { ...FAQ.data, meta_title: "FAQ, edited" } };
-    const rendered = await delivered({ upsert: [faq] });
+    const { rendered, listed } = await delivered({ upsert: [faq] });
     const holding = listingSlotOf(FAQ.id) < partSlots(2, 2).from ? 1 : 2;
     expect(rendered).toEqual([`/sitemap-${holding}-of-2.xml`]);
+    // It read its own documents: those in its slots, and every price list for the first part's
+    // /price-list/ (fewer than the site's pages and price lists, limit + 1).
+    const { from, to } = partSlots(holding, 2);
+    const source = createClientSource(ctx.client, content.store.masterRef);
+    const inPart = (docs: Iterable<{ id: string }>) =>
+      [...docs].filter((doc) => listingSlotOf(doc.id) >= from && listingSlotOf(doc.id) < to).length;
+    const priceLists = [...(await source.getAllByType("price_list"))];
+    expect(listed).toBe(
+      inPart(await source.getAllByType("page")) + (holding === 1 ? priceLists.length : inPart(priceLists)),
+    );
+    expect(listed).toBeLessThan(limit + 1);
     await equalsFullBuild();
   });
 
   it("a publish that adds twice as many pages divides it into four; a fresh full build writes the same, which a rebuild keeps", async () => {
-    const rendered = await delivered({ upsert: extraPages(1, 2 * limit) });
-    expect(rendered).toEqual(["/sitemap.xml", ...partsOf(4).map((key) => `/${key}`)]);
+    const { rendered } = await delivered({ upsert: extraPages(1, 2 * limit) });
+    // The index and its new parts; the parts of two were planned too (their slots changed): they
+    // answer 404 under four parts and are deleted.
+    expect(rendered).toEqual(
+      [...partsOf(2), ...partsOf(4)]
+        .map((key) => `/${key}`)
+        .concat("/sitemap.xml")
+        .sort(),
+    );
     const { parts, urls } = await storedSitemap();
     expect(parts).toHaveLength(4);
     expect(urls).toHaveLength(demoUrls.length + 2 * limit + 1);

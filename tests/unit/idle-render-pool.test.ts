@@ -16,7 +16,6 @@ function countingPools() {
           release = () => resolve({ rendered: [], failed: [] });
         }),
       renderOwn: async () => ({ rendered: [], failed: [] }),
-      renderFromStubs: async () => ({ rendered: [], failed: [] }),
       close: async () => {
         counts.closed++;
       },

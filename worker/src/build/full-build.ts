@@ -258,8 +258,6 @@ export async function buildSite(options: BuildOptions): Promise<BuildOutcome> {
         threads,
         render: async (documents, routes, answers) => (await ready()).render(documents, routes, answers),
         renderOwn: async (answers) => (await ready()).renderOwn(answers),
-        renderFromStubs: async (routes, stubs, sitemapUrlLimit) =>
-          (await ready()).renderFromStubs(routes, stubs, sitemapUrlLimit),
         here: inThreadPool(shared, options.logger),
         close: async () => {
           if (begun) await (await begun).close();

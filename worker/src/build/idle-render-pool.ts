@@ -73,8 +73,6 @@ export function idleRenderPool(create: () => Promise<RenderPool>, idleMs = 30_00
         threads,
         render: (documents, routes, answers) => busyWhile((pool) => pool.render(documents, routes, answers)),
         renderOwn: (answers) => busyWhile((pool) => pool.renderOwn(answers)),
-        renderFromStubs: (routes, stubs, sitemapUrlLimit) =>
-          busyWhile((pool) => pool.renderFromStubs(routes, stubs, sitemapUrlLimit)),
         // The batches share the pool: only idleness or the process's close ends it.
         close: async () => {},
       };

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { PrismicDocument } from "@prismicio/client";
 import { DOCUMENT_HASH_CHARS } from "./document-hash.ts";
+import { documentsOfAnswers } from "./search-answers.ts";
 import { SpillFile } from "./spill-file.ts";
-import { stubsAt } from "./stub-files.ts";
 
 const PER_CHUNK = 100;
 /** Bytes of each stub's hash that `digest` combines. */
@@ -131,16 +131,6 @@ export class ListedStubs {
     yield* stubsAt(this.spans, (offset, length, target) => this.file.readInto(offset, length, target));
   }
 
-  /**
-   * Where the stubs are, for a render thread of this process to read them itself (stub-files.ts):
-   * the file's descriptor and each chunk's offset and length. Valid until `close`.
-   */
-  where(): { fd: number; spans: readonly (readonly [number, number])[] } {
-    if (this.taken) throw new Error("the stubs were read once (drain) or closed");
-    this.seal();
-    return { fd: this.file.descriptor, spans: this.spans };
-  }
-
   /** Lets go of the temporary file (a build that fails never reads the stubs to the end). */
   close(): void {
     this.file.close();
@@ -152,5 +142,20 @@ export class ListedStubs {
     const bytes = utf8.encode(`{"results":[${this.pending.join(",")}]}`);
     this.pending = [];
     this.spans.push([this.file.append(bytes), bytes.byteLength]);
+  }
+}
+
+/**
+ * The stubs of the chunks at `spans` (offset, length: each a search answer's bytes), each read with
+ * `read` and parsed in turn, each chunk let go once its stubs are read.
+ */
+function* stubsAt(
+  spans: readonly (readonly [number, number])[],
+  read: (offset: number, length: number, target: Uint8Array) => void,
+): IterableIterator<PrismicDocument> {
+  for (const [offset, length] of spans) {
+    const chunk = new Uint8Array(length);
+    read(offset, length, chunk);
+    yield* documentsOfAnswers([chunk.buffer]);
   }
 }

@@ -1,12 +1,11 @@
 import type { PrismicDocument } from "@prismicio/client";
-import { type ContentSource, countOf, createMemorySource, type StreamedDocuments } from "#content/source.ts";
+import { type ContentSource, createMemorySource, type StreamedDocuments } from "#content/source.ts";
 import { sha256 } from "#storage/content-hash.ts";
 import { type ContentNotice, type RenderLogger, type RenderResult, type SiteAssets, website } from "#website";
 import { type DocumentLink, documentHash, stub } from "./document-hash.ts";
 import { alternateIds, versionOf } from "./document-records.ts";
 import { routeInputs, sharedInputs } from "./render-inputs.ts";
 import type { BatchDocuments } from "./search-answers.ts";
-import { type StubFiles, stubsByType } from "./stub-files.ts";
 
 /** What every render of a build shares: sent once to each render thread. */
 export interface SharedContent {
@@ -282,36 +281,6 @@ export async function renderBatch(
     parts: options.parts === true,
     documentOf: (route) => all.find((doc) => website.routes.ofDocument(doc) === route)?.id,
   });
-}
-
-/**
- * A publish's sitemap routes (the parts a sitemap index names only when asked for), rendered from the index's stubs
- * where the publish left them (stub-files.ts): on a render thread, so that rendering every
- * document's route and date (100,000 at 100,000 pages) does not run on the worker's main thread,
- * whose next publish renders its page more slowly after such work (docs/benchmarks.md). A sitemap
- * reads listings only; anything else it asked for would fail its render, loudly.
- */
-export async function renderFromStubs(
-  shared: SharedContent,
-  stubs: StubFiles,
-  routes: readonly string[],
-  logger?: RenderLogger,
-  /** URLs per sitemap file, when the publish's is not the thread's (tests lower it). */
-  sitemapUrlLimit?: number,
-): Promise<BatchResult> {
-  const byType = stubsByType(stubs);
-  const listingsOnly = async (): Promise<never> => {
-    throw new Error("a sitemap rendered from the index's stubs reads listings (getAllByType) only");
-  };
-  const source: ContentSource = {
-    getAllByType: async (type) => byType.get(type) ?? [],
-    countByType: async (type) => countOf(byType.get(type) ?? []),
-    getSingle: listingsOnly,
-    getByUID: listingsOnly,
-    getByID: listingsOnly,
-  };
-  const limited = sitemapUrlLimit ? { ...shared, sitemapUrlLimit } : shared;
-  return renderEach(limited, source, routes, logger, { parts: false, documentOf: () => undefined });
 }
 
 /**

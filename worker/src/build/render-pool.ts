@@ -5,7 +5,6 @@ import type { Logger } from "#logger";
 import type { BatchResult, RenderedRoute, SharedContent } from "./render-batch.ts";
 import { renderThreadBundle } from "./render-thread-bundle.ts";
 import { batchOfAnswers, documentsOfAnswers } from "./search-answers.ts";
-import type { StubFiles } from "./stub-files.ts";
 
 /** A render thread's answer to a batch (render-thread.ts). */
 interface ThreadAnswer extends Partial<Omit<BatchResult, "rendered">> {
@@ -32,16 +31,6 @@ export interface RenderPool {
    * their own routes, and listed (`listed`: stub, hash, refusal of each).
    */
   renderOwn(answers: readonly ArrayBuffer[]): Promise<BatchResult>;
-  /**
-   * A publish's sitemap routes (and the parts an index names), rendered from the index's stubs in
-   * the process's temporary files (stub-files.ts), which must stay open until it answers;
-   * `sitemapUrlLimit`: URLs per sitemap file, when not the pool's.
-   */
-  renderFromStubs(
-    routes: readonly string[],
-    stubs: StubFiles,
-    sitemapUrlLimit?: number,
-  ): Promise<BatchResult>;
   /**
    * A render thread has died (out of memory, a crash): every later batch fails at once instead of
    * waiting for it. A long-lived owner (a worker's pool) replaces the pool.
@@ -141,8 +130,6 @@ export function inThreadPool(shared: SharedContent, logger: Logger): RenderPool 
     render: async (documents, routes, answers = []) =>
       (await rendering).renderBatch(shared, [...documents, ...documentsOfAnswers(answers)], routes, logger),
     renderOwn: async (answers) => (await rendering).renderOwnRoutes(shared, batchOfAnswers(answers), logger),
-    renderFromStubs: async (routes, stubs, sitemapUrlLimit) =>
-      (await rendering).renderFromStubs(shared, stubs, routes, logger, sitemapUrlLimit),
     close: async () => {},
   };
 }
@@ -169,8 +156,6 @@ function threadPool(workers: Worker[], dead: ReadonlyMap<Worker, string>): Rende
     },
     render: (documents, routes, answers = []) => send({ documents, routes }, answers),
     renderOwn: (answers) => send({ documents: [], routes: [], own: true }, answers),
-    renderFromStubs: (routes, stubs, sitemapUrlLimit) =>
-      send({ documents: [], routes, stubs, ...(sitemapUrlLimit ? { sitemapUrlLimit } : {}) }, []),
     async close() {
       await Promise.all(workers.map((worker) => worker.terminate()));
     },
@@ -181,8 +166,6 @@ function threadPool(workers: Worker[], dead: ReadonlyMap<Worker, string>): Rende
       documents: readonly PrismicDocument[];
       routes: readonly string[];
       own?: boolean;
-      stubs?: StubFiles;
-      sitemapUrlLimit?: number;
     },
     answers: readonly ArrayBuffer[],
   ): Promise<BatchResult> {

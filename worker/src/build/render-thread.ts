@@ -5,9 +5,8 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { pino } from "pino";
 import { routeStrayOutput } from "#ops/stray-output.ts";
-import { renderBatch, renderFromStubs, renderOwnRoutes, type SharedContent } from "./render-batch.ts";
+import { renderBatch, renderOwnRoutes, type SharedContent } from "./render-batch.ts";
 import { batchOfAnswers, documentsOfAnswers } from "./search-answers.ts";
-import type { StubFiles } from "./stub-files.ts";
 
 export interface BatchRequest {
   id: number;
@@ -17,10 +16,6 @@ export interface BatchRequest {
   answers?: ArrayBuffer[];
   /** Render the documents' own routes (`routes` is empty) and list the documents (renderOwnRoutes). */
   own?: boolean;
-  /** Render `routes` (a publish's sitemap) from these stubs, read from the process's files (renderFromStubs). */
-  stubs?: StubFiles;
-  /** With `stubs`: URLs per sitemap file, when not the pool's. */
-  sitemapUrlLimit?: number;
 }
 
 const { logLevel } = workerData as { logLevel: string };
@@ -40,9 +35,7 @@ parentPort?.on("message", async (message: BatchRequest | { shared: SharedContent
     if (!shared) throw new Error("a batch came before the content every batch shares");
     const { rendered, failed, listed, reused, renewed } = request.own
       ? await renderOwnRoutes(shared, batchOfAnswers(request.answers ?? []), logger)
-      : request.stubs
-        ? await renderFromStubs(shared, request.stubs, request.routes, logger, request.sitemapUrlLimit)
-        : await renderBatch(shared, parsed(request), request.routes, logger);
+      : await renderBatch(shared, parsed(request), request.routes, logger);
     // The pages' bytes move to the main thread (transferred, not copied).
     parentPort?.postMessage(
       { id: request.id, results: rendered, failed, listed, reused, renewed },

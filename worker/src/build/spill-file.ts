@@ -24,14 +24,6 @@ export class SpillFile {
     return this.end;
   }
 
-  /**
-   * The open file's descriptor: a thread of this process reads the bytes through it
-   * (stub-files.ts), while this object stays open.
-   */
-  get descriptor(): number {
-    return this.open();
-  }
-
   /** Appends `bytes`; answers the offset they start at. */
   append(bytes: Uint8Array): number {
     const fd = this.open();
@@ -59,11 +51,8 @@ export class SpillFile {
   }
 }
 
-/**
- * Reads `length` bytes at `offset` of the open file `fd` into `target` at `into`: a `SpillFile`'s,
- * or one a render thread of the same process reads by its descriptor (stub-files.ts).
- */
-export function readAt(fd: number, offset: number, length: number, target: Uint8Array, into = 0): void {
+/** Reads `length` bytes at `offset` of the open file `fd` into `target` at `into`. */
+function readAt(fd: number, offset: number, length: number, target: Uint8Array, into = 0): void {
   for (let read = 0; read < length; ) {
     const got = readSync(fd, target, into + read, length - read, offset + read);
     if (got === 0) throw new Error("a build's temporary file was cut short");

@@ -1,8 +1,10 @@
 import type { Redis } from "ioredis";
 import {
   countDependency,
+  LISTING_SLOTS,
   listingSlotOf,
   routesSlotDependency,
+  type SlotRange,
   seesDependency,
 } from "#content/dependencies.ts";
 import { redisKeys } from "#jobs/catalog.ts";
@@ -21,7 +23,8 @@ import type { KnownDocument } from "./planner.ts";
  * 5: editors' redirects (`redirect` documents) in `docs`, their rules in `redirects`.
  * 6: a page's canonical override (`canonical`) in `docs`, for the sitemap.
  * 7: the ids of the website's frame documents in `meta`, one field per type (`frameDocument:<type>`).
- * 8: listing slots and counts (`routes:<type>@<slot>`, `count:<type>`), parts a listing names (`part:<route>`).
+ * 8: listing slots and counts (`routes:<type>@<slot>`, `count:<type>`), parts a listing names
+ *    (`part:<route>`), each document's id in `members:<type>@<slot>`.
  */
 export const INDEX_VERSION = "8";
 
@@ -102,6 +105,20 @@ for i = 1, n do
   end
 end
 return { docs, showing, linking, types, typeSets, candidates, entries, elsewhere, slotSets }
+`;
+
+/**
+ * How many documents of each type the index holds: KEYS none, ARGV[1] the prefix of the `members:`
+ * keys, ARGV[2…] the types. Answers one count per type, the sum of its slots' SCARDs (256 each).
+ */
+const COUNTS = `
+local counts = {}
+for i = 2, #ARGV do
+  local count = 0
+  for slot = 0, ${LISTING_SLOTS - 1} do count = count + redis.call('SCARD', ARGV[1] .. ARGV[i] .. '@' .. slot) end
+  counts[#counts + 1] = count
+end
+return counts
 `;
 
 /**
@@ -193,6 +210,9 @@ export interface PriorState {
  *                         year:<n>: #content/dependencies.ts)
  *   redirects     hash    redirect document id → its rule (from path, target, status): every
  *                         publish resolves them all (#redirects), so they are read in one HGETALL
+ *   members:<type>@<slot>  set  the ids of the documents of <type> in listing slot <slot>
+ *                         (`listingSlotOf`): a divided listing's part reads its slots' documents,
+ *                         and a type's count is the sum of its slots' sizes
  * Writes go in one MULTI, so a reader never sees half a publish (sent in chunks when large:
  * chunked-transaction.ts).
  */
@@ -382,6 +402,24 @@ export class DependencyIndex {
     return found;
   }
 
+  /** How many documents of each of `types` the index holds, in one round trip (the COUNTS script). */
+  async counts(types: readonly string[]): Promise<Map<string, number>> {
+    if (types.length === 0) return new Map();
+    const counts = (await this.redis.eval(COUNTS, 0, this.key("members:"), ...types)) as number[];
+    return new Map(types.map((type, i) => [type, counts[i] ?? 0]));
+  }
+
+  /** The ids of the documents of `type` in `slots`, as the index holds them. */
+  async membersIn(type: string, slots: SlotRange): Promise<string[]> {
+    const keys: string[] = [];
+    for (let slot = slots.from; slot < slots.to; slot++) keys.push(this.memberKey(type, slot));
+    return keys.length > 0 ? await this.redis.sunion(...keys) : [];
+  }
+
+  private memberKey(type: string, slot: number): string {
+    return this.key(`members:${type}@${slot}`);
+  }
+
   /** The editors' redirects at the index's ref: redirect document id → its rule. */
   async redirectRules(): Promise<Map<string, RedirectRule>> {
     const all = await this.redis.hgetall(this.key("redirects"));
@@ -518,6 +556,13 @@ export class DependencyIndex {
     );
     const gone = [...change.documents].flatMap(([id, doc]) => (doc ? [] : [id]));
     for (const chunk of chunksOf(gone, GROUP)) yield ["hdel", docsKey, ...chunk];
+    // Each changed id in its type's slot, and in no other type's (its type may have changed).
+    for (const [id, doc] of change.documents) {
+      const slot = listingSlotOf(id);
+      for (const type of website.types)
+        if (type !== doc?.type) yield ["srem", this.memberKey(type, slot), id];
+      if (doc) yield ["sadd", this.memberKey(doc.type, slot), id];
+    }
     // Editors' redirects: a changed redirect document's rule replaced, any other changed id's dropped.
     const redirectsKey = this.key("redirects");
     yield* hsetInGroups(
@@ -583,13 +628,14 @@ export class DependencyIndex {
     // (the transaction's commands wait for EXEC, so it sees the index being replaced), not KEYS: at
     // 100,000 routes there are hundreds of thousands, and KEYS would hold Redis for the whole
     // keyspace and this process would hold every name.
-    const stale = this.key("dep:");
-    let cursor = "0";
-    do {
-      const [next, keys] = await this.redis.scan(cursor, "MATCH", `${stale}*`, "COUNT", 1000);
-      cursor = next;
-      for (let i = 0; i < keys.length; i += GROUP) yield ["del", ...keys.slice(i, i + GROUP)];
-    } while (cursor !== "0");
+    for (const stale of [this.key("dep:"), this.key("members:")]) {
+      let cursor = "0";
+      do {
+        const [next, keys] = await this.redis.scan(cursor, "MATCH", `${stale}*`, "COUNT", 1000);
+        cursor = next;
+        for (let i = 0; i < keys.length; i += GROUP) yield ["del", ...keys.slice(i, i + GROUP)];
+      } while (cursor !== "0");
+    }
     // One pass over the routes (a build reads them back from its temporary file): their entries,
     // GROUP a command, and each dependency's routes, ARGS_CHUNK routes at a time (SADD adds to what
     // the set holds): at 100,000 routes of ~30 dependencies each, a reverse map of every route
@@ -621,7 +667,10 @@ export class DependencyIndex {
     }
     if (fields.length > 0) yield ["hset", routesKey, ...fields];
     yield* members();
-    yield* hsetsInGroups(this.documentFields(documents));
+    const slotted = new Map<string, string[]>();
+    yield* hsetsInGroups(this.documentFields(documents, slotted));
+    for (const [key, ids] of slotted)
+      for (const chunk of chunksOf(ids, ARGS_CHUNK)) yield ["sadd", key, ...chunk];
     yield [
       "hset",
       this.key("meta"),
@@ -638,14 +687,22 @@ export class DependencyIndex {
     yield ["del", redisKeys(this.prefix).unsettledRoutes];
   }
 
-  /** Each document's fields in one pass: its entry, its redirect rule, its id when of a frame type. */
+  /**
+   * Each document's fields in one pass: its entry, its redirect rule, its id when of a frame type;
+   * its id added to `members`, under its type's slot's key.
+   */
   private *documentFields(
     documents: Iterable<[id: string, doc: IndexedDocument]>,
+    members: Map<string, string[]>,
   ): Generator<[key: string, field: string, value: string]> {
     const docsKey = this.key("docs");
     const redirectsKey = this.key("redirects");
     const metaKey = this.key("meta");
     for (const [id, doc] of documents) {
+      const memberKey = this.memberKey(doc.type, listingSlotOf(id));
+      const ids = members.get(memberKey);
+      if (ids) ids.push(id);
+      else members.set(memberKey, [id]);
       yield [docsKey, id, JSON.stringify(doc)];
       if (doc.redirect) yield [redirectsKey, id, JSON.stringify(doc.redirect)];
       if (website.frame.includes(doc.type)) yield [metaKey, frameField(doc.type), id];

@@ -1,7 +1,7 @@
 import type { PrismicDocument } from "@prismicio/client";
+import { inSlots, LISTING_SLOTS, listingSlotOf, type SlotRange } from "#content/dependencies.ts";
 import { type CanonicalTarget, website } from "#website";
 import { ListedStubs } from "../build/listed-stubs.ts";
-import type { StubFiles } from "../build/stub-files.ts";
 import type { DependencyIndex, IndexedDocument } from "./dependency-index.ts";
 
 /** What a publish's listings read of the index: each type's stubs, and the file they wait in. */
@@ -11,8 +11,6 @@ export interface IndexListings {
    * reads through to the content API. Each pass reads them again from a temporary file.
    */
   readonly byType: ReadonlyMap<string, Iterable<PrismicDocument>>;
-  /** The same stubs where a render thread of this process reads them itself (stub-files.ts), until `close`. */
-  forThread(): StubFiles;
   /** Lets go of the temporary files. */
   close(): void;
 }
@@ -50,26 +48,14 @@ export async function indexStubs(
   // Most stubs' data: written to their file as they are made, so they may share it.
   const plain = [stubData(false, undefined, undefined), stubData(true, undefined, undefined)] as const;
   const add = (id: string, doc: IndexedDocument) => {
-    const named = doc.canonical && "document" in doc.canonical ? doc.canonical.document : undefined;
+    const named = namedTarget(doc);
     const noindex = doc.noindex === true;
-    // A stub as document-hash.ts `stub` makes it of the API's document (the same fields, in the same
-    // order), made here from what the index recorded of it.
-    const made = {
+    // What the sitemap reads beyond routes and dates: whether the page is listed at all.
+    const made = stubOf(
       id,
-      uid: doc.uid,
-      url: doc.route,
-      type: doc.type,
-      href: "",
-      tags: [],
-      first_publication_date: doc.first_publication_date ?? "",
-      last_publication_date: doc.last_publication_date ?? "",
-      slugs: [],
-      linked_documents: [],
-      lang: doc.lang,
-      alternate_languages: [],
-      // What the sitemap reads beyond routes and dates: whether the page is listed at all.
-      data: named ? {} : doc.canonical ? stubData(noindex, doc.canonical, undefined) : plain[noindex ? 1 : 0],
-    } as PrismicDocument;
+      doc,
+      named ? {} : doc.canonical ? stubData(noindex, doc.canonical, undefined) : plain[noindex ? 1 : 0],
+    );
     if (named === undefined) fileOf(doc.type).add(made);
     else {
       waiting.add(made);
@@ -104,11 +90,98 @@ export async function indexStubs(
   }
   return {
     byType: files,
-    forThread: () => ({ types: [...files].map(([type, file]) => ({ type, ...file.where() })) }),
     close: () => {
       for (const file of files.values()) file.close();
     },
   };
+}
+
+/**
+ * A publish's listings by listing slot (a divided sitemap's parts): the stubs of the documents of a
+ * type in some slots, with the overlay laid over them, and how many documents of a type there are,
+ * each read from the index when asked (`members:<type>@<slot>`, the COUNTS script): a read costs
+ * what it answers, not the site. Held in memory: a part holds about 2,000 documents, an undivided
+ * sitemap no more, and a listing page's whole type (the price lists) is a shared type's, few.
+ * `read` counts the stubs answered.
+ */
+export class SlotListings {
+  read = 0;
+  #counts: Promise<Map<string, number>> | undefined;
+
+  constructor(
+    private readonly index: DependencyIndex,
+    private readonly overlay: ReadonlyMap<string, IndexedDocument | null>,
+  ) {}
+
+  /** How many documents of `type` there are at this state: the index's, with the overlay's joins and leaves. */
+  async countByType(type: string): Promise<number> {
+    this.#counts ??= (async () => {
+      const [held, known] = await Promise.all([
+        this.index.counts(website.types),
+        this.index.documents([...this.overlay.keys()]),
+      ]);
+      const counts = new Map(held);
+      for (const [id, now] of this.overlay) {
+        const before = known.get(id);
+        if (before) counts.set(before.type, (counts.get(before.type) ?? 0) - 1);
+        if (now) counts.set(now.type, (counts.get(now.type) ?? 0) + 1);
+      }
+      return counts;
+    })();
+    return (await this.#counts).get(type) ?? 0;
+  }
+
+  /** The stubs of the documents of `type` in `slots` (every slot without). */
+  async getAllByType(type: string, slots: SlotRange = EVERY_SLOT): Promise<PrismicDocument[]> {
+    const ids = (await this.index.membersIn(type, slots)).filter((id) => !this.overlay.has(id));
+    const listed = [...(await this.index.documents(ids))].filter(([, doc]) => doc.type === type);
+    for (const [id, doc] of this.overlay)
+      if (doc?.type === type && inSlots(listingSlotOf(id), slots)) listed.push([id, doc]);
+    const targets = await targetsOf(
+      this.index,
+      this.overlay,
+      listed.flatMap(([, doc]) => namedTarget(doc) ?? []),
+    );
+    this.read += listed.length;
+    return listed.map(([id, doc]) =>
+      stubOf(
+        id,
+        doc,
+        doc.canonical
+          ? stubData(doc.noindex === true, doc.canonical, targets)
+          : stubData(doc.noindex === true, undefined, undefined),
+      ),
+    );
+  }
+}
+
+const EVERY_SLOT: SlotRange = { from: 0, to: LISTING_SLOTS };
+
+/** The document a canonical override names, if it names one. */
+function namedTarget(doc: IndexedDocument): string | undefined {
+  return doc.canonical && "document" in doc.canonical ? doc.canonical.document : undefined;
+}
+
+/**
+ * A stub as document-hash.ts `stub` makes it of the API's document (the same fields, in the same
+ * order), made from what the index recorded of it, with `data`.
+ */
+function stubOf(id: string, doc: IndexedDocument, data: Record<string, unknown>): PrismicDocument {
+  return {
+    id,
+    uid: doc.uid,
+    url: doc.route,
+    type: doc.type,
+    href: "",
+    tags: [],
+    first_publication_date: doc.first_publication_date ?? "",
+    last_publication_date: doc.last_publication_date ?? "",
+    slugs: [],
+    linked_documents: [],
+    lang: doc.lang,
+    alternate_languages: [],
+    data,
+  } as PrismicDocument;
 }
 
 /** The documents canonical overrides name, at this state of the index (the overlay first; absent: gone). */

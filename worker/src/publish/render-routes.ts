@@ -15,7 +15,7 @@ import { DependencyIndex, type IndexedDocument, type IndexedRoute } from "./depe
 import { stageEntries } from "./fan-out-entries.ts";
 import { documentsByUid } from "./fetch-documents.ts";
 import { claimWrite, claimWrites, isCurrent } from "./generation.ts";
-import { type IndexListings, indexStubs } from "./index-stubs.ts";
+import { type IndexListings, indexStubs, SlotListings } from "./index-stubs.ts";
 import { layeredSource } from "./layered-source.ts";
 import { isTransient } from "./route-failures.ts";
 import type { StepTimer } from "./step-timer.ts";
@@ -36,11 +36,6 @@ export interface RoutesJob {
   rewrite?: ReadonlySet<string>;
   /** Adds the time spent rendering and writing to the steps `render` and `write` (summed over routes). */
   timings?: { render: string; write: string; timer: StepTimer };
-  /**
-   * Render the sitemap's routes on a render thread of the process (`ctx.threads`), from the index's
-   * stubs in their temporary files (renderSitemapOnThread).
-   */
-  sitemapOnThread?: boolean;
 }
 
 /**
@@ -52,10 +47,6 @@ export interface RoutesJob {
  */
 export async function renderRoutes(ctx: PublishContext, job: RoutesJob): Promise<BatchOutcome> {
   const outcome = emptyOutcome();
-  const threads = job.sitemapOnThread ? ctx.threads : undefined;
-  const onThread = threads ? job.routes.filter((route) => website.routes.isSitemap(route)) : [];
-  const here =
-    onThread.length > 0 ? job.routes.filter((route) => !website.routes.isSitemap(route)) : job.routes;
   const listings = lazyListingSources(job);
   // What the listings rendered here name as their parts now.
   const named = new Map<string, readonly string[]>();
@@ -78,63 +69,21 @@ export async function renderRoutes(ctx: PublishContext, job: RoutesJob): Promise
     await storeRendered(ctx, job, outcome, route, result);
   };
   try {
-    await mapLimit(here, 4, renderOne);
+    await mapLimit(job.routes, 4, renderOne);
     const after = partsAfter(named, job.previous);
     const planned = new Set(job.routes);
-    for (const part of after.gone) if (!outcome.gone.includes(part)) outcome.gone.push(part);
-    await mapLimit(
-      after.added.filter((part) => !planned.has(part)),
-      4,
-      renderOne,
-    );
-    if (threads && onThread.length > 0)
-      await renderSitemapOnThread(ctx, threads, job, outcome, onThread, await listings.stubs());
+    for (const part of after.gone) {
+      job.log.debug({ route: part, why: "its listing no longer names it" }, "delete");
+      if (!outcome.gone.includes(part)) outcome.gone.push(part);
+    }
+    const added = after.added.filter((part) => !planned.has(part));
+    for (const part of added) job.log.debug({ route: part, why: "its listing names it now" }, "render");
+    await mapLimit(added, 4, renderOne);
   } finally {
+    outcome.listed = listings.listed();
     await listings.close();
   }
   return outcome;
-}
-
-/**
- * The planned sitemap routes, rendered on a render thread from the index's stubs (index-stubs.ts;
- * the same read as the other listings'), which the thread reads from their temporary files itself
- * (they stay open until the renders end): the main thread reads the index and writes the stubs,
- * but never renders documents' routes and dates. Rendered here, a pass over every document left
- * this thread slower at the next publish's own page (docs/benchmarks.md). The sitemap's index, when
- * planned, is rendered first: the parts it names decide which parts are rendered too and which are
- * gone (`partsAfter`). The thread renders no error page (it reads listings only).
- */
-async function renderSitemapOnThread(
-  ctx: PublishContext,
-  threads: ThreadedRendering,
-  job: RoutesJob,
-  outcome: BatchOutcome,
-  routes: readonly string[],
-  stubs: IndexListings,
-): Promise<void> {
-  const pool = await threads.pool();
-  const roots = routes.filter((route) => website.routes.listings.includes(route));
-  const named = new Map<string, readonly string[]>();
-  if (roots.length > 0) {
-    const answer = await pool.renderFromStubs(roots, stubs.forThread(), ctx.sitemapUrlLimit);
-    await storeThreaded(ctx, job, outcome, answer);
-    for (const result of answer.rendered) named.set(result.route, result.parts ?? []);
-  }
-  const after = partsAfter(named, job.previous);
-  const gone = new Set(after.gone);
-  const planned = routes.filter((route) => !roots.includes(route));
-  const parts = [
-    ...planned.filter((part) => !gone.has(part)),
-    ...after.added.filter((part) => !planned.includes(part)),
-  ];
-  outcome.gone.push(...gone);
-  if (parts.length > 0)
-    await storeThreaded(
-      ctx,
-      job,
-      outcome,
-      await pool.renderFromStubs(parts, stubs.forThread(), ctx.sitemapUrlLimit),
-    );
 }
 
 /**
@@ -167,18 +116,25 @@ function addTime(job: RoutesJob, step: "render" | "write", since: number): void 
 /**
  * What a listing reads, as a full build gives it (full-build.ts): documents of the streamed types
  * (neither frame nor `shared`) as stubs of the index (route, dates, SEO facts: no content), with the
- * publish's overlay laid over it, and no redirect document; the sitemap gets stubs of every type. The
- * rest reads through the job's source. The index is read once, and only if a listing is rendered;
- * its stubs wait in temporary files until `close`.
+ * publish's overlay laid over it, and no redirect document; the sitemap gets stubs of every type,
+ * read by listing slot and counted (`SlotListings`: a part costs its documents, not the site). The
+ * rest reads through the job's source. The other listings' stubs are read from the index once,
+ * and only if such a listing is rendered; they wait in temporary files until `close`.
  */
 function lazyListingSources(job: RoutesJob): {
   source: (route: string) => Promise<ContentSource>;
-  /** The index's stubs themselves (the same read), for the sitemap's render thread. */
-  stubs: () => Promise<IndexListings>;
+  /** The stubs the sitemap's reads answered. */
+  listed: () => number;
   close: () => Promise<void>;
 } {
-  let read: Promise<{ stubs: IndexListings; sitemap: ContentSource; listing: ContentSource }> | undefined;
-  const sources = () => {
+  const slots = new SlotListings(job.index, job.overlay);
+  const sitemap: ContentSource = {
+    ...layeredSource([], new Set(), job.source),
+    getAllByType: (type, range) => slots.getAllByType(type, range),
+    countByType: (type) => slots.countByType(type),
+  };
+  let read: Promise<{ stubs: IndexListings; listing: ContentSource }> | undefined;
+  const listing = () => {
     read ??= (async () => {
       const stubs = await indexStubs(job.index, job.overlay);
       const streamed = new Map(
@@ -186,20 +142,13 @@ function lazyListingSources(job: RoutesJob): {
       );
       // A build hands listings no redirect document (no page shows one).
       if (website.redirects) streamed.set(website.redirects.type, []);
-      return {
-        stubs,
-        sitemap: layeredSource([], new Set(), job.source, stubs.byType),
-        listing: layeredSource([], new Set(), job.source, streamed),
-      };
+      return { stubs, listing: layeredSource([], new Set(), job.source, streamed) };
     })();
     return read;
   };
   return {
-    source: async (route) => {
-      const { sitemap, listing } = await sources();
-      return website.routes.isSitemap(route) ? sitemap : listing;
-    },
-    stubs: async () => (await sources()).stubs,
+    source: async (route) => (website.routes.isSitemap(route) ? sitemap : (await listing()).listing),
+    listed: () => slots.read,
     close: async () => {
       if (read) (await read.catch(() => undefined))?.stubs.close();
     },

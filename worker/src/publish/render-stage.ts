@@ -34,7 +34,7 @@ export async function renderOwnStage(
 
 /**
  * The render stage's second half (`rest`): the pages that link to or show the changed documents,
- * listings last, the sitemap on a render thread when the process has them. The documents of those
+ * listings last (the sitemap's parts read by listing slot: render-routes.ts). The documents of those
  * routes that were not fetched with the changed ids (normally none) are asked for in one request for
  * all of them rather than one each.
  */
@@ -55,8 +55,6 @@ export async function renderRestStage(
       routes,
       // Over the publish's source: what it fetched, then these, then the content API.
       source: extra.length > 0 ? layeredSource(extra, new Set(), planned.source) : planned.source,
-      // Off the main thread, which renders the next publish's page (render-routes.ts).
-      sitemapOnThread: true,
     }),
   );
   run.timer.lap("rest");

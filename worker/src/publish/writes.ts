@@ -17,7 +17,7 @@ export class PublishWrites {
   /** The plan's deletes, then routes whose document turned out to be gone when rendered. */
   readonly deleted: string[];
   readonly failed: NonNullable<BatchOutcome["failed"]> = [];
-  readonly counts = { rendered: 0, written: 0, unchanged: 0, deleted: 0, batches: 0 };
+  readonly counts = { rendered: 0, written: 0, unchanged: 0, deleted: 0, batches: 0, listed: 0 };
   /** Every route written or deleted needs its previous entry: the commit replaces its dependencies. */
   readonly previous: Map<string, IndexedRoute>;
   readonly #pooled = dependencyPool();
@@ -51,6 +51,7 @@ export class PublishWrites {
     this.counts.rendered += outcome.rendered;
     this.counts.written += outcome.changed;
     this.counts.unchanged += outcome.unchanged;
+    this.counts.listed += outcome.listed ?? 0;
   }
 
   /** Whether this publish wrote `route` (rendered it, its document there). */
