@@ -138,7 +138,7 @@ try {
     const ratio = ratios(run, floor);
     return [
       label,
-      `${s.rendered} rendered, ${s.reused} reused, ${s.written} written`,
+      `${s.rendered} rendered, ${s.reused} reused, ${s.written} written; listings and the sitemap's parts ${((s.stages.listings ?? 0) / 1000).toFixed(2)} s`,
       `${wall.toFixed(2)} s · ${ratio.wall.toFixed(2)}× floor`,
       `${run.cpuSeconds.toFixed(2)} s (main ${run.mainCpuSeconds.toFixed(2)}, of which in the kernel ${run.mainSystemSeconds.toFixed(2)}, render ${render}, helpers ${run.helperCpuSeconds.toFixed(2)}, of which in the kernel ${run.helperSystemSeconds.toFixed(2)}) · ${perThousand(run.cpuSeconds, s.routes)} s per 1,000 · **${ratio.cpu.toFixed(2)}× floor**`,
       `${run.maxRssMB} MB`,

@@ -110,6 +110,8 @@ export interface BuildResult {
     durationMs: number;
     pagesPerSecond: number;
     renderThreads: number;
+    /** Milliseconds per stage of the build (full-build.ts `lap`). */
+    stages: Record<string, number>;
   };
   maxRssMB: number;
   /** The process's RSS before the build began (Node and the build's code). */

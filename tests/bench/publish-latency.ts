@@ -106,6 +106,7 @@ async function untilPublished(ref: string, timeoutMs = 600_000) {
       ref?: string;
       rendered?: number;
       written?: number;
+      listed?: number;
       mode?: string;
       startedAt?: number;
       timings?: Record<string, number>;
@@ -165,6 +166,8 @@ const targets = Array.from({ length: EDITS }, (_, i) => docs[(i * 7) % docs.leng
 const latencies: number[] = [];
 const accepted: number[] = [];
 const rendered: number[] = [];
+/** Stubs the sitemap's renders read from the index, per edit (the publish summary's `listed`). */
+const listed: number[] = [];
 const requests: number[] = [];
 /** Bytes each edit's publish wrote under `.pressroom/` (manifest, its shards, redirect history). */
 const metadataBytes: number[] = [];
@@ -231,6 +234,7 @@ for (const [i, doc] of targets.entries()) {
   requests.push(after.search + after.repository - before.search - before.repository);
   windows.push([sentAt, Date.now()]);
   rendered.push(published.rendered ?? 0);
+  listed.push(published.listed ?? 0);
   metadataBytes.push(metadataWritten(metadata, metadataFiles(siteDir)));
 }
 
@@ -345,6 +349,9 @@ console.log(
     (overlapped.size > 0
       ? ` (${overlapped.size} edit(s) left out: a reconcile diff build ran during them, ${[...overlapped].map((i) => requests[i]).join(", ")} requests with it)`
       : ""),
+);
+console.log(
+  `documents' stubs the sitemap read from the index per single-page edit (each its page's first of the day): p50 ${pct(listed, 50)}, max ${Math.max(...listed)}`,
 );
 console.log(
   `bytes written under .pressroom/ per single-page edit: p50 ${pct(metadataBytes, 50)}, max ${Math.max(...metadataBytes)} (the manifest and its shards: ${manifestBytes} bytes in all)`,

@@ -6,10 +6,12 @@
  */
 import type { PrismicDocument } from "@prismicio/client";
 import { describe, expect, it } from "vitest";
+import { inSlots, listingSlotOf, type SlotRange } from "#content/dependencies.ts";
 import { createMemorySource, type StreamedDocuments } from "#content/source.ts";
 import type { SiteAssets } from "#web/assets.ts";
 import { typedSource } from "#web/content/index.ts";
 import { renderSitemap, renderSitemapPart } from "#web/handlers/render-sitemap.ts";
+import { partSlots } from "#web/handlers/sitemap-split.ts";
 import type { RenderContext } from "#web/render-context.ts";
 
 const SITE_URL = "https://www.example.com";
@@ -121,5 +123,25 @@ describe("the sitemap from streamed pages", () => {
     expect(parts.flatMap((part) => part?.dependencies ?? [])).toContain("url:page1");
     // The count once, then one pass a part.
     expect(stream.passes).toBe(5);
+  });
+
+  it("reads a part's slots alone where the stream can (a build's: slotted-stubs.ts), the same sitemap", async () => {
+    const inMemory = context(createMemorySource([settings, priceList, ...pages]));
+    const stream = streamed(pages);
+    const asked: SlotRange[] = [];
+    const bySlot = Object.assign(stream, {
+      inSlots(slots: SlotRange) {
+        asked.push(slots);
+        return pages.filter((doc) => inSlots(listingSlotOf(doc.id), slots));
+      },
+    });
+    const fromStream = context(createMemorySource([settings, priceList], bySlot));
+    for (const part of [1, 2, 3, 4])
+      expect(await renderSitemapPart(fromStream, part, 4)).toEqual(
+        await renderSitemapPart(inMemory, part, 4),
+      );
+    expect(asked).toEqual([1, 2, 3, 4].map((part) => partSlots(part, 4)));
+    // The count's pass only.
+    expect(stream.passes).toBe(1);
   });
 });

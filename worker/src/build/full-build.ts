@@ -1,5 +1,6 @@
 import { filter, type PrismicDocument } from "@prismicio/client";
 import type { ContentClient } from "#content/content-client.ts";
+import type { SlotRange } from "#content/dependencies.ts";
 import { lowerHeapGrowth } from "#heap-growth";
 import { chunksOf } from "#jobs/chunks.ts";
 import type { Logger } from "#logger";
@@ -61,6 +62,7 @@ import {
 } from "./render-pool.ts";
 import { type BundleModules, renderThreadBundle, renderThreadModules } from "./render-thread-bundle.ts";
 import { type KnownRoute, RouteEntries } from "./route-entries.ts";
+import { SlottedStubs } from "./slotted-stubs.ts";
 
 export interface BuildOptions {
   /** The content client (`createContentClient`): its `fetchMasterRef` bypasses every cache. */
@@ -90,7 +92,7 @@ export interface BuildOptions {
    * publish/generation.ts): what they hold is not what the manifest says, so each is written again.
    */
   unsettledKeys?: ReadonlySet<string>;
-  /** URLs per sitemap file before `/sitemap.xml` becomes an index (default 50,000, the protocol's; tests lower it). */
+  /** Documents before the sitemap is divided into parts (default SITEMAP_PART_SIZE, 2,000; tests lower it). */
   sitemapUrlLimit?: number;
   /**
    * The build's generation, in the worker (publish/generation.ts `buildGuard`): each route's write is
@@ -756,14 +758,26 @@ async function renderListings(current: Build, shared: SharedContent, stubs: List
   const kept = keepAll(current, [...website.routes.listings, ...previousParts(current)], listed);
   releasePrevious(current);
   if (kept) return;
-  // A sitemap above the URL limit is an index: its parts too; a part no longer needed is an orphan
-  // (deleteOrphans).
-  const streamed = { types: new Set(streamedTypes()), [Symbol.iterator]: () => stubs[Symbol.iterator]() };
-  const listings = await renderBatch(shared, [], website.routes.listings, current.log, {
-    parts: true,
-    streamed,
-  });
-  await commit(current, withInputs(listings, listed));
+  // A divided sitemap is an index: its parts too, each reading its listing slots' stubs, ordered
+  // so when the first part asks; a part no longer needed is an orphan (deleteOrphans).
+  let slotted: SlottedStubs | undefined;
+  const streamed = {
+    types: new Set(streamedTypes()),
+    [Symbol.iterator]: () => stubs[Symbol.iterator](),
+    inSlots: (slots: SlotRange) => {
+      slotted ??= new SlottedStubs(stubs);
+      return slotted.inSlots(slots);
+    },
+  };
+  try {
+    const listings = await renderBatch(shared, [], website.routes.listings, current.log, {
+      parts: true,
+      streamed,
+    });
+    await commit(current, withInputs(listings, listed));
+  } finally {
+    slotted?.close();
+  }
 }
 
 /** Every document's route now, by id, each stub parsed a chunk at a time. */

@@ -13,7 +13,7 @@ export interface SharedContent {
   assets: SiteAssets;
   /** Documents every batch may need: the frame's (`website.frame`) and every one of `website.shared`. */
   documents: PrismicDocument[];
-  /** URLs per sitemap file (default: the protocol's 50,000; tests lower it). */
+  /** Documents before the sitemap is divided into parts (default SITEMAP_PART_SIZE, 2,000; tests lower it). */
   sitemapUrlLimit?: number;
   /**
    * A build's page inputs (render-inputs.ts): `code` (render-code.ts) to hash each page's inputs

@@ -21,7 +21,7 @@ export interface SiteCode {
  * one hash: the render thread's code (its bundle, named by its content hash: the server-side render
  * code with its dependencies as bundled, the route table and the models it imports), the version
  * of each package it imports (left out of the bundle), Node's version, the browser assets' hashed
- * names the pages refer to, the site URL and the sitemap's URL limit. The index, the manifest and
+ * names the pages refer to, the site URL and the sitemap's part size. The index, the manifest and
  * the page inputs record it; a worker that finds another one rebuilds the site (diff-build.ts).
  */
 export async function siteVersion(options: SiteCode): Promise<string> {
@@ -30,7 +30,7 @@ export async function siteVersion(options: SiteCode): Promise<string> {
 
 /**
  * The site's version, and its `frame`: everything in it but the bundle's own code (packages, Node,
- * assets, site URL, sitemap limit). Two versions with the same frame differ only by the render code.
+ * assets, site URL, sitemap part size). Two versions with the same frame differ only by the render code.
  */
 export async function siteParts(options: SiteCode): Promise<{ version: string; frame: string }> {
   const bundle = fileURLToPath(options.bundle);

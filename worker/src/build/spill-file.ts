@@ -34,6 +34,14 @@ export class SpillFile {
     return at;
   }
 
+  /** Writes `bytes` at `offset` (a place counted out before: slotted-stubs.ts). */
+  writeAt(offset: number, bytes: Uint8Array): void {
+    const fd = this.open();
+    for (let written = 0; written < bytes.length; )
+      written += writeSync(fd, bytes, written, bytes.length - written, offset + written);
+    this.end = Math.max(this.end, offset + bytes.length);
+  }
+
   /** Reads `length` bytes from `offset` into `target` at `into`. */
   readInto(offset: number, length: number, target: Uint8Array, into = 0): void {
     readAt(this.open(), offset, length, target, into);

@@ -30,7 +30,7 @@ export interface PublishContext {
   fanOutBatch?: number;
   /** Routes whose entries a large fan-out's commit reads at a time (default COMMIT_CHUNK, fan-out-entries.ts; tests lower it). */
   commitChunk?: number;
-  /** URLs per sitemap file before `/sitemap.xml` becomes an index (default 50,000, the protocol's; tests lower it). */
+  /** Documents before the sitemap is divided into parts (default SITEMAP_PART_SIZE, 2,000; tests lower it). */
   sitemapUrlLimit?: number;
   /**
    * Renders batches of routes as child jobs that every worker process shares; resolves when all are

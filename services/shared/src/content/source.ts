@@ -42,6 +42,11 @@ export function countOf(documents: Iterable<PrismicDocument>): number {
 export interface StreamedDocuments extends Iterable<PrismicDocument> {
   /** The types they are of: a listing of any other type never reads them. */
   readonly types: ReadonlySet<string>;
+  /**
+   * Those in some listing slots only (a divided sitemap's part), when they can be read so without
+   * passing over the others (a build's: worker/src/build/slotted-stubs.ts).
+   */
+  inSlots?(slots: SlotRange): Iterable<PrismicDocument>;
 }
 
 /**
@@ -91,13 +96,14 @@ function withStreamed(source: ContentSource, streamed: StreamedDocuments): Conte
     getByUID: async (type, uid) =>
       (await source.getByUID(type, uid)) ?? firstOf(type, (doc) => doc.uid === uid),
     getByID: async (id) => (await source.getByID(id)) ?? find((doc) => doc.id === id),
-    getAllByType: async (type) => {
+    getAllByType: async (type, slots) => {
       const held = await source.getAllByType(type);
       if (!streamed.types.has(type)) return held;
+      const from = slots && streamed.inSlots ? streamed.inSlots.bind(streamed, slots) : () => streamed;
       return {
         *[Symbol.iterator]() {
           yield* held;
-          for (const doc of streamed) if (doc.type === type) yield doc;
+          for (const doc of from()) if (doc.type === type) yield doc;
         },
       };
     },

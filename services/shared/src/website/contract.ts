@@ -74,9 +74,9 @@ export interface WebsiteRoutes {
    * when they render.
    */
   readonly listings: readonly string[];
-  /** Whether a route is a listing, or one of the sitemap's parts (`/sitemap-2.xml`). */
+  /** Whether a route is a listing, or one of the sitemap's parts (`/sitemap-2-of-4.xml`). */
   isListing(route: string): boolean;
-  /** Whether a route is the sitemap or one of its parts (rendered from every route and date). */
+  /** Whether a route is the sitemap or one of its parts (rendered from routes and dates: read by listing slot). */
   isSitemap(route: string): boolean;
   /** The route the 404 page is rendered under (no request path reaches it). */
   readonly notFound: string;
@@ -219,7 +219,7 @@ export interface RenderContext {
   assets: SiteAssets;
   mode: RenderMode;
   logger?: RenderLogger;
-  /** URLs per sitemap file before the sitemap becomes an index. */
+  /** Documents before the sitemap is divided into parts, and per part on average (tests lower it). */
   sitemapUrlLimit?: number;
   fragments?: FragmentCache;
 }
