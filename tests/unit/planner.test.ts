@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { listingSlotOf } from "#content/dependencies.ts";
 import {
   type FetchedDocument,
   idsToFetch,
@@ -210,6 +211,52 @@ describe("planner: a page the navigation links to (url: dependents)", () => {
     const result = plan(["about"], { about: fetched("about", null) });
     expect(result.delete).toEqual(["/about"]);
     expect(result.render).toEqual(sorted([...LAYOUT.filter((r) => r !== "/about"), "/sitemap.xml"]));
+  });
+});
+
+describe("planner: a divided sitemap (parts by listing slot, the index by count)", () => {
+  /** The sitemap divided into two parts: each lists its slots' pages; the index counts pages. */
+  const partOf = (id: string) => (listingSlotOf(id) < 128 ? "/sitemap-1-of-2.xml" : "/sitemap-2-of-2.xml");
+  const divided = (changed: string[], now: Record<string, FetchedDocument | undefined>) => {
+    const dependents: Record<string, string[]> = { "count:page": ["/sitemap.xml"] };
+    for (let slot = 0; slot < 256; slot++)
+      dependents[`routes:page@${slot}`] = [slot < 128 ? "/sitemap-1-of-2.xml" : "/sitemap-2-of-2.xml"];
+    const fetchedNow = new Map(
+      Object.entries(now).filter((e): e is [string, FetchedDocument] => e[1] !== undefined),
+    );
+    const result = planPublish({
+      changedIds: changed,
+      fetched: fetchedNow,
+      known: new Map(Object.entries(KNOWN)),
+      dependents: (dep) => dependents[dep] ?? [],
+    });
+    return { render: [...result.render.keys()].sort(), why: result.render };
+  };
+
+  it("content edit on a new day: its route and the one part holding it, not the index", () => {
+    const result = divided(["about"], { about: fetched("about", "/about", { date: TUESDAY }) });
+    expect(result.render).toEqual(["/about", partOf("about")]);
+    expect(result.why.get(partOf("about"))).toBe(
+      `lists page in slot ${listingSlotOf("about")}: about changed its date (2026-03-02 → 2026-03-03)`,
+    );
+  });
+
+  it("content edit the same day: no part", () => {
+    expect(divided(["about"], { about: fetched("about", "/about") }).render).toEqual(["/about"]);
+  });
+
+  it("a new page: its part and the index, which counts it; unpublished: the same", () => {
+    const careers = divided(["careers"], { careers: fetched("careers", "/careers") });
+    expect(careers.render).toEqual(["/careers", partOf("careers"), "/sitemap.xml"].sort());
+    expect(careers.why.get("/sitemap.xml")).toBe("counts page: careers joined");
+    expect(divided(["contact"], { contact: undefined }).render).toEqual(
+      [partOf("contact"), "/sitemap.xml"].sort(),
+    );
+  });
+
+  it("renamed: its part (the same slot: a document keeps its part), not the index", () => {
+    const result = divided(["about"], { about: fetched("about", "/about-us") });
+    expect(result.render).toEqual(["/about-us", partOf("about")].sort());
   });
 });
 

@@ -667,10 +667,23 @@ export class DependencyIndex {
     }
     if (fields.length > 0) yield ["hset", routesKey, ...fields];
     yield* members();
-    const slotted = new Map<string, string[]>();
-    yield* hsetsInGroups(this.documentFields(documents, slotted));
-    for (const [key, ids] of slotted)
-      for (const chunk of chunksOf(ids, ARGS_CHUNK)) yield ["sadd", key, ...chunk];
+    // The documents' fields, and their ids by listing slot, SLOTTED_AT_ONCE documents at a time:
+    // never every id at once (the documents are read back from a build's temporary file).
+    let slotted = new Map<string, string[]>();
+    let chunk: [string, IndexedDocument][] = [];
+    const slottedCommands = function* (): Generator<RedisCommand> {
+      for (const [key, ids] of slotted) yield ["sadd", key, ...ids];
+      slotted = new Map();
+    };
+    for (const document of documents) {
+      chunk.push(document);
+      if (chunk.length < SLOTTED_AT_ONCE) continue;
+      yield* hsetsInGroups(this.documentFields(chunk, slotted));
+      yield* slottedCommands();
+      chunk = [];
+    }
+    yield* hsetsInGroups(this.documentFields(chunk, slotted));
+    yield* slottedCommands();
     yield [
       "hset",
       this.key("meta"),
@@ -709,6 +722,9 @@ export class DependencyIndex {
     }
   }
 }
+
+/** Documents whose ids a rebuilt index adds to their slots' `members:` sets in one go (about 40 a set at once). */
+const SLOTTED_AT_ONCE = 10_000;
 
 /** Fields per HSET (and keys per DEL): fewer, larger commands, each still small. */
 const GROUP = 100;
