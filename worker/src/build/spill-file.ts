@@ -26,11 +26,8 @@ export class SpillFile {
 
   /** Appends `bytes`; answers the offset they start at. */
   append(bytes: Uint8Array): number {
-    const fd = this.open();
     const at = this.end;
-    for (let written = 0; written < bytes.length; )
-      written += writeSync(fd, bytes, written, bytes.length - written, at + written);
-    this.end += bytes.length;
+    this.writeAt(at, bytes);
     return at;
   }
 

@@ -143,15 +143,7 @@ export class SlotListings {
       listed.flatMap(([, doc]) => namedTarget(doc) ?? []),
     );
     this.read += listed.length;
-    return listed.map(([id, doc]) =>
-      stubOf(
-        id,
-        doc,
-        doc.canonical
-          ? stubData(doc.noindex === true, doc.canonical, targets)
-          : stubData(doc.noindex === true, undefined, undefined),
-      ),
-    );
+    return listed.map(([id, doc]) => stubOf(id, doc, stubData(doc.noindex === true, doc.canonical, targets)));
   }
 }
 
