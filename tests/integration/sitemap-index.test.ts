@@ -103,23 +103,22 @@ async function text(key: string, from: SiteStore = store): Promise<string> {
 }
 /**
  * Publishes through the content service, then runs the worker's publish as a webhook would; answers
- * the sitemap routes it rendered (planned, or named by the index it rendered) and how many
- * documents' stubs they read from the index.
+ * the sitemap routes it rendered (planned, or named by the index it rendered), every route it
+ * rendered, and how many documents' stubs its listings read from the index.
  */
 async function delivered(edit: {
   upsert?: Doc[];
   remove?: string[];
-}): Promise<{ rendered: string[]; listed: number }> {
+}): Promise<{ rendered: string[]; routes: string[]; listed: number }> {
   await content.store.publish(edit);
   const ids = [...(edit.upsert ?? []).map((doc) => doc.id), ...(edit.remove ?? [])];
   await redis.sadd(redisKeys(PREFIX).pendingIds, ...ids);
   logged.length = 0;
   const summary = await publish(ctx);
   expect(summary.mode).toBe("incremental");
-  const rendered = logged.flatMap((line) =>
-    line.msg === "render" && line.route && website.routes.isSitemap(line.route) ? [line.route] : [],
-  );
-  return { rendered: rendered.sort(), listed: summary.listed ?? 0 };
+  const routes = logged.flatMap((line) => (line.msg === "render" && line.route ? [line.route] : []));
+  const rendered = routes.filter((route) => website.routes.isSitemap(route));
+  return { rendered: rendered.sort(), routes: routes.sort(), listed: summary.listed ?? 0 };
 }
 /** Pages made from the FAQ page, uids `extra-<from>` …. */
 const extraPages = (from: number, count: number): Doc[] =>
@@ -210,6 +209,24 @@ describe("the sitemap divided into parts", () => {
       inPart(await source.getAllByType("page")) + (holding === 1 ? priceLists.length : inPart(priceLists)),
     );
     expect(listed).toBeLessThan(limit + 1);
+    await equalsFullBuild();
+  });
+
+  it("a price list edited again the same day renders the price list index, which reads no document's stub from the index", async () => {
+    const list = JSON.parse(
+      readFileSync(`${ROOT}services/local-prismic/demo/documents/Z9nWyREAACMAx1Ii.json`, "utf8"),
+    ) as Doc;
+    const titled = (text: string): Doc => ({
+      ...list,
+      data: { ...list.data, title: [{ type: "heading1", text, spans: [] }] },
+    });
+    // Its first publication of the day moves /price-list/'s lastmod: the first part reads every price list.
+    const first = await delivered({ upsert: [titled("Website packages, edited")] });
+    expect(first.rendered).toContain("/sitemap-1-of-2.xml");
+    const again = await delivered({ upsert: [titled("Website packages, edited again")] });
+    expect(again.routes).toContain("/price-list/");
+    expect(again.rendered).toEqual([]);
+    expect(again.listed).toBe(0);
     await equalsFullBuild();
   });
 

@@ -95,7 +95,7 @@ export interface BatchOutcome {
   rendered: number;
   changed: number;
   unchanged: number;
-  /** Documents' stubs the sitemap's renders read from the index (what a divided sitemap's part costs). */
+  /** Documents' stubs the listings' renders read from the index (what a divided sitemap's part costs). */
   listed?: number;
   /** Writes refused because a newer generation started or wrote the route (generation.ts). */
   refused?: number;
@@ -117,7 +117,7 @@ export interface PublishSummary {
   failed?: number;
   /** Child jobs a large fan-out was split into (0: rendered by the publishing job itself). */
   batches?: number;
-  /** Documents' stubs the sitemap's renders read from the index: a divided sitemap's part, not the site. */
+  /** Documents' stubs the listings' renders read from the index: a divided sitemap's part, not the site. */
   listed?: number;
   durationMs: number;
   /** When the publish started (epoch ms, after the lock), and where its time went (ms per step). */

@@ -11,6 +11,8 @@ export interface IndexListings {
    * reads through to the content API. Each pass reads them again from a temporary file.
    */
   readonly byType: ReadonlyMap<string, Iterable<PrismicDocument>>;
+  /** How many stubs were made (every document of the index, the overlay laid over it). */
+  readonly count: number;
   /** Lets go of the temporary files. */
   close(): void;
 }
@@ -90,6 +92,7 @@ export async function indexStubs(
   }
   return {
     byType: files,
+    count: [...files.values()].reduce((sum, file) => sum + file.length, 0),
     close: () => {
       for (const file of files.values()) file.close();
     },

@@ -1,5 +1,6 @@
+import type { PrismicDocument } from "@prismicio/client";
 import { partsNamed } from "#content/dependencies.ts";
-import { type ContentSource, createClientSource } from "#content/source.ts";
+import { type ContentSource, countOf, createClientSource } from "#content/source.ts";
 import { redisKeys } from "#jobs/catalog.ts";
 import type { Logger } from "#logger";
 import { CACHE_CONTROL } from "#manifest/manifest.ts";
@@ -80,7 +81,7 @@ export async function renderRoutes(ctx: PublishContext, job: RoutesJob): Promise
     for (const part of added) job.log.debug({ route: part, why: "its listing names it now" }, "render");
     await mapLimit(added, 4, renderOne);
   } finally {
-    outcome.listed = listings.listed();
+    outcome.listed = await listings.listed();
     await listings.close();
   }
   return outcome;
@@ -118,13 +119,14 @@ function addTime(job: RoutesJob, step: "render" | "write", since: number): void 
  * (neither frame nor `shared`) as stubs of the index (route, dates, SEO facts: no content), with the
  * publish's overlay laid over it, and no redirect document; the sitemap gets stubs of every type,
  * read by listing slot and counted (`SlotListings`: a part costs its documents, not the site). The
- * rest reads through the job's source. The other listings' stubs are read from the index once,
- * and only if such a listing is rendered; they wait in temporary files until `close`.
+ * rest reads through the job's source. The other listings' stubs are read from the whole index
+ * once, and only when a listing asks for a streamed type (the price list index and the error pages
+ * never do); they wait in temporary files until `close`.
  */
 function lazyListingSources(job: RoutesJob): {
   source: (route: string) => Promise<ContentSource>;
-  /** The stubs the sitemap's reads answered. */
-  listed: () => number;
+  /** The stubs the listings read from the index. */
+  listed: () => Promise<number>;
   close: () => Promise<void>;
 } {
   const slots = new SlotListings(job.index, job.overlay);
@@ -133,24 +135,28 @@ function lazyListingSources(job: RoutesJob): {
     getAllByType: (type, range) => slots.getAllByType(type, range),
     countByType: (type) => slots.countByType(type),
   };
-  let read: Promise<{ stubs: IndexListings; listing: ContentSource }> | undefined;
-  const listing = () => {
-    read ??= (async () => {
-      const stubs = await indexStubs(job.index, job.overlay);
-      const streamed = new Map(
-        [...stubs.byType].filter(([type]) => !website.frame.includes(type) && !website.shared.includes(type)),
-      );
-      // A build hands listings no redirect document (no page shows one).
-      if (website.redirects) streamed.set(website.redirects.type, []);
-      return { stubs, listing: layeredSource([], new Set(), job.source, streamed) };
-    })();
-    return read;
+  let read: Promise<IndexListings> | undefined;
+  // The stubs of `type` when a build hands listings stubs of it; undefined: read through the source.
+  const stubsOf = async (type: string): Promise<Iterable<PrismicDocument> | undefined> => {
+    // A build hands listings no redirect document (no page shows one).
+    if (type === website.redirects?.type) return [];
+    if (website.frame.includes(type) || website.shared.includes(type)) return undefined;
+    read ??= indexStubs(job.index, job.overlay);
+    return (await read).byType.get(type);
+  };
+  const listing: ContentSource = {
+    ...layeredSource([], new Set(), job.source),
+    getAllByType: async (type) => (await stubsOf(type)) ?? job.source.getAllByType(type),
+    countByType: async (type) => {
+      const stubs = await stubsOf(type);
+      return stubs ? countOf(stubs) : job.source.countByType(type);
+    },
   };
   return {
-    source: async (route) => (website.routes.isSitemap(route) ? sitemap : (await listing()).listing),
-    listed: () => slots.read,
+    source: async (route) => (website.routes.isSitemap(route) ? sitemap : listing),
+    listed: async () => slots.read + ((await read?.catch(() => undefined))?.count ?? 0),
     close: async () => {
-      if (read) (await read.catch(() => undefined))?.stubs.close();
+      if (read) (await read.catch(() => undefined))?.close();
     },
   };
 }
